@@ -1,0 +1,58 @@
+"""The platform program: load and validate the stack config, then compose the components.
+Runs unchanged under `pulumi up` and under the offline plan (python -m gkebatch.offline)."""
+import pulumi
+
+from components.gke_cluster import GkeCluster, GkeClusterArgs
+from components.gpu_pool import GpuPool, GpuPoolArgs
+from components.jobset_install import JobSetInstall, JobSetInstallArgs
+from components.kueue_install import KueueInstall, KueueInstallArgs
+from components.kueue_queues import KueueQueues, KueueQueuesArgs
+from components.priorities import Priorities, PrioritiesArgs
+from components.system_pool import SystemNodePool, SystemNodePoolArgs
+from components.team import Team, TeamArgs
+from components.tpu_slice_pool import TpuSlicePool, TpuSlicePoolArgs
+from gkebatch.config import CONFIG_KEY
+from gkebatch.errors import ConfigError
+from gkebatch.installs import kueue_values
+from gkebatch.platform import build_platform
+
+try:
+    platform = build_platform(pulumi.Config().get_object(CONFIG_KEY))
+except ConfigError as e:
+    raise pulumi.RunError(str(e)) from None
+
+cfg = platform.config
+labels = cfg.resource_labels()
+gke = GkeCluster("gke", GkeClusterArgs(cfg.project, cfg.region, cfg.zones, cfg.cluster, labels))
+k8s_opts = pulumi.ResourceOptions(providers={"kubernetes": gke.provider})
+where = dict(project=cfg.project, cluster=gke.cluster.name, location=gke.cluster.location, labels=labels)
+
+pools: list[pulumi.Resource] = []
+for plan in platform.pools:
+    if plan.kind == "system":
+        pools.append(SystemNodePool(plan.name, SystemNodePoolArgs(
+            plan=plan, disk_size_gb=cfg.system_pool.disk_size_gb, **where)))
+    elif plan.kind == "gpu":
+        pools.append(GpuPool(plan.name, GpuPoolArgs(plan=plan, **where)))
+for tpu in cfg.tpu_pools:
+    slices = [p for p in platform.pools if p.kind == "tpu" and p.source == tpu.name]
+    pools.append(TpuSlicePool(tpu.name, TpuSlicePoolArgs(slices=slices, **where)))
+
+# Controllers need somewhere to run: install after the node pools exist.
+installs = pulumi.ResourceOptions.merge(k8s_opts, pulumi.ResourceOptions(depends_on=pools))
+kueue = KueueInstall("kueue", KueueInstallArgs(cfg.kueue.chart, cfg.kueue.version, kueue_values(platform)), installs)
+releases: list[pulumi.Resource] = [kueue.release]
+if platform.install_jobset:
+    releases.append(JobSetInstall("jobset", JobSetInstallArgs(cfg.jobset.chart, cfg.jobset.version), installs).release)
+
+s = platform.scheduling
+Priorities("priorities", PrioritiesArgs(s.priority_classes, s.workload_priority_classes, kueue.release), k8s_opts)
+queues = KueueQueues("queues", KueueQueuesArgs(s, releases), k8s_opts)
+for team in s.teams:
+    Team(f"team-{team.name}", TeamArgs(team, queues.cluster_queues[team.cluster_queue], kueue.release), k8s_opts)
+
+pulumi.export("cluster", gke.cluster.name)
+pulumi.export("endpoint", gke.cluster.endpoint)
+pulumi.export("kubeconfig", gke.kubeconfig)
+pulumi.export("nodePools", [p.name for p in platform.pools])
+pulumi.export("localQueues", {t.name: {"namespaces": list(t.namespaces), "queue": t.local_queue} for t in s.teams})

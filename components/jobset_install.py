@@ -1,0 +1,25 @@
+"""JobSetInstall: the official JobSet Helm chart, for multi-host TPU workloads (one Job per slice)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+
+from gkebatch.installs import JOBSET_NAMESPACE
+
+from . import PKG
+from .helm_install import helm_release
+
+
+@dataclass
+class JobSetInstallArgs:
+    chart: str
+    version: str
+
+
+class JobSetInstall(pulumi.ComponentResource):
+    def __init__(self, name: str, args: JobSetInstallArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(f"{PKG}:index:JobSetInstall", name, None, opts)
+        self.release = helm_release(f"{name}-release", "jobset", args.chart, args.version, JOBSET_NAMESPACE,
+                                    {}, pulumi.ResourceOptions(parent=self))
+        self.register_outputs({"status": self.release.status})

@@ -1,0 +1,26 @@
+"""KueueInstall: the official Kueue Helm chart, configured for the platform's teams and pools."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+
+from gkebatch.installs import KUEUE_NAMESPACE
+
+from . import PKG
+from .helm_install import helm_release
+
+
+@dataclass
+class KueueInstallArgs:
+    chart: str
+    version: str
+    values: dict
+
+
+class KueueInstall(pulumi.ComponentResource):
+    def __init__(self, name: str, args: KueueInstallArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(f"{PKG}:index:KueueInstall", name, None, opts)
+        self.release = helm_release(f"{name}-release", "kueue", args.chart, args.version, KUEUE_NAMESPACE,
+                                    args.values, pulumi.ResourceOptions(parent=self))
+        self.register_outputs({"status": self.release.status})

@@ -1,0 +1,39 @@
+"""KueueQueues: the cluster-scoped queueing objects (ResourceFlavors, Cohorts, admission checks and
+ClusterQueues), created only after the Kueue release is ready."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+
+from gkebatch.scheduling import SchedulingPlan
+
+from . import PKG
+from .manifests import declare
+
+
+@dataclass
+class KueueQueuesArgs:
+    plan: SchedulingPlan
+    installs: list[pulumi.Resource]  # the Kueue release (and JobSet's, when installed)
+
+
+class KueueQueues(pulumi.ComponentResource):
+    def __init__(self, name: str, args: KueueQueuesArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(f"{PKG}:index:KueueQueues", name, None, opts)
+        after_install = pulumi.ResourceOptions(parent=self, depends_on=args.installs)
+        p = args.plan
+
+        def objects(prefix: str, manifests, opts) -> dict:
+            return {m["metadata"]["name"]: declare(f"{name}-{prefix}-{m['metadata']['name']}", m, opts)
+                    for m in manifests}
+
+        self.flavors = objects("flavor", [f.manifest() for f in p.flavors.values()], after_install)
+        self.cohorts = objects("cohort", p.cohorts, after_install)
+        self.admission_checks = objects("check", p.admission_checks, after_install)
+        # A ClusterQueue names flavors, a cohort and admission checks: create those first.
+        before_queues = list(self.flavors.values()) + list(self.cohorts.values()) + list(
+            self.admission_checks.values())
+        self.cluster_queues = objects("cq", [q.manifest for q in p.cluster_queues], pulumi.ResourceOptions(
+            parent=self, depends_on=args.installs + before_queues))
+        self.register_outputs({"clusterQueues": list(self.cluster_queues)})

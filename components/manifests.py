@@ -1,0 +1,31 @@
+"""Declare a derived Kubernetes manifest as the matching pulumi-kubernetes resource."""
+from __future__ import annotations
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_kubernetes import _utilities
+
+
+class CustomObject(k8s.apiextensions.CustomResource):
+    """A CustomResource carrying its whole body. The Python SDK's CustomResource only takes `spec`,
+    but some kinds keep fields at the top level (WorkloadPriorityClass `value`); the provider
+    passes any field of a `kubernetes:<group/version>:<Kind>` resource through to the API server."""
+
+    def __init__(self, name: str, manifest: dict, opts: pulumi.ResourceOptions):
+        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(version=_utilities.get_version()))
+        pulumi.CustomResource.__init__(self, f"kubernetes:{manifest['apiVersion']}:{manifest['kind']}", name,
+                                       dict(manifest), opts)
+
+
+def declare(name: str, manifest: dict, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
+    kind, meta = manifest["kind"], manifest["metadata"]
+    if kind == "Namespace":
+        return k8s.core.v1.Namespace(name, metadata=meta, opts=opts)
+    if kind == "PriorityClass":
+        return k8s.scheduling.v1.PriorityClass(
+            name, metadata=meta, value=manifest["value"], global_default=manifest["globalDefault"],
+            preemption_policy=manifest["preemptionPolicy"], description=manifest.get("description"), opts=opts)
+    if kind == "RoleBinding":
+        return k8s.rbac.v1.RoleBinding(name, metadata=meta, role_ref=manifest["roleRef"],
+                                       subjects=manifest["subjects"], opts=opts)
+    return CustomObject(name, manifest, opts)

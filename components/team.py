@@ -1,0 +1,41 @@
+"""Team: one tenant's namespaces, its LocalQueue in each, and edit rights for its Google groups.
+Onboarding a team is one block of stack config; this component is what that block becomes."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+
+from gkebatch.scheduling import TeamPlan
+
+from . import PKG
+from .manifests import declare
+
+
+@dataclass
+class TeamArgs:
+    plan: TeamPlan
+    cluster_queue: pulumi.Resource  # the ClusterQueue its LocalQueues point at
+    kueue: pulumi.Resource
+
+
+class Team(pulumi.ComponentResource):
+    def __init__(self, name: str, args: TeamArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(f"{PKG}:index:Team", name, None, opts)
+        t = args.plan
+        child = pulumi.ResourceOptions(parent=self)
+        self.namespaces = {m["metadata"]["name"]: declare(f"{name}-ns-{m['metadata']['name']}", m, child)
+                           for m in t.namespace_manifests}
+
+        def in_namespace(ns: str, *deps) -> pulumi.ResourceOptions:
+            own = [self.namespaces[ns]] if ns in self.namespaces else []
+            return pulumi.ResourceOptions(parent=self, depends_on=own + list(deps))
+
+        self.local_queues = [
+            declare(f"{name}-lq-{m['metadata']['namespace']}", m,
+                    in_namespace(m["metadata"]["namespace"], args.kueue, args.cluster_queue))
+            for m in t.local_queue_manifests]
+        self.role_bindings = [
+            declare(f"{name}-rb-{m['metadata']['namespace']}", m, in_namespace(m["metadata"]["namespace"]))
+            for m in t.role_binding_manifests]
+        self.register_outputs({"namespaces": list(t.namespaces), "localQueue": t.local_queue})

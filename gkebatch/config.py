@@ -1,0 +1,252 @@
+"""The stack config: one validated document per environment (key `gke-ai-batch:platform`).
+
+Shape and single-field rules live here; rules that relate fields to the catalog or to each other
+live in gkebatch.validate, so that every error can name its config path.
+"""
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .quantity import parse_quantity
+
+DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+CONFIG_KEY = "platform"
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ClusterMode(str, Enum):
+    STANDARD = "standard"
+    AUTOPILOT = "autopilot"
+
+
+class TpuCapacity(str, Enum):
+    ON_DEMAND = "on-demand"
+    SPOT = "spot"
+    RESERVATION = "reservation"
+    FLEX_START = "flex-start"
+
+
+class GpuCapacity(str, Enum):
+    ON_DEMAND = "on-demand"
+    SPOT = "spot"
+    RESERVATION = "reservation"
+    QUEUED = "queued-provisioning"
+
+
+class AuthorizedNetwork(Model):
+    cidr: str
+    name: str = ""
+
+
+class MaintenanceExclusion(Model):
+    name: str
+    start: str  # RFC 3339
+    end: str
+    scope: Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"] = "NO_MINOR_OR_NODE_UPGRADES"
+
+
+class MaintenanceWindow(Model):
+    """A recurring window (RFC 5545 RRULE), e.g. weekends from 02:00 to 06:00 UTC."""
+
+    start: str = "2025-01-04T02:00:00Z"
+    end: str = "2025-01-04T06:00:00Z"
+    recurrence: str = "FREQ=WEEKLY;BYDAY=SA,SU"
+
+
+class ClusterConfig(Model):
+    name: str = Field(pattern=DNS_LABEL, max_length=40)
+    mode: ClusterMode = ClusterMode.STANDARD
+    regional: bool = True
+    release_channel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"
+    version: Optional[str] = None
+    network: str = "default"
+    subnetwork: str = "default"
+    private_nodes: bool = False
+    master_ipv4_cidr: str = "172.16.0.0/28"
+    master_authorized_networks: list[AuthorizedNetwork] = []
+    maintenance_window: MaintenanceWindow = MaintenanceWindow()
+    maintenance_exclusions: list[MaintenanceExclusion] = []
+    deletion_protection: bool = True
+    security_group: Optional[str] = None  # gke-security-groups@<domain>, for Google Groups for RBAC
+    labels: dict[str, str] = {}
+
+
+class SystemPoolConfig(Model):
+    name: str = Field("system", pattern=DNS_LABEL)
+    machine_type: str = "e2-standard-4"
+    min_nodes: int = Field(1, ge=0)
+    max_nodes: int = Field(3, ge=1)
+    disk_size_gb: int = Field(100, ge=10)
+
+
+class TpuPoolConfig(Model):
+    name: str = Field(pattern=DNS_LABEL, max_length=36)
+    generation: str
+    topology: str
+    machine_type: Optional[str] = None
+    slices: int = 1
+    capacity: TpuCapacity = TpuCapacity.ON_DEMAND
+    reservation: Optional[str] = None
+    zones: list[str] = []  # default: the platform's first zone
+    max_run_duration: Optional[str] = Field(None, pattern=r"^\d+s$")
+    flavor: Optional[str] = Field(None, pattern=DNS_LABEL)
+
+
+class GpuPoolConfig(Model):
+    name: str = Field(pattern=DNS_LABEL, max_length=36)
+    gpu: str
+    machine_type: Optional[str] = None
+    capacity: GpuCapacity = GpuCapacity.ON_DEMAND
+    reservation: Optional[str] = None
+    nodes: int = Field(1, ge=0)  # fixed size (on-demand, spot, reservation)
+    max_nodes: Optional[int] = Field(None, ge=1)  # total autoscaling ceiling (queued provisioning)
+    zones: list[str] = []
+    driver_version: Literal["DEFAULT", "LATEST"] = "LATEST"
+    gvnic: bool = True
+    max_run_duration: Optional[str] = Field(None, pattern=r"^\d+s$")
+    flavor: Optional[str] = Field(None, pattern=DNS_LABEL)
+
+
+Quantity = Union[int, str]
+
+
+class QuotaSpec(Model):
+    nominal: Quantity
+    borrowing_limit: Optional[Quantity] = None
+    lending_limit: Optional[Quantity] = None
+
+    @field_validator("nominal", "borrowing_limit", "lending_limit")
+    @classmethod
+    def _quantity(cls, v):
+        if v is not None:
+            parse_quantity(v)
+        return v
+
+
+def _quota_spec(v):
+    return v if isinstance(v, dict) else {"nominal": v}
+
+
+class BorrowWithinCohort(Model):
+    policy: Literal["Never", "LowerPriority"] = "LowerPriority"
+    max_priority_threshold: Optional[int] = None
+
+
+class Preemption(Model):
+    reclaim_within_cohort: Literal["Never", "LowerPriority", "Any"] = "Any"
+    within_cluster_queue: Literal["Never", "LowerPriority", "LowerOrNewerEqualPriority"] = "LowerPriority"
+    borrow_within_cohort: Optional[BorrowWithinCohort] = None
+
+
+class QueueSpec(Model):
+    """What a ClusterQueue holds: quota per flavor and resource, and how it shares and preempts."""
+
+    cohort: Optional[str] = None
+    quotas: dict[str, dict[str, QuotaSpec]] = {}
+    queueing_strategy: Literal["BestEffortFIFO", "StrictFIFO"] = "BestEffortFIFO"
+    preemption: Preemption = Preemption()
+    fair_sharing_weight: Optional[Quantity] = None
+
+    @field_validator("quotas", mode="before")
+    @classmethod
+    def _short_quotas(cls, v):
+        if isinstance(v, dict):
+            return {f: ({r: _quota_spec(q) for r, q in res.items()} if isinstance(res, dict) else res)
+                    for f, res in v.items()}
+        return v
+
+
+class SharedQueue(QueueSpec):
+    """A ClusterQueue several teams share (source page 002). `admit: all` selects every namespace."""
+
+    name: str = Field(pattern=DNS_LABEL)
+    admit: Literal["teams", "all"] = "teams"
+
+
+class TeamConfig(Model):
+    name: str = Field(pattern=DNS_LABEL, max_length=40)
+    namespaces: list[str] = []  # default: [name]
+    groups: list[str] = []  # Google groups granted edit in the team's namespaces
+    default_priority: Optional[str] = None
+    local_queue: Optional[str] = Field(None, pattern=DNS_LABEL)  # default: <name>-queue
+    cluster_queue: Optional[str] = Field(None, pattern=DNS_LABEL)  # a shared queue, or this team's own
+    queue: Optional[QueueSpec] = None  # this team's own ClusterQueue
+
+    @field_validator("namespaces")
+    @classmethod
+    def _ns(cls, v):
+        import re
+        for ns in v:
+            if not re.match(DNS_LABEL, ns) or len(ns) > 63:
+                raise ValueError(f"namespace {ns!r} is not a DNS-1123 label")
+        return v
+
+
+class CohortConfig(Model):
+    name: str = Field(pattern=DNS_LABEL)
+    parent: Optional[str] = None
+    fair_sharing_weight: Optional[Quantity] = None
+
+
+class PriorityConfig(Model):
+    name: str = Field(pattern=DNS_LABEL)
+    value: int
+    description: str = ""
+    global_default: bool = False
+    preemption_policy: Literal["PreemptLowerPriority", "Never"] = "PreemptLowerPriority"
+    pod_priority_class: bool = True  # scheduling.k8s.io/v1 PriorityClass
+    workload_priority_class: bool = True  # kueue.x-k8s.io WorkloadPriorityClass
+
+
+class KueueConfig(Model):
+    version: str = "0.19.2"
+    chart: str = "oci://registry.k8s.io/kueue/charts/kueue"
+    wait_for_pods_ready: Optional[bool] = None  # default: on when a multi-host TPU pool exists
+    wait_for_pods_ready_timeout: str = Field("10m", pattern=r"^\d+(s|m|h)$")
+    manage_jobs_without_queue_name: bool = True
+    fair_sharing: bool = False
+    default_flavor: str = Field("default-flavor", pattern=DNS_LABEL)
+    dws_admission_check: str = Field("dws-prov", pattern=DNS_LABEL)  # names from source page 004
+    dws_config: str = Field("dws-config", pattern=DNS_LABEL)
+    controller_cpu: Optional[str] = None  # default: sized from the number of queues
+    controller_memory: Optional[str] = None
+
+
+class JobSetConfig(Model):
+    version: str = "0.12.0"
+    chart: str = "oci://registry.k8s.io/jobset/charts/jobset"
+    install: Literal["auto", "always", "never"] = "auto"
+
+
+class PlatformConfig(Model):
+    project: str = Field(pattern=r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
+    region: str = Field(pattern=r"^[a-z]+-[a-z]+\d+$")
+    zones: list[str] = []
+    environment: str = Field(pattern=DNS_LABEL)
+    production: bool = False
+    owner: str = Field(pattern=r"^[a-z0-9_-]{1,63}$")
+    cost_center: Optional[str] = Field(None, pattern=r"^[a-z0-9_-]{1,63}$")
+    labels: dict[str, str] = {}
+    cluster: ClusterConfig
+    system_pool: SystemPoolConfig = SystemPoolConfig()
+    tpu_pools: list[TpuPoolConfig] = []
+    gpu_pools: list[GpuPoolConfig] = []
+    kueue: KueueConfig = KueueConfig()
+    jobset: JobSetConfig = JobSetConfig()
+    cohorts: list[CohortConfig] = []
+    shared_queues: list[SharedQueue] = []
+    priorities: list[PriorityConfig] = []
+    teams: list[TeamConfig] = []
+
+    def resource_labels(self) -> dict[str, str]:
+        """Labels every GCP resource carries: environment, owner, cost-center, then the user's own."""
+        labels = {"environment": self.environment, "owner": self.owner, "managed-by": "pulumi"}
+        if self.cost_center:
+            labels["cost-center"] = self.cost_center
+        return {**labels, **self.labels}

@@ -1,0 +1,71 @@
+"""From raw stack config to a validated, fully derived platform plan: the single entry point that
+`__main__.py`, the offline tools and the tests use. Nothing here touches Pulumi."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from .config import PlatformConfig
+from .errors import ConfigError, ROOT
+from .pools import PoolPlan, plan_pools
+from .scheduling import SchedulingPlan, derive_scheduling
+
+
+@dataclass(frozen=True)
+class Platform:
+    config: PlatformConfig
+    pools: tuple[PoolPlan, ...]
+    scheduling: SchedulingPlan
+
+    @property
+    def multi_host(self) -> bool:
+        return any(p.multi_host for p in self.pools)
+
+    @property
+    def install_jobset(self) -> bool:
+        mode = self.config.jobset.install
+        return mode == "always" or (mode == "auto" and self.multi_host)
+
+    @property
+    def wait_for_pods_ready(self) -> bool:
+        w = self.config.kueue.wait_for_pods_ready
+        return self.multi_host if w is None else w
+
+
+def _pydantic_path(loc: tuple) -> str:
+    out = ROOT
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("int", "str", "function-after[_quantity(), union[int,str]]") or "[" in str(part):
+            continue  # union branch names pydantic adds to the location
+        else:
+            out += f".{part}"
+    return out
+
+
+def config_error(e: ValidationError) -> ConfigError:
+    """The first pydantic error as a ConfigError: path, value, and what is allowed."""
+    err = e.errors()[0]
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        msg = "unknown key; check its spelling against the stack config reference in README.md"
+    elif err["type"] == "enum" or err["type"] == "literal_error":
+        msg = msg.replace("Input should be", "allowed:")
+    value = err.get("input")
+    shown = "" if err["type"] in ("missing",) or isinstance(value, dict) else f"{value!r}: "
+    return ConfigError(_pydantic_path(err["loc"]), f"{shown}{msg}")
+
+
+def build_platform(raw: Any) -> Platform:
+    """Validate and derive everything; raises ConfigError (one, with its path) on bad input."""
+    if not isinstance(raw, dict):
+        raise ConfigError(ROOT, "the stack config needs a `gke-ai-batch:platform` mapping")
+    try:
+        cfg = PlatformConfig.model_validate(raw)
+    except ValidationError as e:
+        raise config_error(e) from None
+    pools = plan_pools(cfg)
+    return Platform(config=cfg, pools=tuple(pools), scheduling=derive_scheduling(cfg, pools))

@@ -1,0 +1,34 @@
+"""Kubernetes resource quantities ("10Gi", "500m", 24): parsed so quotas can be compared and summed."""
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+_QUANTITY = re.compile(r"^(?P<num>(\d+(\.\d*)?|\.\d+))(?P<suffix>[KMGTPE]i|[mkMGTPE]|[eE][+-]?\d+)?$")
+_SUFFIX = {
+    "": 1, "m": Decimal("0.001"), "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15,
+    "E": 10**18, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
+}
+FORMAT_HELP = "a non-negative Kubernetes quantity such as 24, 500m, 10Gi or 1.5T"
+
+
+def parse_quantity(value: int | str) -> Decimal:
+    """Decimal value of a quantity; ValueError (with FORMAT_HELP) for anything else."""
+    if isinstance(value, bool):
+        raise ValueError(FORMAT_HELP)
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError(FORMAT_HELP)
+        return Decimal(value)
+    m = _QUANTITY.match(str(value).strip())
+    if not m:
+        raise ValueError(FORMAT_HELP)
+    suffix = m.group("suffix") or ""
+    if suffix[:1] in ("e", "E"):
+        return Decimal(m.group("num")) * Decimal(10) ** int(suffix[1:])
+    return Decimal(m.group("num")) * Decimal(_SUFFIX[suffix])
+
+
+def render_quantity(value: int | str) -> int | str:
+    """The form a manifest carries: whole numbers stay integers, everything else a string."""
+    return value if isinstance(value, int) else str(value)

@@ -1,0 +1,388 @@
+"""The Kueue layer derived from the stack config and the node pools, as plain manifests.
+
+Flavors come from the pools (never typed by hand), quotas are checked against the flavors, and
+every reference (cohort, flavor, ClusterQueue, priority) is resolved here, so that a plan which
+reaches the components is already consistent. Emits kueue.x-k8s.io/v1beta2 only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from . import catalog
+from .config import ClusterMode, PlatformConfig, QueueSpec
+from .errors import ConfigError, path_of
+from .pools import PoolPlan
+from .quantity import parse_quantity, render_quantity
+
+KUEUE_API = "kueue.x-k8s.io/v1beta2"
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
+# Kueue docs for GKE queued provisioning: pin the pods to the nodes GKE provisioned for the request.
+PROVISIONING_NODE_SELECTOR = {"key": "autoscaling.gke.io/provisioning-request",
+                              "valueFromProvisioningClassDetail": "ResizeRequestName"}
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+TEAM_LABEL = "gke-ai-batch.io/team"
+DEFAULT_PRIORITY_ANNOTATION = "gke-ai-batch.io/default-priority"
+PREEXISTING_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage")
+RESOURCE_ORDER = BASE_RESOURCES + (catalog.TPU_RESOURCE, catalog.GPU_RESOURCE)
+MAX_USER_PRIORITY = 1_000_000_000  # values above are reserved for system-critical classes
+DWS_RETRY = {"backoffLimitCount": 3, "backoffBaseSeconds": 60, "backoffMaxSeconds": 1800}
+
+
+@dataclass(frozen=True)
+class FlavorPlan:
+    name: str
+    node_labels: dict
+    tolerations: tuple = ()
+    pools: tuple[PoolPlan, ...] = ()
+    resources: tuple[str, ...] = BASE_RESOURCES  # what a quota on this flavor may name
+    queued: bool = False
+
+    @property
+    def accelerator_resource(self) -> Optional[str]:
+        return self.pools[0].resource if self.pools else None
+
+    @property
+    def accelerators(self) -> int:
+        return sum(p.accelerators for p in self.pools)
+
+    @property
+    def fixed_accelerators(self) -> int:
+        return sum(p.accelerators for p in self.pools if p.fixed_capacity)
+
+    def manifest(self) -> dict:
+        spec: dict = {}
+        if self.node_labels:
+            spec["nodeLabels"] = dict(self.node_labels)
+        if self.tolerations:
+            spec["tolerations"] = [dict(t) for t in self.tolerations]
+        return {"apiVersion": KUEUE_API, "kind": "ResourceFlavor", "metadata": {"name": self.name}, "spec": spec}
+
+
+@dataclass(frozen=True)
+class ClusterQueuePlan:
+    name: str
+    path: str
+    spec: QueueSpec
+    namespaces: tuple[str, ...]  # empty: admits every namespace (a declared shared queue)
+    shared: bool
+    manifest: dict
+
+
+@dataclass(frozen=True)
+class TeamPlan:
+    name: str
+    path: str
+    namespaces: tuple[str, ...]
+    created_namespaces: tuple[str, ...]
+    cluster_queue: str
+    local_queue: str
+    groups: tuple[str, ...]
+    default_priority: Optional[str]
+    namespace_manifests: tuple[dict, ...]
+    local_queue_manifests: tuple[dict, ...]
+    role_binding_manifests: tuple[dict, ...]
+
+
+@dataclass(frozen=True)
+class SchedulingPlan:
+    flavors: dict[str, FlavorPlan]
+    cohorts: tuple[dict, ...]
+    cluster_queues: tuple[ClusterQueuePlan, ...]
+    teams: tuple[TeamPlan, ...]
+    admission_checks: tuple[dict, ...]  # ProvisioningRequestConfig and AdmissionCheck
+    priority_classes: tuple[dict, ...]
+    workload_priority_classes: tuple[dict, ...]
+    nominal: dict = field(default_factory=dict)  # (flavor, resource) -> total nominal quota
+
+    def kueue_manifests(self) -> list[dict]:
+        return ([f.manifest() for f in self.flavors.values()] + list(self.cohorts)
+                + list(self.admission_checks) + [q.manifest for q in self.cluster_queues])
+
+
+def _name_list(names) -> str:
+    return ", ".join(sorted(names)) or "(none)"
+
+
+def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan]) -> dict[str, FlavorPlan]:
+    by_name: dict[str, list[PoolPlan]] = {}
+    for p in pools:
+        if p.kind != "system":
+            by_name.setdefault(p.flavor, []).append(p)
+    flavors: dict[str, FlavorPlan] = {}
+    for name, members in by_name.items():
+        first = members[0]
+        for other in members[1:]:
+            if (other.node_labels, other.taints) != (first.node_labels, first.taints):
+                raise ConfigError(f"{other.path}.flavor", f"flavor {name!r} is already used by {first.path} "
+                                  "with different nodes; a flavor must select one shape and capacity")
+        queued = bool(first.taints)
+        flavors[name] = FlavorPlan(
+            name=name, node_labels=first.node_labels,
+            tolerations=tuple({"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
+                              for t in first.taints),
+            pools=tuple(members), resources=BASE_RESOURCES + (first.resource,), queued=queued)
+    seen: dict[tuple, str] = {}
+    for f in flavors.values():
+        key = (tuple(sorted(f.node_labels.items())), f.queued)
+        if key in seen:
+            raise ConfigError(f"{f.pools[0].path}.flavor", f"flavors {seen[key]!r} and {f.name!r} select the "
+                              "same nodes; give the pools one flavor name, or different capacity")
+        seen[key] = f.name
+    default = cfg.kueue.default_flavor
+    referenced = any(default in q.quotas for q in _queue_specs(cfg))
+    if default not in flavors and (not flavors or referenced):
+        autopilot = cfg.cluster.mode == ClusterMode.AUTOPILOT
+        # On Autopilot GKE creates accelerator nodes per workload, so the default flavor may hold them too.
+        extra = (catalog.GPU_RESOURCE, catalog.TPU_RESOURCE) if autopilot else ()
+        flavors[default] = FlavorPlan(name=default, node_labels={}, resources=BASE_RESOURCES + extra)
+    return flavors
+
+
+def _queue_specs(cfg: PlatformConfig) -> list[QueueSpec]:
+    return [t.queue for t in cfg.teams if t.queue] + list(cfg.shared_queues)
+
+
+def derive_cohorts(cfg: PlatformConfig) -> tuple[dict, ...]:
+    names = {c.name for c in cfg.cohorts}
+    parents = {c.name: c.parent for c in cfg.cohorts}
+    out, declared = [], set()
+    for i, c in enumerate(cfg.cohorts):
+        if c.name in declared:
+            raise ConfigError(path_of("cohorts", i, "name"), f"cohort {c.name!r} is declared twice")
+        declared.add(c.name)
+        if c.parent is not None and c.parent not in names:
+            raise ConfigError(path_of("cohorts", i, "parent"), f"cohort {c.parent!r} does not exist; "
+                              f"declared cohorts: {_name_list(names)}")
+        seen, cur = {c.name}, c.parent
+        while cur is not None:
+            if cur in seen:
+                raise ConfigError(path_of("cohorts", i, "parent"), f"cohort {c.name!r} is its own ancestor")
+            seen.add(cur)
+            cur = parents.get(cur)
+        spec: dict = {}
+        if c.parent:
+            spec["parentName"] = c.parent
+        if c.fair_sharing_weight is not None:
+            spec["fairSharing"] = {"weight": render_quantity(c.fair_sharing_weight)}
+        out.append({"apiVersion": KUEUE_API, "kind": "Cohort", "metadata": {"name": c.name}, "spec": spec})
+    return tuple(out)
+
+
+def _resource_groups(spec: QueueSpec, flavors: dict[str, FlavorPlan], path: str) -> list[dict]:
+    groups: dict[tuple[str, ...], list[dict]] = {}
+    for fname, resources in spec.quotas.items():
+        fpath = f"{path}.quotas.{fname}"
+        flavor = flavors.get(fname)
+        if flavor is None:
+            raise ConfigError(fpath, f"flavor {fname!r} does not exist in this environment; "
+                              f"flavors: {_name_list(flavors)}")
+        if not resources:
+            raise ConfigError(fpath, "a flavor quota needs at least one resource")
+        for rname, q in resources.items():
+            if rname not in flavor.resources:
+                raise ConfigError(f"{fpath}.{rname}", f"flavor {fname!r} has no resource {rname!r}; "
+                                  f"it provides: {', '.join(flavor.resources)}")
+            if q.borrowing_limit is not None and spec.cohort is None:
+                raise ConfigError(f"{fpath}.{rname}.borrowing_limit", "a borrowing limit needs a cohort to "
+                                  "borrow from; set cohort or drop borrowing_limit")
+            if q.lending_limit is not None:
+                if spec.cohort is None:
+                    raise ConfigError(f"{fpath}.{rname}.lending_limit", "a lending limit needs a cohort to "
+                                      "lend to; set cohort or drop lending_limit")
+                if parse_quantity(q.lending_limit) > parse_quantity(q.nominal):
+                    raise ConfigError(f"{fpath}.{rname}.lending_limit", f"{q.lending_limit!r} is above the "
+                                      f"nominal quota {q.nominal!r}; a queue can lend at most what it has")
+        covered = tuple(r for r in RESOURCE_ORDER if r in resources)
+        entry = {"name": fname, "resources": [
+            {"name": r, "nominalQuota": render_quantity(resources[r].nominal),
+             **({"borrowingLimit": render_quantity(resources[r].borrowing_limit)}
+                if resources[r].borrowing_limit is not None else {}),
+             **({"lendingLimit": render_quantity(resources[r].lending_limit)}
+                if resources[r].lending_limit is not None else {})}
+            for r in covered]}
+        groups.setdefault(covered, []).append(entry)
+    keys = list(groups)
+    for i, a in enumerate(keys):
+        for b in keys[i + 1:]:
+            if set(a) & set(b):
+                fa, fb = groups[a][0]["name"], groups[b][0]["name"]
+                raise ConfigError(f"{path}.quotas.{fb}", f"flavor {fb!r} covers {list(b)} but flavor {fa!r} covers "
+                                  f"{list(a)}: flavors that share a resource must cover the same resources")
+    return [{"coveredResources": list(k), "flavors": v} for k, v in groups.items()]
+
+
+def _cluster_queue(name: str, path: str, spec: QueueSpec, namespaces: tuple[str, ...], shared_all: bool,
+                   flavors: dict[str, FlavorPlan], cohorts: set[str], cfg: PlatformConfig) -> dict:
+    if spec.cohort is not None and spec.cohort not in cohorts:
+        raise ConfigError(f"{path}.cohort", f"cohort {spec.cohort!r} does not exist; declared cohorts: "
+                          f"{_name_list(cohorts)}")
+    if spec.preemption.borrow_within_cohort and spec.preemption.reclaim_within_cohort == "Never":
+        raise ConfigError(f"{path}.preemption.borrow_within_cohort", "borrowing preemption needs "
+                          "reclaim_within_cohort other than 'Never' (Kueue rejects the pair)")
+    p = spec.preemption
+    preemption: dict = {"reclaimWithinCohort": p.reclaim_within_cohort, "withinClusterQueue": p.within_cluster_queue}
+    if p.borrow_within_cohort:
+        preemption["borrowWithinCohort"] = {"policy": p.borrow_within_cohort.policy, **(
+            {"maxPriorityThreshold": p.borrow_within_cohort.max_priority_threshold}
+            if p.borrow_within_cohort.max_priority_threshold is not None else {})}
+    body: dict = {
+        "namespaceSelector": {} if shared_all else {"matchExpressions": [
+            {"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": sorted(namespaces)}]},
+        "queueingStrategy": spec.queueing_strategy,
+        "preemption": preemption,
+        "resourceGroups": _resource_groups(spec, flavors, path),
+    }
+    if spec.cohort:
+        body["cohortName"] = spec.cohort
+    if spec.fair_sharing_weight is not None:
+        body["fairSharing"] = {"weight": render_quantity(spec.fair_sharing_weight)}
+    queued = sorted(f for f in spec.quotas if flavors[f].queued)
+    if queued:
+        body["admissionChecksStrategy"] = {"admissionChecks": [
+            {"name": cfg.kueue.dws_admission_check, "onFlavors": queued}]}
+    return {"apiVersion": KUEUE_API, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": body}
+
+
+def derive_priorities(cfg: PlatformConfig) -> tuple[tuple[dict, ...], tuple[dict, ...]]:
+    pcs, wpcs, names = [], [], set()
+    defaults = [i for i, p in enumerate(cfg.priorities) if p.global_default]
+    if len(defaults) > 1:
+        raise ConfigError(path_of("priorities", defaults[1], "global_default"),
+                          f"{cfg.priorities[defaults[0]].name!r} is already the global default; "
+                          "at most one priority class may be")
+    for i, p in enumerate(cfg.priorities):
+        if p.name in names:
+            raise ConfigError(path_of("priorities", i, "name"), f"priority {p.name!r} is declared twice")
+        names.add(p.name)
+        if not -MAX_USER_PRIORITY <= p.value < MAX_USER_PRIORITY:
+            raise ConfigError(path_of("priorities", i, "value"), f"{p.value} is out of range: user priority "
+                              f"classes take values from -{MAX_USER_PRIORITY:,} to {MAX_USER_PRIORITY - 1:,} "
+                              "(higher values are reserved for system-critical pods)")
+        if p.pod_priority_class:
+            pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": p.name},
+                  "value": p.value, "globalDefault": p.global_default, "preemptionPolicy": p.preemption_policy}
+            if p.description:
+                pc["description"] = p.description
+            pcs.append(pc)
+        if p.workload_priority_class:
+            wpc = {"apiVersion": KUEUE_API, "kind": "WorkloadPriorityClass", "metadata": {"name": p.name},
+                   "value": p.value}
+            if p.description:
+                wpc["description"] = p.description
+            wpcs.append(wpc)
+    return tuple(pcs), tuple(wpcs)
+
+
+def _admission_checks(cfg: PlatformConfig, flavors: dict[str, FlavorPlan]) -> tuple[dict, ...]:
+    queued = [f for f in flavors.values() if f.queued]
+    if not queued:
+        return ()
+    k = cfg.kueue
+    managed = sorted({f.accelerator_resource for f in queued})
+    return (
+        {"apiVersion": KUEUE_API, "kind": "ProvisioningRequestConfig", "metadata": {"name": k.dws_config},
+         "spec": {"provisioningClassName": QUEUED_PROVISIONING_CLASS, "managedResources": managed,
+                  "retryStrategy": dict(DWS_RETRY), "podSetUpdates": {"nodeSelector": [dict(PROVISIONING_NODE_SELECTOR)]}}},
+        {"apiVersion": KUEUE_API, "kind": "AdmissionCheck", "metadata": {"name": k.dws_admission_check},
+         "spec": {"controllerName": PROVISIONING_CONTROLLER,
+                  "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig",
+                                 "name": k.dws_config}}},
+    )
+
+
+def _team_manifests(cfg, i, team, namespaces, cq_name) -> TeamPlan:
+    lq = team.local_queue or f"{team.name}-queue"
+    labels = {TEAM_LABEL: team.name}
+    created = tuple(ns for ns in namespaces if ns not in PREEXISTING_NAMESPACES)
+    ns_manifests = tuple(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {
+            "name": ns, "labels": dict(labels),
+            **({"annotations": {DEFAULT_PRIORITY_ANNOTATION: team.default_priority}} if team.default_priority else {})}}
+        for ns in created)
+    lqs = tuple({"apiVersion": KUEUE_API, "kind": "LocalQueue",
+                 "metadata": {"name": lq, "namespace": ns, "labels": dict(labels)},
+                 "spec": {"clusterQueue": cq_name}} for ns in namespaces)
+    rbs = tuple({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                 "metadata": {"name": f"{team.name}-edit", "namespace": ns, "labels": dict(labels)},
+                 "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "edit"},
+                 "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": g}
+                              for g in team.groups]}
+                for ns in namespaces) if team.groups else ()
+    return TeamPlan(name=team.name, path=path_of("teams", i), namespaces=tuple(namespaces), created_namespaces=created,
+                    cluster_queue=cq_name, local_queue=lq, groups=tuple(team.groups),
+                    default_priority=team.default_priority, namespace_manifests=ns_manifests,
+                    local_queue_manifests=lqs, role_binding_manifests=rbs)
+
+
+def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingPlan:
+    flavors = derive_flavors(cfg, pools)
+    cohorts = derive_cohorts(cfg)
+    cohort_names = {c.name for c in cfg.cohorts}
+    pcs, wpcs = derive_priorities(cfg)
+    priority_names = {p.name for p in cfg.priorities}
+
+    shared = {q.name: (i, q) for i, q in enumerate(cfg.shared_queues)}
+    if len(shared) != len(cfg.shared_queues):
+        dup = next(q.name for q in cfg.shared_queues if [x.name for x in cfg.shared_queues].count(q.name) > 1)
+        raise ConfigError(path_of("shared_queues"), f"shared queue {dup!r} is declared twice")
+    owner_of_ns: dict[str, str] = {}
+    team_names: set[str] = set()
+    team_ns: list[tuple[str, ...]] = []
+    queue_users: dict[str, list[str]] = {name: [] for name in shared}
+    own_queues: dict[str, int] = {}
+    for i, t in enumerate(cfg.teams):
+        path = path_of("teams", i)
+        if t.name in team_names:
+            raise ConfigError(f"{path}.name", f"team {t.name!r} is declared twice")
+        team_names.add(t.name)
+        namespaces = tuple(t.namespaces) or (t.name,)
+        for ns in namespaces:
+            if ns in owner_of_ns:
+                raise ConfigError(f"{path}.namespaces", f"namespace {ns!r} already belongs to team "
+                                  f"{owner_of_ns[ns]!r}; a namespace belongs to one team")
+            owner_of_ns[ns] = t.name
+        team_ns.append(namespaces)
+        if t.default_priority is not None and t.default_priority not in priority_names:
+            raise ConfigError(f"{path}.default_priority", f"priority {t.default_priority!r} does not exist; "
+                              f"priorities: {_name_list(priority_names)}")
+        if t.groups and not cfg.cluster.security_group:
+            raise ConfigError(f"{path}.groups", "Google groups need Google Groups for RBAC: set "
+                              "cluster.security_group to gke-security-groups@<your domain>")
+        if t.queue is not None:
+            cq = t.cluster_queue or t.name
+            if cq in shared or cq in own_queues:
+                raise ConfigError(f"{path}.cluster_queue", f"ClusterQueue {cq!r} already exists; a team with its "
+                                  "own queue needs a unique cluster_queue name")
+            own_queues[cq] = i
+        elif t.cluster_queue in shared:
+            queue_users[t.cluster_queue].append(t.name)
+        else:
+            raise ConfigError(f"{path}.cluster_queue", f"{t.cluster_queue!r} is not a shared queue; give the team "
+                              f"its own `queue`, or name a shared queue: {_name_list(shared)}")
+
+    queues, teams, nominal = [], [], {}
+    for i, t in enumerate(cfg.teams):
+        if t.queue is not None:
+            cq_name = t.cluster_queue or t.name
+            path = path_of("teams", i, "queue")
+            queues.append(ClusterQueuePlan(cq_name, path, t.queue, team_ns[i], False, _cluster_queue(
+                cq_name, path, t.queue, team_ns[i], False, flavors, cohort_names, cfg)))
+        else:
+            cq_name = t.cluster_queue
+        teams.append(_team_manifests(cfg, i, t, team_ns[i], cq_name))
+    for name, (i, q) in shared.items():
+        path = path_of("shared_queues", i)
+        users = [j for j, t in enumerate(cfg.teams) if t.name in queue_users[name]]
+        namespaces = tuple(ns for j in users for ns in team_ns[j])
+        queues.append(ClusterQueuePlan(name, path, q, namespaces, True, _cluster_queue(
+            name, path, q, namespaces, q.admit == "all", flavors, cohort_names, cfg)))
+    for q in queues:
+        for fname, resources in q.spec.quotas.items():
+            for rname, spec in resources.items():
+                nominal[(fname, rname)] = nominal.get((fname, rname), 0) + parse_quantity(spec.nominal)
+    return SchedulingPlan(flavors=flavors, cohorts=cohorts, cluster_queues=tuple(queues), teams=tuple(teams),
+                          admission_checks=_admission_checks(cfg, flavors), priority_classes=pcs,
+                          workload_priority_classes=wpcs, nominal=nominal)

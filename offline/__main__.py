@@ -1,0 +1,37 @@
+"""CLI: `python -m offline plan STACK [--out DIR]` and `python -m offline check STACK [--out DIR]`."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .render import summary, write_outputs
+from .runtime import PlanError, run_program
+from .stackfile import ROOT, resolve
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m offline", description=__doc__)
+    ap.add_argument("command", choices=["plan", "check"])
+    ap.add_argument("stack", nargs="?", default="dev", help="a stack name in stacks/ or a path to Pulumi.<stack>.yaml")
+    ap.add_argument("--out", help="output folder (default out/<stack>)")
+    args = ap.parse_args(argv)
+    stack = resolve(args.stack)
+    out = Path(args.out) if args.out else ROOT / "out" / stack.name
+    try:
+        regs = run_program(stack)
+    except PlanError as e:
+        print(f"error: stack {stack.name} ({stack.path}): {e}", file=sys.stderr)
+        return 2
+    write_outputs(regs, out)
+    print(f"stack {stack.name} ({stack.path})")
+    print(summary(regs))
+    print(f"wrote {out}/resources.json, {out}/manifests/, {out}/helm/")
+    if args.command == "check":
+        from .check import run_checks
+        return run_checks(regs, stack, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

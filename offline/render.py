@@ -1,0 +1,91 @@
+"""What `make plan` writes and prints: resources.json, apply-able manifests, Helm values, a summary."""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import yaml
+
+from gkebatch.pool_facts import pool_facts
+
+from .runtime import Registration
+
+NODE_POOL = "gcp:container/nodePool:NodePool"
+CLUSTER = "gcp:container/cluster:Cluster"
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+# kubectl apply -f <dir> applies files in name order: namespaces and CRD-free kinds first.
+APPLY_ORDER = ["Namespace", "PriorityClass", "WorkloadPriorityClass", "ResourceFlavor", "Cohort",
+               "ProvisioningRequestConfig", "AdmissionCheck", "ClusterQueue", "LocalQueue", "RoleBinding"]
+
+
+def is_manifest(r: Registration) -> bool:
+    return r.type.startswith("kubernetes:") and r.type != HELM_RELEASE and "apiVersion" in r.inputs
+
+
+def manifest_of(r: Registration) -> dict:
+    body = dict(r.inputs)
+    head = {"apiVersion": body.pop("apiVersion"), "kind": body.pop("kind"), "metadata": body.pop("metadata")}
+    return {**head, **body}
+
+
+def manifest_filename(m: dict) -> str:
+    kind, meta = m["kind"], m["metadata"]
+    order = APPLY_ORDER.index(kind) if kind in APPLY_ORDER else len(APPLY_ORDER)
+    ns = f"{meta['namespace']}-" if meta.get("namespace") else ""
+    return f"{order:02d}-{kind.lower()}-{ns}{meta['name']}.yaml"
+
+
+def write_outputs(regs: list[Registration], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "resources.json").write_text(json.dumps([r.as_json() for r in regs], indent=2) + "\n")
+    for sub in ("manifests", "helm"):
+        d = out / sub
+        d.mkdir(exist_ok=True)
+        for old in d.glob("*.yaml"):
+            old.unlink()
+    for r in regs:
+        if is_manifest(r):
+            m = manifest_of(r)
+            (out / "manifests" / manifest_filename(m)).write_text(yaml.safe_dump(m, sort_keys=False))
+        elif r.type == HELM_RELEASE:
+            i = r.inputs
+            doc = {"release": i["name"], "chart": i["chart"], "version": i["version"],
+                   "namespace": i["namespace"], "values": i.get("values", {})}
+            (out / "helm" / f"{i['name']}.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+
+
+def summary(regs: list[Registration]) -> str:
+    """Readable plan: the cluster, each node pool's shape and capacity, totals per accelerator."""
+    lines = []
+    kinds: dict[str, int] = defaultdict(int)
+    for r in regs:
+        kinds[r.type] += 1
+    for r in regs:
+        if r.type == CLUSTER:
+            i = r.inputs
+            mode = "Autopilot" if i.get("enableAutopilot") else "Standard"
+            lines.append(f"cluster {i['name']} ({mode}, {i['location']}, channel "
+                         f"{i.get('releaseChannel', {}).get('channel')})")
+    pools = [pool_facts(r.inputs) for r in regs if r.type == NODE_POOL]
+    if pools:
+        header = ("pool", "accelerator", "topology", "machine", "nodes", "capacity", "chips/GPUs")
+        rows = [header] + [(p.name, p.accelerator or "-", p.topology or "-", p.machine_type, p.sizing(), p.capacity,
+                            str(p.accelerators) if p.resource else "-") for p in pools]
+        widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
+        lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+        totals: dict[str, int] = defaultdict(int)
+        for p in pools:
+            if p.resource:
+                totals[f"{p.accelerator} ({p.resource})"] += p.accelerators
+        for acc, n in totals.items():
+            lines.append(f"  total {acc}: {n} at full size")
+    queues = [r.inputs["metadata"]["name"] for r in regs if r.type.endswith(":ClusterQueue")]
+    lines.append(f"kueue: {kinds['kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor']} flavors, "
+                 f"{kinds['kubernetes:kueue.x-k8s.io/v1beta2:Cohort']} cohorts, {len(queues)} ClusterQueues "
+                 f"({', '.join(queues)}), {kinds['kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue']} LocalQueues, "
+                 f"{kinds['kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck']} admission checks")
+    releases = [f"{r.inputs['name']} {r.inputs['version']}" for r in regs if r.type == HELM_RELEASE]
+    lines.append(f"helm: {', '.join(releases) or '(none)'}")
+    lines.append(f"{len(regs)} resources registered")
+    return "\n".join(lines)

@@ -1,0 +1,108 @@
+"""Run the real `__main__.py` under `pulumi.runtime.set_mocks` and record every registration as the
+engine would receive it: type, name, parent, camelCase inputs, dependencies and provider."""
+from __future__ import annotations
+
+import asyncio
+import runpy
+from dataclasses import dataclass, field
+
+import pulumi
+from google.protobuf import json_format
+from pulumi.runtime import mocks, settings
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
+
+from .stackfile import PROJECT, ROOT, StackFile
+
+SECRET_SIG = "4dabf18193072939515e22adb298388d"
+RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+MOCK_ENDPOINT = "203.0.113.10"  # TEST-NET-3: never a real address
+MOCK_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm9mZmxpbmUtcGxhbgotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="
+
+
+def plain(value):
+    """JSON from the wire form: secrets shown as [secret], references as their URN, integral
+    numbers as integers (protobuf carries every number as a double)."""
+    if isinstance(value, dict):
+        sig = value.get(SECRET_SIG)
+        if sig is not None:
+            return "[secret]" if sig != RESOURCE_SIG else value.get("urn")
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if value == UNKNOWN:
+        return "[unknown]"
+    return value
+
+
+@dataclass
+class Registration:
+    urn: str
+    type: str
+    name: str
+    parent: str | None
+    custom: bool
+    inputs: dict
+    dependencies: list[str] = field(default_factory=list)
+    provider: str | None = None
+
+    def as_json(self) -> dict:
+        return {"urn": self.urn, "type": self.type, "name": self.name, "parent": self.parent,
+                "custom": self.custom, "inputs": self.inputs, "dependencies": self.dependencies}
+
+
+class PlanMocks(mocks.Mocks):
+    """Echo inputs as outputs, adding what GKE computes that the program reads back."""
+
+    def new_resource(self, args: mocks.MockResourceArgs):
+        state = dict(args.inputs)
+        if args.typ == "gcp:container/cluster:Cluster":
+            state.update(endpoint=MOCK_ENDPOINT, masterAuth={**state.get("masterAuth", {}),
+                                                             "clusterCaCertificate": MOCK_CA})
+        return f"{args.name}-id", state
+
+    def call(self, args: mocks.MockCallArgs):
+        return {}, None
+
+
+class RecordingMonitor(mocks.MockMonitor):
+    def __init__(self, mocks_: mocks.Mocks):
+        super().__init__(mocks_)
+        self.registrations: list[Registration] = []
+        self.thread_loops: set = set()
+
+    def RegisterResource(self, request):
+        response = super().RegisterResource(request)
+        # The SDK gives each executor thread an event loop and never closes it; we do, at the end.
+        self.thread_loops.add(_ensure_event_loop())
+        self.registrations.append(Registration(
+            urn=response.urn, type=request.type, name=request.name, parent=request.parent or None,
+            custom=request.custom, inputs=plain(json_format.MessageToDict(request.object)),
+            dependencies=sorted(set(request.dependencies)), provider=request.provider.split("::")[-2]
+            if request.provider else None))
+        return response
+
+
+class PlanError(Exception):
+    """The program refused the stack (bad config): message only, no traceback."""
+
+
+def run_program(stack: StackFile) -> list[Registration]:
+    """Register every resource of the stack under mocks; PlanError for bad stack config."""
+    settings.ROOT.set(None)
+    monitor = RecordingMonitor(PlanMocks())
+    mocks.set_mocks(monitor.mocks, project=PROJECT, stack=stack.name, preview=False, monitor=monitor)
+    pulumi.runtime.set_all_config(stack.pulumi_config())
+    try:
+        _sync_await(run_pulumi_func(lambda: runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__")))
+    except pulumi.RunError as e:
+        raise PlanError(str(e)) from None
+    finally:
+        main_loop = asyncio.get_event_loop()
+        for loop in monitor.thread_loops - {main_loop}:
+            if not loop.is_running() and not loop.is_closed():
+                loop.close()
+    return monitor.registrations
