@@ -249,4 +249,6 @@ class PlatformConfig(Model):
         labels = {"environment": self.environment, "owner": self.owner, "managed-by": "pulumi"}
         if self.cost_center:
             labels["cost-center"] = self.cost_center
+        if self.production:
+            labels["production"] = "true"
         return {**labels, **self.labels}

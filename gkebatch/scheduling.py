@@ -23,6 +23,7 @@ PROVISIONING_NODE_SELECTOR = {"key": "autoscaling.gke.io/provisioning-request",
                               "valueFromProvisioningClassDetail": "ResizeRequestName"}
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 TEAM_LABEL = "gke-ai-batch.io/team"
+SHARED_QUEUE_LABEL = "gke-ai-batch.io/shared-queue"  # a ClusterQueue declared shared by several teams
 DEFAULT_PRIORITY_ANNOTATION = "gke-ai-batch.io/default-priority"
 PREEXISTING_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage")
@@ -214,8 +215,8 @@ def _resource_groups(spec: QueueSpec, flavors: dict[str, FlavorPlan], path: str)
     return [{"coveredResources": list(k), "flavors": v} for k, v in groups.items()]
 
 
-def _cluster_queue(name: str, path: str, spec: QueueSpec, namespaces: tuple[str, ...], shared_all: bool,
-                   flavors: dict[str, FlavorPlan], cohorts: set[str], cfg: PlatformConfig) -> dict:
+def _cluster_queue(name: str, path: str, spec: QueueSpec, namespaces: tuple[str, ...], shared: bool,
+                   shared_all: bool, flavors: dict[str, FlavorPlan], cohorts: set[str], cfg: PlatformConfig) -> dict:
     if spec.cohort is not None and spec.cohort not in cohorts:
         raise ConfigError(f"{path}.cohort", f"cohort {spec.cohort!r} does not exist; declared cohorts: "
                           f"{_name_list(cohorts)}")
@@ -243,7 +244,10 @@ def _cluster_queue(name: str, path: str, spec: QueueSpec, namespaces: tuple[str,
     if queued:
         body["admissionChecksStrategy"] = {"admissionChecks": [
             {"name": cfg.kueue.dws_admission_check, "onFlavors": queued}]}
-    return {"apiVersion": KUEUE_API, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": body}
+    meta: dict = {"name": name}
+    if shared:
+        meta["labels"] = {SHARED_QUEUE_LABEL: "true"}
+    return {"apiVersion": KUEUE_API, "kind": "ClusterQueue", "metadata": meta, "spec": body}
 
 
 def derive_priorities(cfg: PlatformConfig) -> tuple[tuple[dict, ...], tuple[dict, ...]]:
@@ -369,7 +373,7 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingP
             cq_name = t.cluster_queue or t.name
             path = path_of("teams", i, "queue")
             queues.append(ClusterQueuePlan(cq_name, path, t.queue, team_ns[i], False, _cluster_queue(
-                cq_name, path, t.queue, team_ns[i], False, flavors, cohort_names, cfg)))
+                cq_name, path, t.queue, team_ns[i], False, False, flavors, cohort_names, cfg)))
         else:
             cq_name = t.cluster_queue
         teams.append(_team_manifests(cfg, i, t, team_ns[i], cq_name))
@@ -378,7 +382,7 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingP
         users = [j for j, t in enumerate(cfg.teams) if t.name in queue_users[name]]
         namespaces = tuple(ns for j in users for ns in team_ns[j])
         queues.append(ClusterQueuePlan(name, path, q, namespaces, True, _cluster_queue(
-            name, path, q, namespaces, q.admit == "all", flavors, cohort_names, cfg)))
+            name, path, q, namespaces, True, q.admit == "all", flavors, cohort_names, cfg)))
     for q in queues:
         for fname, resources in q.spec.quotas.items():
             for rname, spec in resources.items():

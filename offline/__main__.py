@@ -15,6 +15,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("command", choices=["plan", "check"])
     ap.add_argument("stack", nargs="?", default="dev", help="a stack name in stacks/ or a path to Pulumi.<stack>.yaml")
     ap.add_argument("--out", help="output folder (default out/<stack>)")
+    ap.add_argument("--policy-config", help="JSON: enforcement level per policy, as in Pulumi policy config")
     args = ap.parse_args(argv)
     stack = resolve(args.stack)
     out = Path(args.out) if args.out else ROOT / "out" / stack.name
@@ -29,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {out}/resources.json, {out}/manifests/, {out}/helm/")
     if args.command == "check":
         from .check import run_checks
-        return run_checks(regs, stack, out)
+        return run_checks(regs, stack, out, args.policy_config)
     return 0
 
 

@@ -1,0 +1,43 @@
+# Offline plan and check need no cloud, no credentials and no Pulumi CLI.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STACK ?= dev
+OUT ?=
+STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
+out_flag = $(if $(OUT),--out $(OUT))
+
+.PHONY: setup plan check test conform check-all golden bench clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
+	touch $@
+
+setup: $(VENV)/.installed
+
+plan: setup  ## make plan STACK=<name|path> [OUT=dir]
+	$(PY) -m offline plan $(STACK) $(out_flag)
+
+check: setup  ## make check STACK=<name|path> [OUT=dir] [POLICY_CONFIG=file.json]
+	$(PY) -m offline check $(STACK) $(out_flag) $(if $(POLICY_CONFIG),--policy-config $(POLICY_CONFIG))
+
+test: setup
+	$(PY) -m pytest
+
+conform: setup  ## render every stack and run kube-conform over all manifests
+	@for s in $(STACKS); do $(PY) -m offline plan $$s > /dev/null || exit 1; done
+	$(PY) ../shared/tools/kube-conform --quiet $(foreach s,$(STACKS),out/$(s)/manifests) examples/workloads
+
+check-all: setup  ## the offline policy check of every stack
+	@for s in $(STACKS); do $(PY) -m offline check $$s > out/check-$$s.txt || { cat out/check-$$s.txt; exit 1; }; \
+	  tail -n 1 out/check-$$s.txt; done
+
+golden: setup  ## rewrite the golden plans after a reviewed change
+	UPDATE_GOLDEN=1 $(PY) -m pytest tests/test_golden.py
+
+bench: setup
+	$(PY) -m bench
+
+clean:
+	rm -rf out

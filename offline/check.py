@@ -1,0 +1,76 @@
+"""The offline policy check: every registered resource through the same CrossGuard policies that
+`pulumi preview --policy-pack policies` runs, as ResourceValidationArgs and StackValidationArgs."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pulumi_policy import (EnforcementLevel, PolicyResource, PolicyResourceOptions, ResourceValidationArgs,
+                           ResourceValidationPolicy, StackValidationArgs)
+
+from policies.pack import policies
+
+from .runtime import Registration
+
+
+def load_levels(path: str | None) -> dict[str, EnforcementLevel]:
+    """Pack config in Pulumi's shape: {"policy": "advisory"} or {"policy": {"enforcementLevel": ...}}."""
+    if not path:
+        return {}
+    out = {}
+    for name, v in json.loads(Path(path).read_text()).items():
+        level = v if isinstance(v, str) else v.get("enforcementLevel")
+        if level:
+            out[name] = EnforcementLevel(level)
+    return out
+
+
+def _options(r: Registration) -> PolicyResourceOptions:
+    return PolicyResourceOptions(protect=False, ignore_changes=[], delete_before_replace=None, aliases=[],
+                                 additional_secret_outputs=[], custom_timeouts=None, parent=r.parent)
+
+
+def violations(regs: list[Registration], levels: dict[str, EnforcementLevel] | None = None) -> list[dict]:
+    """[{policy, level, urn, message}] for the stack; levels override the pack's defaults."""
+    levels = levels or {}
+    found: list[dict] = []
+    custom = [r for r in regs if r.custom and not r.type.startswith("pulumi:providers:")]
+    for policy in policies():
+        level = levels.get(policy.name, policy.enforcement_level)
+        if level == EnforcementLevel.DISABLED:
+            continue
+
+        def report(message: str, urn: str | None = None, _urn: str | None = None, _p=policy, _l=level):
+            found.append({"policy": _p.name, "level": _l.value, "urn": urn or _urn, "message": message})
+
+        if isinstance(policy, ResourceValidationPolicy):
+            for r in custom:
+                args = ResourceValidationArgs(r.type, r.inputs, r.urn, r.name, _options(r), None)
+                policy.validate(args, lambda m, u=None, r=r: report(m, None, r.urn))
+        else:
+            by_urn: dict[str, PolicyResource] = {}
+            for r in custom:
+                by_urn[r.urn] = PolicyResource(r.type, r.inputs, r.urn, r.name, _options(r), None, None, [], {})
+            for r in custom:
+                by_urn[r.urn].dependencies = [by_urn[d] for d in r.dependencies if d in by_urn]
+            policy.validate(StackValidationArgs(list(by_urn.values())), report)
+    return found
+
+
+def table(found: list[dict]) -> str:
+    if not found:
+        return "policy check: no violations"
+    rows = [("policy", "level", "resource", "message")] + [
+        (v["policy"], v["level"], (v["urn"] or "(stack)").split("::")[-1], v["message"]) for v in found]
+    widths = [max(len(r[c]) for r in rows) for c in range(3)]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r[:3], widths)) + "  " + r[3] for r in rows)
+
+
+def run_checks(regs: list[Registration], stack, out: Path, levels_file: str | None = None) -> int:
+    found = violations(regs, load_levels(levels_file))
+    (out / "violations.json").write_text(json.dumps(found, indent=2) + "\n")
+    print(table(found))
+    mandatory = [v for v in found if v["level"] == "mandatory"]
+    print(f"policy check of {stack.name}: {len(mandatory)} mandatory, {len(found) - len(mandatory)} advisory "
+          f"violation(s); wrote {out}/violations.json")
+    return 1 if mandatory else 0

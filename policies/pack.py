@@ -1,0 +1,122 @@
+"""The policy pack as data: each policy's name, description, default level and rule. `policies()`
+builds the CrossGuard objects that `pulumi preview --policy-pack policies` and the offline check
+both run; levels can be overridden through the pack's config (`enforcementLevel` per policy)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy,
+                           StackValidationArgs, StackValidationPolicy)
+
+from gkebatch.scheduling import SHARED_QUEUE_LABEL
+
+from . import resource_rules as rr
+from . import stack_rules as sr
+
+PACK_NAME = "gke-ai-batch-policies"
+MANDATORY, ADVISORY = EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY
+REQUIRED_LABELS = ["environment", "owner"]
+PRODUCTION_ENVIRONMENTS = ("prod", "production")
+CLUSTER, NODE_POOL = sr.CLUSTER, sr.NODE_POOL
+
+
+def is_production(cluster_props) -> bool:
+    labels = cluster_props.get("resourceLabels") or {}
+    return labels.get("production") == "true" or labels.get("environment") in PRODUCTION_ENVIRONMENTS
+
+
+@dataclass(frozen=True)
+class ResourcePolicy:
+    name: str
+    description: str
+    level: EnforcementLevel
+    types: tuple[str, ...]  # resource types it judges; a trailing ':' matches a prefix
+    rule: Callable[[dict], list[str]]
+
+    def applies(self, resource_type: str) -> bool:
+        return any(resource_type == t or (t.endswith(":") and resource_type.startswith(t)) for t in self.types)
+
+
+@dataclass(frozen=True)
+class StackPolicy:
+    name: str
+    description: str
+    level: EnforcementLevel
+    rule: Callable[[list[sr.Res]], list[tuple[str | None, str]]]
+
+
+RESOURCE_POLICIES = [
+    ResourcePolicy("tpu-pool-shape", "A TPU pool's machine type, topology, placement, zone and size agree with "
+                   "the TPU catalog.", MANDATORY, (NODE_POOL,), rr.tpu_pool_shape),
+    ResourcePolicy("gpu-pool-shape", "A GPU pool's accelerator type and count match its machine type.",
+                   MANDATORY, (NODE_POOL,), rr.gpu_pool_shape),
+    ResourcePolicy("flex-start-pool", "Flex-start pools take no reservation, scale from 0, skip auto-repair and "
+                   "are not spot.", MANDATORY, (NODE_POOL,), rr.flex_start_pool),
+    ResourcePolicy("queued-provisioning-pool", "Queued-provisioning pools take no reservation, scale in total from "
+                   "0 with location policy ANY, and skip auto-repair and auto-upgrade.", MANDATORY, (NODE_POOL,),
+                   rr.queued_provisioning_pool),
+    ResourcePolicy("cluster-baseline", "Workload Identity, shielded nodes, a release channel, no legacy ABAC, no "
+                   "client certificate, network policy.", MANDATORY, (CLUSTER,),
+                   lambda p: rr.cluster_baseline(p, is_production(p))[0]),
+    ResourcePolicy("production-hardening", "Production clusters: private nodes, a closed control plane and "
+                   "deletion protection.", MANDATORY, (CLUSTER,),
+                   lambda p: rr.cluster_baseline(p, True)[1] if is_production(p) else []),
+    ResourcePolicy("hardening-advisory", "Non-production clusters: the production hardening, as advice.",
+                   ADVISORY, (CLUSTER,),
+                   lambda p: [] if is_production(p) else rr.cluster_baseline(p, False)[1]),
+    ResourcePolicy("required-labels", "Clusters and node pools carry the environment and owner labels (cost "
+                   "reports and ownership).", MANDATORY, (CLUSTER, NODE_POOL),
+                   lambda p: rr.required_labels(p.get("resourceLabels") or (p.get("nodeConfig") or {}).get(
+                       "resourceLabels"), REQUIRED_LABELS, p.get("name", "resource"))),
+    ResourcePolicy("kueue-api-version", "Kueue objects use kueue.x-k8s.io/v1beta2 (v1beta1 is deprecated).",
+                   MANDATORY, ("kubernetes:kueue.x-k8s.io/",),
+                   lambda p: rr.kueue_api_version(p, p.get("kind", "object"))),
+    ResourcePolicy("cluster-queue-namespaces", "A ClusterQueue admits only its teams' namespaces unless it is "
+                   "declared shared.", MANDATORY, ("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue",),
+                   lambda p: rr.open_cluster_queue(p, ((p.get("metadata") or {}).get("labels") or {}).get(
+                       SHARED_QUEUE_LABEL) == "true")),
+    ResourcePolicy("priority-class-value", "PriorityClass values stay below 1,000,000,000 (reserved for the "
+                   "system).", MANDATORY, ("kubernetes:scheduling.k8s.io/v1:PriorityClass",), rr.priority_value),
+]
+
+STACK_POLICIES = [
+    StackPolicy("quota-within-capacity", "Team nominal quotas on a flavor backed by on-demand or reserved pools do "
+                "not exceed the chips/GPUs those pools hold.", MANDATORY, sr.quota_over_capacity),
+    StackPolicy("quota-idle-capacity", "Fixed-capacity accelerators that no team's nominal quota covers sit idle.",
+                ADVISORY, sr.quota_below_capacity),
+    StackPolicy("kueue-references", "Every LocalQueue, ClusterQueue, AdmissionCheck and Cohort names objects "
+                "that exist.", MANDATORY, sr.kueue_references),
+    StackPolicy("plain-node-pool", "A Standard cluster with flex-start or queued-provisioning pools also has a "
+                "pool without them.", MANDATORY, sr.plain_pool_present),
+    StackPolicy("jobset-installed", "JobSet is installed when a multi-host TPU pool exists.", MANDATORY,
+                sr.jobset_installed),
+    StackPolicy("kueue-after-release", "Kueue objects depend on the Kueue Helm release.", MANDATORY,
+                sr.kueue_after_release),
+    StackPolicy("one-global-default-priority", "At most one PriorityClass is the global default.", MANDATORY,
+                sr.one_global_default),
+]
+
+
+def _resource_validate(spec: ResourcePolicy):
+    def validate(args: ResourceValidationArgs, report: ReportViolation):
+        if spec.applies(args.resource_type):
+            for message in spec.rule(args.props):
+                report(message)
+    return validate
+
+
+def _stack_validate(spec: StackPolicy):
+    def validate(args: StackValidationArgs, report: ReportViolation):
+        resources = [sr.Res(r.resource_type, r.urn, r.props, tuple(d.urn for d in r.dependencies))
+                     for r in args.resources]
+        for urn, message in spec.rule(resources):
+            report(message, urn)
+    return validate
+
+
+def policies() -> list:
+    return ([ResourceValidationPolicy(name=p.name, description=p.description, enforcement_level=p.level,
+                                      validate=_resource_validate(p)) for p in RESOURCE_POLICIES]
+            + [StackValidationPolicy(name=p.name, description=p.description, enforcement_level=p.level,
+                                     validate=_stack_validate(p)) for p in STACK_POLICIES])

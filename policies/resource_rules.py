@@ -1,0 +1,151 @@
+"""Rules over one resource's camelCase props. Each returns the violation messages (empty: passes).
+They take plain dicts so the offline check, the policy pack and the tests call them alike."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from gkebatch import catalog
+from gkebatch.pool_facts import pool_facts
+from gkebatch.scheduling import KUEUE_API, MAX_USER_PRIORITY
+
+Props = Mapping
+
+
+def tpu_pool_shape(props: Props) -> list[str]:
+    f = pool_facts(props)
+    machine = catalog.tpu_machine(f.machine_type)
+    if machine is None:
+        return []
+    out = []
+    topology = (props.get("placementPolicy") or {}).get("tpuTopology")
+    gen = catalog.tpu_machine_generation(f.machine_type)
+    if topology and topology not in machine.topologies:
+        out.append(f"node pool {f.name}: topology {topology} does not exist on {f.machine_type} "
+                   f"({gen.name}); use one of: {', '.join(machine.topologies[:12])}")
+        return out
+    if topology and catalog.topology_chips(topology) > machine.chips_per_vm:
+        vms = catalog.topology_chips(topology) // machine.chips_per_vm
+        placement = props.get("placementPolicy") or {}
+        if placement.get("type") != "COMPACT":
+            out.append(f"node pool {f.name}: a multi-host slice needs placementPolicy.type COMPACT")
+        if len(f.zones) != 1:
+            out.append(f"node pool {f.name}: a multi-host slice lives in one zone; set exactly one nodeLocation "
+                       f"(has {list(f.zones) or 'the cluster default'})")
+        size = f.fixed_nodes if f.fixed_nodes is not None else f.max_nodes
+        if size != vms:
+            out.append(f"node pool {f.name}: a {topology} slice on {f.machine_type} is {vms} VMs; set nodeCount "
+                       f"(or autoscaling max) to {vms}, not {size}")
+    if topology and catalog.topology_chips(topology) <= machine.chips_per_vm:
+        out.append(f"node pool {f.name}: {topology} fits on one {f.machine_type} VM (single-host); drop "
+                   "placementPolicy.tpuTopology")
+    return out
+
+
+def gpu_pool_shape(props: Props) -> list[str]:
+    nc = props.get("nodeConfig") or {}
+    gpus = nc.get("guestAccelerators") or []
+    if not gpus:
+        return []
+    gpu, count, machine = gpus[0].get("type"), gpus[0].get("count"), nc.get("machineType")
+    known = catalog.GPU_TYPES.get(gpu)
+    if known is None:
+        return [f"node pool {props.get('name')}: unknown GPU {gpu!r}; known: {', '.join(catalog.GPU_TYPES)}"]
+    if machine not in known.machines:
+        return [f"node pool {props.get('name')}: {gpu} does not come on {machine}; use one of "
+                f"{', '.join(known.machines)}"]
+    if count != known.machines[machine]:
+        return [f"node pool {props.get('name')}: {machine} carries {known.machines[machine]} x {gpu}; set "
+                f"guestAccelerators count to {known.machines[machine]}, not {count}"]
+    return []
+
+
+def flex_start_pool(props: Props) -> list[str]:
+    nc = props.get("nodeConfig") or {}
+    if not nc.get("flexStart"):
+        return []
+    name, out = props.get("name", "?"), []
+    if (nc.get("reservationAffinity") or {}).get("consumeReservationType") != "NO_RESERVATION":
+        out.append(f"flex-start pool {name}: set nodeConfig.reservationAffinity.consumeReservationType NO_RESERVATION")
+    auto = props.get("autoscaling") or {}
+    if not auto or auto.get("minNodeCount", auto.get("totalMinNodeCount", 0)) != 0:
+        out.append(f"flex-start pool {name}: enable autoscaling from 0 nodes (capacity arrives on demand)")
+    if (props.get("management") or {}).get("autoRepair", True):
+        out.append(f"flex-start pool {name}: turn management.autoRepair off (repairs recreate flex-start VMs)")
+    if nc.get("spot") or nc.get("preemptible"):
+        out.append(f"flex-start pool {name}: flex-start and spot exclude each other; drop nodeConfig.spot")
+    return out
+
+
+def queued_provisioning_pool(props: Props) -> list[str]:
+    if not (props.get("queuedProvisioning") or {}).get("enabled"):
+        return []
+    name, out = props.get("name", "?"), []
+    nc = props.get("nodeConfig") or {}
+    if (nc.get("reservationAffinity") or {}).get("consumeReservationType") != "NO_RESERVATION":
+        out.append(f"queued-provisioning pool {name}: set reservationAffinity NO_RESERVATION (it cannot change later)")
+    auto = props.get("autoscaling") or {}
+    if auto.get("totalMinNodeCount", auto.get("minNodeCount", 0)) != 0 or "totalMaxNodeCount" not in auto:
+        out.append(f"queued-provisioning pool {name}: autoscale with totalMinNodeCount 0 and a totalMaxNodeCount")
+    if auto.get("locationPolicy") != "ANY":
+        out.append(f"queued-provisioning pool {name}: set autoscaling.locationPolicy ANY (the only one supported)")
+    m = props.get("management") or {}
+    if m.get("autoRepair", True) or m.get("autoUpgrade", True):
+        out.append(f"queued-provisioning pool {name}: turn management.autoRepair and autoUpgrade off so running "
+                   "nodes are not disrupted; upgrade the pool by hand when it is empty")
+    return out
+
+
+def cluster_baseline(props: Props, production: bool) -> tuple[list[str], list[str]]:
+    """(always mandatory, mandatory only in production) findings for a cluster."""
+    autopilot = bool(props.get("enableAutopilot"))
+    name, base, prod = props.get("name", "?"), [], []
+    if not autopilot and not (props.get("workloadIdentityConfig") or {}).get("workloadPool"):
+        base.append(f"cluster {name}: enable Workload Identity (workloadIdentityConfig.workloadPool)")
+    if not autopilot and not props.get("enableShieldedNodes"):
+        base.append(f"cluster {name}: enable shielded nodes")
+    if not (props.get("releaseChannel") or {}).get("channel"):
+        base.append(f"cluster {name}: set a release channel")
+    if props.get("enableLegacyAbac"):
+        base.append(f"cluster {name}: disable legacy ABAC; use RBAC")
+    if ((props.get("masterAuth") or {}).get("clientCertificateConfig") or {}).get("issueClientCertificate"):
+        base.append(f"cluster {name}: do not issue a client certificate")
+    dataplane_v2 = props.get("datapathProvider") == "ADVANCED_DATAPATH"
+    if not autopilot and not dataplane_v2 and not (props.get("networkPolicy") or {}).get("enabled"):
+        base.append(f"cluster {name}: enforce network policy (datapathProvider ADVANCED_DATAPATH)")
+    if not (props.get("privateClusterConfig") or {}).get("enablePrivateNodes"):
+        prod.append(f"cluster {name}: use private nodes (privateClusterConfig.enablePrivateNodes)")
+    blocks = ((props.get("masterAuthorizedNetworksConfig") or {}).get("cidrBlocks") or [])
+    if not blocks:
+        prod.append(f"cluster {name}: restrict the control plane to authorized networks")
+    if any(b.get("cidrBlock") == "0.0.0.0/0" for b in blocks):
+        prod.append(f"cluster {name}: the control plane is open to 0.0.0.0/0; list your own networks instead")
+    if props.get("deletionProtection") is False:
+        prod.append(f"cluster {name}: turn deletion protection on")
+    return base, prod
+
+
+def required_labels(labels: Mapping | None, required: list[str], what: str) -> list[str]:
+    missing = [k for k in required if not (labels or {}).get(k)]
+    return [f"{what}: add the label(s) {', '.join(missing)}"] if missing else []
+
+
+def kueue_api_version(props: Props, kind: str) -> list[str]:
+    api = props.get("apiVersion", "")
+    if api.startswith("kueue.x-k8s.io/") and api != KUEUE_API:
+        return [f"{kind} {props.get('metadata', {}).get('name')}: {api} is deprecated or gone; emit {KUEUE_API}"]
+    return []
+
+
+def open_cluster_queue(props: Props, shared: bool) -> list[str]:
+    if (props.get("spec") or {}).get("namespaceSelector") == {} and not shared:
+        return [f"ClusterQueue {props['metadata']['name']}: namespaceSelector {{}} admits every namespace; "
+                "select the team's namespaces, or declare the queue shared (shared_queues, admit: all)"]
+    return []
+
+
+def priority_value(props: Props) -> list[str]:
+    v = props.get("value")
+    if isinstance(v, int) and v >= MAX_USER_PRIORITY:
+        return [f"PriorityClass {props['metadata']['name']}: value {v:,} is reserved for system-critical pods; "
+                f"stay below {MAX_USER_PRIORITY:,}"]
+    return []

@@ -1,0 +1,187 @@
+"""Rules over a whole stack. Each takes the stack's resources (type, urn, props, dependency urns)
+once, indexes them in one pass, and returns (urn or None, message) findings."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from gkebatch import catalog
+from gkebatch.pool_facts import pool_facts
+from gkebatch.pools import QUEUED_TAINT
+from gkebatch.quantity import parse_quantity
+
+CLUSTER = "gcp:container/cluster:Cluster"
+NODE_POOL = "gcp:container/nodePool:NodePool"
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+KUEUE_PREFIX = "kubernetes:kueue.x-k8s.io/"
+ACCELERATOR_LABELS = (catalog.TPU_ACCELERATOR_LABEL, catalog.GPU_ACCELERATOR_LABEL)
+
+
+@dataclass(frozen=True)
+class Res:
+    type: str
+    urn: str
+    props: Mapping
+    dependencies: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        return self.type.rsplit(":", 1)[-1]
+
+    @property
+    def name(self) -> str:
+        return (self.props.get("metadata") or {}).get("name") or self.props.get("name", "")
+
+
+class Index:
+    """One pass over the stack: resources by type, Kueue objects by kind and name."""
+
+    def __init__(self, resources: Sequence[Res]):
+        self.by_type: dict[str, list[Res]] = defaultdict(list)
+        self.kueue: dict[str, dict[str, Res]] = defaultdict(dict)
+        for r in resources:
+            self.by_type[r.type].append(r)
+            if r.type.startswith(KUEUE_PREFIX):
+                self.kueue[r.kind][r.name] = r
+        self.pools = [(r, pool_facts(r.props)) for r in self.by_type[NODE_POOL]]
+
+    def releases(self, chart_word: str) -> list[Res]:
+        return [r for r in self.by_type[HELM_RELEASE] if chart_word in str(r.props.get("chart", ""))]
+
+
+def _queued(flavor: Res) -> bool:
+    return any(t.get("key") == QUEUED_TAINT["key"] for t in (flavor.props.get("spec") or {}).get("tolerations") or [])
+
+
+def flavor_capacity(ix: Index) -> dict[str, tuple[int, int, str]]:
+    """flavor -> (accelerators of all its pools, of its fixed-capacity pools, resource), for flavors
+    that select accelerator nodes of this stack's pools."""
+    out = {}
+    for name, flavor in ix.kueue["ResourceFlavor"].items():
+        labels = (flavor.props.get("spec") or {}).get("nodeLabels") or {}
+        if not any(k in labels for k in ACCELERATOR_LABELS):
+            continue
+        queued = _queued(flavor)
+        total = fixed = 0
+        resource = ""
+        for _, f in ix.pools:
+            if f.resource and (f.capacity == "queued-provisioning") == queued and \
+                    all(f.node_labels.get(k) == v for k, v in labels.items()):
+                total += f.accelerators
+                fixed += f.accelerators if f.fixed_capacity else 0
+                resource = f.resource
+        if resource:
+            out[name] = (total, fixed, resource)
+    return out
+
+
+def nominal_quotas(ix: Index) -> dict[tuple[str, str], list]:
+    """(flavor, resource) -> [sum of nominal quota, ClusterQueue names]."""
+    out: dict[tuple[str, str], list] = {}
+    for cq in ix.kueue["ClusterQueue"].values():
+        for group in (cq.props.get("spec") or {}).get("resourceGroups") or []:
+            for fl in group.get("flavors") or []:
+                for res in fl.get("resources") or []:
+                    entry = out.setdefault((fl["name"], res["name"]), [0, []])
+                    entry[0] += parse_quantity(res["nominalQuota"])
+                    entry[1].append(cq.name)
+    return out
+
+
+def quota_over_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    ix = Index(resources)
+    quotas, found = nominal_quotas(ix), []
+    for flavor, (total, fixed, resource) in flavor_capacity(ix).items():
+        q = quotas.get((flavor, resource))
+        if q and fixed == total and q[0] > fixed:
+            found.append((ix.kueue["ResourceFlavor"][flavor].urn,
+                          f"flavor {flavor}: teams are promised {q[0]} {resource} ({', '.join(q[1])}) but its "
+                          f"on-demand/reserved pools hold {fixed}; lower the nominal quotas or add slices"))
+    return found
+
+
+def quota_below_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    ix = Index(resources)
+    quotas, found = nominal_quotas(ix), []
+    for flavor, (total, fixed, resource) in flavor_capacity(ix).items():
+        q = quotas.get((flavor, resource), [0, []])
+        if fixed and fixed == total and q[0] < fixed:
+            found.append((ix.kueue["ResourceFlavor"][flavor].urn,
+                          f"flavor {flavor}: {fixed - q[0]} of {fixed} {resource} are in no team's nominal quota "
+                          "and idle unless borrowed; give them to a queue or shrink the pools"))
+    return found
+
+
+def kueue_references(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    ix = Index(resources)
+    k, found = ix.kueue, []
+
+    def missing(kind: str, name: str) -> bool:
+        return name not in k[kind]
+
+    for lq in k["LocalQueue"].values():
+        cq = (lq.props.get("spec") or {}).get("clusterQueue")
+        if missing("ClusterQueue", cq):
+            found.append((lq.urn, f"LocalQueue {lq.name}: ClusterQueue {cq!r} does not exist; "
+                                  f"existing: {', '.join(sorted(k['ClusterQueue'])) or '(none)'}"))
+    for cq in k["ClusterQueue"].values():
+        spec = cq.props.get("spec") or {}
+        for group in spec.get("resourceGroups") or []:
+            for fl in group.get("flavors") or []:
+                if missing("ResourceFlavor", fl["name"]):
+                    found.append((cq.urn, f"ClusterQueue {cq.name}: ResourceFlavor {fl['name']!r} does not exist"))
+        for check in (spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []:
+            if missing("AdmissionCheck", check["name"]):
+                found.append((cq.urn, f"ClusterQueue {cq.name}: AdmissionCheck {check['name']!r} does not exist"))
+        if spec.get("cohortName") and missing("Cohort", spec["cohortName"]):
+            found.append((cq.urn, f"ClusterQueue {cq.name}: Cohort {spec['cohortName']!r} is not declared"))
+    for ac in k["AdmissionCheck"].values():
+        params = (ac.props.get("spec") or {}).get("parameters") or {}
+        if params.get("kind") == "ProvisioningRequestConfig" and missing("ProvisioningRequestConfig", params["name"]):
+            found.append((ac.urn, f"AdmissionCheck {ac.name}: ProvisioningRequestConfig {params['name']!r} "
+                                  "does not exist"))
+    for co in k["Cohort"].values():
+        parent = (co.props.get("spec") or {}).get("parentName")
+        if parent and missing("Cohort", parent):
+            found.append((co.urn, f"Cohort {co.name}: parent Cohort {parent!r} does not exist"))
+    return found
+
+
+def plain_pool_present(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    ix = Index(resources)
+    clusters = [c for c in ix.by_type[CLUSTER] if not c.props.get("enableAutopilot")]
+    special = [f for _, f in ix.pools if f.capacity in ("flex-start", "queued-provisioning")]
+    if clusters and special and all(f.capacity in ("flex-start", "queued-provisioning") for _, f in ix.pools):
+        return [(clusters[0].urn, "a Standard cluster with flex-start or queued-provisioning pools needs one pool "
+                                  "without them (GKE requires it; system pods run there): add a system pool")]
+    return []
+
+
+def jobset_installed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    ix = Index(resources)
+    multi = [r for r, f in ix.pools if f.multi_host]
+    if multi and not ix.releases("jobset"):
+        return [(multi[0].urn, "multi-host TPU pools run JobSets (one Job per slice): install the JobSet chart "
+                               "(jobset.install: auto or always)")]
+    return []
+
+
+def kueue_after_release(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    ix = Index(resources)
+    releases = {r.urn for r in ix.releases("kueue")}
+    found = []
+    for kind in ix.kueue.values():
+        for r in kind.values():
+            if not releases.intersection(r.dependencies):
+                found.append((r.urn, f"{r.kind} {r.name}: create it after the Kueue release (dependsOn), or its "
+                                     "webhook rejects it while Kueue starts"))
+    return found
+
+
+def one_global_default(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    defaults = [r for r in resources if r.type.endswith(":PriorityClass") and r.props.get("globalDefault")]
+    if len(defaults) > 1:
+        return [(r.urn, f"PriorityClass {r.name}: {len(defaults)} classes are globalDefault "
+                        f"({', '.join(d.name for d in defaults)}); keep one") for r in defaults[1:]]
+    return []
