@@ -46,9 +46,22 @@ def _pydantic_path(loc: tuple) -> str:
     return out
 
 
-def config_error(e: ValidationError) -> ConfigError:
+def _short_form(raw: Any, loc: tuple) -> bool:
+    """True when a quota was written as a bare quantity (`cpu: 4`), so `.nominal` is not in the file."""
+    node = raw
+    for part in loc[:-1]:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+            node = node[part]
+    return bool(loc) and loc[-1] == "nominal" and not isinstance(node, dict)
+
+
+def config_error(e: ValidationError, raw: Any = None) -> ConfigError:
     """The first pydantic error as a ConfigError: path, value, and what is allowed."""
     err = e.errors()[0]
+    if _short_form(raw, err["loc"]):
+        err = {**err, "loc": err["loc"][:-1]}
     msg = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
         msg = "unknown key; check its spelling against the stack config reference in README.md"
@@ -66,6 +79,6 @@ def build_platform(raw: Any) -> Platform:
     try:
         cfg = PlatformConfig.model_validate(raw)
     except ValidationError as e:
-        raise config_error(e) from None
+        raise config_error(e, raw) from None
     pools = plan_pools(cfg)
     return Platform(config=cfg, pools=tuple(pools), scheduling=derive_scheduling(cfg, pools))

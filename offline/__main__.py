@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from .render import summary, write_outputs
-from .runtime import PlanError, run_program
+from .runtime import PlanError, close_thread_loops, run_program
 from .stackfile import ROOT, resolve
 
 
@@ -35,4 +35,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    close_thread_loops()
+    sys.exit(code)

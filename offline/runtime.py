@@ -72,12 +72,10 @@ class RecordingMonitor(mocks.MockMonitor):
     def __init__(self, mocks_: mocks.Mocks):
         super().__init__(mocks_)
         self.registrations: list[Registration] = []
-        self.thread_loops: set = set()
 
     def RegisterResource(self, request):
         response = super().RegisterResource(request)
-        # The SDK gives each executor thread an event loop and never closes it; we do, at the end.
-        self.thread_loops.add(_ensure_event_loop())
+        _THREAD_LOOPS.add(_ensure_event_loop())
         self.registrations.append(Registration(
             urn=response.urn, type=request.type, name=request.name, parent=request.parent or None,
             custom=request.custom, inputs=plain(json_format.MessageToDict(request.object)),
@@ -100,9 +98,16 @@ def run_program(stack: StackFile) -> list[Registration]:
         _sync_await(run_pulumi_func(lambda: runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__")))
     except pulumi.RunError as e:
         raise PlanError(str(e)) from None
-    finally:
-        main_loop = asyncio.get_event_loop()
-        for loop in monitor.thread_loops - {main_loop}:
-            if not loop.is_running() and not loop.is_closed():
-                loop.close()
     return monitor.registrations
+
+
+# The SDK gives each executor thread an event loop and never closes it; left to the garbage
+# collector at interpreter exit they fail noisily. A process that is done planning closes them.
+_THREAD_LOOPS: set = set()
+
+
+def close_thread_loops() -> None:
+    main_loop = asyncio.get_event_loop()
+    for loop in _THREAD_LOOPS - {main_loop}:
+        if not loop.is_running() and not loop.is_closed():
+            loop.close()

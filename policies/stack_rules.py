@@ -96,7 +96,7 @@ def quota_over_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]
         q = quotas.get((flavor, resource))
         if q and fixed == total and q[0] > fixed:
             found.append((ix.kueue["ResourceFlavor"][flavor].urn,
-                          f"flavor {flavor}: teams are promised {q[0]} {resource} ({', '.join(q[1])}) but its "
+                          f"flavor {flavor}: teams are promised {q[0]} {resource} ({', '.join(sorted(q[1]))}) but its "
                           f"on-demand/reserved pools hold {fixed}; lower the nominal quotas or add slices"))
     return found
 
@@ -120,7 +120,8 @@ def kueue_references(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     def missing(kind: str, name: str) -> bool:
         return name not in k[kind]
 
-    for lq in k["LocalQueue"].values():
+    local_queues = [r for t, rs in ix.by_type.items() if t.endswith(":LocalQueue") for r in rs]  # namespaced
+    for lq in local_queues:
         cq = (lq.props.get("spec") or {}).get("clusterQueue")
         if missing("ClusterQueue", cq):
             found.append((lq.urn, f"LocalQueue {lq.name}: ClusterQueue {cq!r} does not exist; "

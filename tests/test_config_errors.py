@@ -1,0 +1,97 @@
+"""Bad input: one ConfigError naming the path, the value and what is allowed, before any resource."""
+import subprocess
+import sys
+
+import pytest
+
+from gkebatch.errors import ConfigError
+from gkebatch.platform import build_platform
+
+from .conftest import ROOT, platform_of, run_config
+
+
+def dev():
+    return platform_of("dev")
+
+
+def mutate(fn):
+    cfg = dev()
+    fn(cfg)
+    return cfg
+
+
+CASES = [
+    ("unknown key", lambda c: c["cluster"].update(nmae="x"), "platform.cluster.nmae", "unknown key"),
+    ("unknown TPU generation", lambda c: c["tpu_pools"][0].update(generation="v9"),
+     "platform.tpu_pools[0].generation", "allowed: v4, v5e, v5p, v6e, tpu7x"),
+    ("unknown GPU", lambda c: c["gpu_pools"][0].update(gpu="nvidia-k80"), "platform.gpu_pools[0].gpu",
+     "nvidia-h100-80gb"),
+    ("bad topology", lambda c: c["tpu_pools"][0].update(topology="2x3"), "platform.tpu_pools[0].topology",
+     "'2x3'; allowed: 2x2, 2x4, 4x4"),
+    ("no slices", lambda c: c["tpu_pools"][0].update(slices=0), "platform.tpu_pools[0].slices",
+     "at least 1 slice"),
+    ("duplicate pool", lambda c: c["tpu_pools"].append(dict(c["tpu_pools"][0])), "platform.tpu_pools[2].name",
+     "already used by platform.tpu_pools[0]"),
+    ("zone outside region", lambda c: c["tpu_pools"][0].update(zones=["europe-west4-a"]),
+     "platform.tpu_pools[0].zones[0]", "not in region 'us-east5'"),
+    ("flex-start with reservation", lambda c: c["tpu_pools"][1].update(reservation="r1"),
+     "platform.tpu_pools[1].capacity", "only consumed with capacity 'reservation'"),
+    ("flex-start with spot", lambda c: c["tpu_pools"][1].update(capacity=["flex-start", "spot"]),
+     "platform.tpu_pools[1].capacity", "allowed: 'on-demand', 'spot', 'reservation' or 'flex-start'"),
+    ("multi-host over two zones", lambda c: c["tpu_pools"][0].update(zones=["us-east5-a", "us-east5-b"]),
+     "platform.tpu_pools[0].zones", "give exactly one zone"),
+    ("accelerators on Autopilot", lambda c: c["cluster"].update(mode="autopilot"), "platform.tpu_pools",
+     "an Autopilot cluster has no node pools"),
+    ("quota on unknown flavor", lambda c: c["teams"][0]["queue"]["quotas"].update({"a100": {"cpu": 1}}),
+     "platform.teams[0].queue.quotas.a100", "flavors: h100-dws, v5e-train, v6e-flex"),
+    ("quota on unknown resource", lambda c: c["teams"][0]["queue"]["quotas"]["v6e-flex"].update(
+        {"nvidia.com/gpu": 1}), "platform.teams[0].queue.quotas.v6e-flex.nvidia.com/gpu",
+     "it provides: cpu, memory, ephemeral-storage, google.com/tpu"),
+    ("malformed quantity", lambda c: c["teams"][0]["queue"]["quotas"]["v6e-flex"].update(memory="10Gx"),
+     "platform.teams[0].queue.quotas.v6e-flex.memory", "'10Gx': a non-negative Kubernetes quantity"),
+    ("negative quantity", lambda c: c["teams"][0]["queue"]["quotas"]["v6e-flex"].update(cpu=-1),
+     "platform.teams[0].queue.quotas.v6e-flex.cpu", "non-negative"),
+    ("namespace of two teams", lambda c: c["teams"][1].update(namespaces=["research"]),
+     "platform.teams[1].namespaces", "already belongs to team 'research'"),
+    ("unknown cohort", lambda c: c["teams"][0]["queue"].update(cohort="nope"), "platform.teams[0].queue.cohort",
+     "declared cohorts: ml"),
+    ("borrowing without cohort", lambda c: c["teams"][1]["queue"].pop("cohort"),
+     "platform.teams[1].queue.quotas.v5e-train.google.com/tpu.borrowing_limit", "needs a cohort"),
+    ("priority out of range", lambda c: c["priorities"][0].update(value=1_000_000_000),
+     "platform.priorities[0].value", "to 999,999,999"),
+    ("two global defaults", lambda c: c["priorities"][0].update(global_default=True),
+     "platform.priorities[1].global_default", "at most one priority class"),
+    ("flavors covering different resources", lambda c: c["teams"][0]["queue"]["quotas"]["v6e-flex"].update(cpu=4),
+     "platform.teams[0].queue.quotas.v6e-flex", "must cover the same resources"),
+    ("unknown default priority", lambda c: c["teams"][0].update(default_priority="urgent"),
+     "platform.teams[0].default_priority", "priorities: high-priority, low-priority"),
+    ("groups without Google Groups for RBAC", lambda c: c["cluster"].pop("security_group"),
+     "platform.teams[0].groups", "cluster.security_group"),
+]
+
+
+@pytest.mark.parametrize("label,change,path,fragment", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_is_one_clear_error(label, change, path, fragment):
+    with pytest.raises(ConfigError) as e:
+        build_platform(mutate(change))
+    assert e.value.path == path
+    assert fragment in str(e.value)
+
+
+def test_bad_stack_registers_nothing(plan):
+    """The error comes before any resource: the program stops at validation."""
+    from offline.runtime import PlanError
+    with pytest.raises(PlanError, match=r"platform.tpu_pools\[0\].topology"):
+        run_config(mutate(lambda c: c["tpu_pools"][0].update(topology="2x3")))
+
+
+def test_make_plan_exits_nonzero_without_traceback(tmp_path):
+    bad = tmp_path / "Pulumi.bad.yaml"
+    text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text().replace("topology: 2x4", "topology: 2x3")
+    bad.write_text(text)
+    r = subprocess.run([sys.executable, "-m", "offline", "plan", str(bad), "--out", str(tmp_path / "out")],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "platform.tpu_pools[0].topology" in r.stderr and "allowed: 2x2, 2x4" in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,129 @@
+"""What the offline plan declares, read from the registrations as resources.json stores them."""
+import json
+import subprocess
+import sys
+
+from .conftest import ROOT, by_type, platform_of, run_config
+
+
+def pools(regs) -> dict:
+    return {r.inputs["name"]: r.inputs for r in by_type(regs, "nodePool:NodePool")}
+
+
+def test_multislice_pools_one_per_slice(plan):
+    p = pools(plan("multislice"))
+    slices = [p[f"vlp-{i}"] for i in range(3)]
+    for s in slices:
+        assert s["nodeConfig"]["machineType"] == "ct5lp-hightpu-4t"
+        assert s["nodeCount"] == 2
+        assert s["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "2x4"}
+        assert s["nodeLocations"] == ["us-west4-a"]
+
+
+def test_v6e_4x4_slice_is_four_nodes(plan):
+    p = pools(plan("hotswap"))
+    assert [p[f"v6e-{i}"]["nodeCount"] for i in range(3)] == [4, 4, 4]
+
+
+def test_v5p_reserved_slices(plan):
+    p = pools(plan("prod"))["v5p-res-0"]
+    assert p["nodeCount"] == 16 and p["placementPolicy"]["tpuTopology"] == "4x4x4"
+    assert p["nodeConfig"]["reservationAffinity"] == {"consumeReservationType": "SPECIFIC_RESERVATION",
+                                                      "key": "compute.googleapis.com/reservation-name",
+                                                      "values": ["v5p-prod-reservation"]}
+
+
+def test_flex_start_pools(plan):
+    p = pools(plan("flex-start"))
+    single, multi = p["v6e-single-0"], p["v6e-multi-0"]
+    assert single["autoscaling"] == {"minNodeCount": 0, "maxNodeCount": 1} and "placementPolicy" not in single
+    assert multi["autoscaling"] == {"minNodeCount": 0, "maxNodeCount": 4}
+    assert multi["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "4x4"}
+    for pool in (single, multi):
+        assert pool["nodeConfig"]["flexStart"] is True
+        assert pool["nodeConfig"]["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}
+        assert pool["management"]["autoRepair"] is False
+        assert pool["initialNodeCount"] == 0
+    assert p["system"]["nodeConfig"].get("flexStart") is None  # GKE needs one plain pool
+
+
+def test_queued_provisioning_gpu_pool(plan):
+    p = pools(plan("dws-gpu"))["dws-a100"]
+    assert p["queuedProvisioning"] == {"enabled": True}
+    assert p["autoscaling"] == {"totalMinNodeCount": 0, "totalMaxNodeCount": 10, "locationPolicy": "ANY"}
+    assert p["management"] == {"autoRepair": False, "autoUpgrade": False}
+    nc = p["nodeConfig"]
+    assert nc["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}
+    assert nc["guestAccelerators"] == [{"type": "nvidia-tesla-a100", "count": 1,
+                                        "gpuDriverInstallationConfig": {"gpuDriverVersion": "LATEST"}}]
+    assert nc["gvnic"] == {"enabled": True}
+
+
+def test_spot_pool(plan):
+    assert pools(plan("prod"))["v5e-spot-0"]["nodeConfig"]["spot"] is True
+
+
+def test_cluster_secure_defaults(plan):
+    (c,) = by_type(plan("prod"), "cluster:Cluster")
+    i = c.inputs
+    assert i["workloadIdentityConfig"] == {"workloadPool": "acme-ml-prod.svc.id.goog"}
+    assert i["enableShieldedNodes"] is True and i["enableLegacyAbac"] is False
+    assert i["datapathProvider"] == "ADVANCED_DATAPATH" and i["removeDefaultNodePool"] is True
+    assert i["masterAuth"] == {"clientCertificateConfig": {"issueClientCertificate": False}}
+    assert i["privateClusterConfig"]["enablePrivateNodes"] is True and i["deletionProtection"] is True
+    assert i["resourceLabels"]["environment"] == "prod" and i["resourceLabels"]["cost-center"] == "ml-infra"
+    assert i["authenticatorGroupsConfig"] == {"securityGroup": "gke-security-groups@acme.example"}
+
+
+def test_autopilot_has_no_node_pools(plan):
+    regs = plan("batch-teams")
+    assert by_type(regs, "nodePool:NodePool") == []
+    (c,) = by_type(regs, "cluster:Cluster")
+    assert c.inputs["enableAutopilot"] is True
+
+
+def test_kubeconfig_is_a_secret_using_the_auth_plugin(plan):
+    (provider,) = [r for r in plan("dev") if r.type == "pulumi:providers:kubernetes"]
+    assert provider.inputs["kubeconfig"] == "[secret]"
+    from components.gke_cluster import kubeconfig
+    assert "command: gke-gcloud-auth-plugin" in kubeconfig("c", "1.2.3.4", "Q0E=")
+
+
+def test_every_gcp_resource_is_labelled(plan):
+    for r in plan("dev"):
+        labels = r.inputs.get("resourceLabels") or (r.inputs.get("nodeConfig") or {}).get("resourceLabels")
+        if r.type.startswith("gcp:"):
+            assert {"environment": "dev", "owner": "ml-platform", "cost-center": "ml-research"}.items() <= labels.items()
+
+
+def test_kubernetes_objects_use_the_cluster_provider(plan):
+    for r in plan("dev"):
+        if r.type.startswith("kubernetes:"):
+            assert r.provider == "gke-k8s", r.urn
+
+
+def test_children_are_parented_to_their_component(plan):
+    regs = {r.urn: r for r in plan("dev")}
+    slices = [r for r in regs.values() if r.name.startswith("v5e-train-slice-")]
+    assert {regs[r.parent].type for r in slices} == {"gke-ai-batch:index:TpuSlicePool"}
+
+
+def test_make_plan_writes_resources_and_manifests(tmp_path):
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "offline", "plan", "tests/stacks/Pulumi.broken-prod.yaml",
+                        "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "v5p-res-0" in r.stdout and "total tpu-v5p-slice (google.com/tpu): 8" in r.stdout
+    resources = json.loads((out / "resources.json").read_text())
+    assert {"urn", "type", "name", "parent", "custom", "inputs"} <= set(resources[0])
+    assert (out / "manifests" / "07-clusterqueue-a.yaml").exists()
+    assert (out / "helm" / "kueue.yaml").exists()
+
+
+def test_onboarding_a_team_is_one_block():
+    cfg = platform_of("dev")
+    cfg["teams"].append({"name": "vision", "groups": ["vision@acme.example"],
+                         "queue": {"cohort": "ml", "quotas": {"v6e-flex": {"google.com/tpu": 16}}}})
+    regs = run_config(cfg)
+    assert "vision" in {r.inputs["metadata"]["namespace"] for r in by_type(regs, ":LocalQueue")}
+    assert any(r.inputs["metadata"]["name"] == "vision" for r in by_type(regs, ":ClusterQueue"))

@@ -1,0 +1,206 @@
+"""Every policy passes a good resource or stack and flags a bad one with a message that says how to fix it."""
+import copy
+import subprocess
+import sys
+
+import pytest
+
+from offline.check import violations
+from policies import resource_rules as rr
+from policies import stack_rules as sr
+from policies.pack import RESOURCE_POLICIES, STACK_POLICIES, policies
+
+from .conftest import ROOT, STACKS, by_type
+
+
+def inputs(regs, suffix, name):
+    return next(r.inputs for r in by_type(regs, suffix) if (r.inputs.get("metadata") or r.inputs).get("name") == name)
+
+
+def rule(name):
+    return next(p.rule for p in RESOURCE_POLICIES if p.name == name)
+
+
+@pytest.fixture
+def dev_pools(plan):
+    return {r.inputs["name"]: copy.deepcopy(r.inputs) for r in by_type(plan("dev"), "nodePool:NodePool")}
+
+
+def test_every_policy_has_a_description_and_level():
+    names = [p.name for p in policies()]
+    assert len(names) == len(set(names)) == len(RESOURCE_POLICIES) + len(STACK_POLICIES)
+    assert all(p.description and p.enforcement_level for p in policies())
+
+
+def test_tpu_pool_shape(dev_pools):
+    good = dev_pools["v5e-train-0"]
+    assert rr.tpu_pool_shape(good) == []
+    bad = copy.deepcopy(good)
+    bad["nodeCount"] = 3
+    assert rr.tpu_pool_shape(bad) == ["node pool v5e-train-0: a 2x4 slice on ct5lp-hightpu-4t is 2 VMs; "
+                                      "set nodeCount (or autoscaling max) to 2, not 3"]
+    bad = copy.deepcopy(good)
+    bad["nodeLocations"] = ["us-east5-a", "us-east5-b"]
+    bad["placementPolicy"]["type"] = "SPREAD"
+    msgs = rr.tpu_pool_shape(bad)
+    assert any("COMPACT" in m for m in msgs) and any("one zone" in m for m in msgs)
+    bad = copy.deepcopy(good)
+    bad["placementPolicy"]["tpuTopology"] = "2x3"
+    assert "topology 2x3 does not exist on ct5lp-hightpu-4t" in rr.tpu_pool_shape(bad)[0]
+    single = copy.deepcopy(good)
+    single["placementPolicy"]["tpuTopology"] = "2x2"
+    single["nodeCount"] = 1
+    assert "single-host" in rr.tpu_pool_shape(single)[0]
+
+
+def test_gpu_pool_shape(dev_pools):
+    good = dev_pools["h100-dws"]
+    assert rr.gpu_pool_shape(good) == []
+    bad = copy.deepcopy(good)
+    bad["nodeConfig"]["guestAccelerators"][0]["count"] = 4
+    assert "carries 8 x nvidia-h100-80gb; set guestAccelerators count to 8" in rr.gpu_pool_shape(bad)[0]
+    bad["nodeConfig"]["machineType"] = "g2-standard-12"
+    assert "does not come on g2-standard-12" in rr.gpu_pool_shape(bad)[0]
+
+
+def test_flex_start_pool(dev_pools):
+    good = dev_pools["v6e-flex-0"]
+    assert rr.flex_start_pool(good) == []
+    bad = copy.deepcopy(good)
+    bad["nodeConfig"]["spot"] = True
+    bad["nodeConfig"]["reservationAffinity"] = {"consumeReservationType": "ANY_RESERVATION"}
+    bad["management"]["autoRepair"] = True
+    bad["autoscaling"]["minNodeCount"] = 1
+    msgs = rr.flex_start_pool(bad)
+    assert len(msgs) == 4 and any("NO_RESERVATION" in m for m in msgs) and any("drop nodeConfig.spot" in m for m in msgs)
+
+
+def test_queued_provisioning_pool(dev_pools):
+    good = dev_pools["h100-dws"]
+    assert rr.queued_provisioning_pool(good) == []
+    bad = copy.deepcopy(good)
+    bad["autoscaling"]["locationPolicy"] = "BALANCED"
+    bad["management"]["autoUpgrade"] = True
+    msgs = rr.queued_provisioning_pool(bad)
+    assert any("locationPolicy ANY" in m for m in msgs) and any("autoUpgrade off" in m for m in msgs)
+
+
+def test_cluster_policies(plan):
+    prod = copy.deepcopy(inputs(plan("prod"), "cluster:Cluster", "ml-prod"))
+    assert rule("cluster-baseline")(prod) == [] and rule("production-hardening")(prod) == []
+    prod["enableLegacyAbac"] = True
+    prod["workloadIdentityConfig"] = None
+    assert len(rule("cluster-baseline")(prod)) == 2
+    prod["deletionProtection"] = False
+    prod["masterAuthorizedNetworksConfig"] = {"cidrBlocks": [{"cidrBlock": "0.0.0.0/0"}]}
+    msgs = rule("production-hardening")(prod)
+    assert any("open to 0.0.0.0/0" in m for m in msgs) and any("deletion protection" in m for m in msgs)
+    assert rule("hardening-advisory")(prod) == []  # production findings are mandatory, not advice
+    dev = inputs(plan("dev"), "cluster:Cluster", "ml-dev")
+    assert rule("production-hardening")(dev) == [] and rule("hardening-advisory")(dev)
+
+
+def test_required_labels(plan):
+    pool = copy.deepcopy(inputs(plan("dev"), "nodePool:NodePool", "system"))
+    assert rule("required-labels")(pool) == []
+    del pool["nodeConfig"]["resourceLabels"]["owner"]
+    assert rule("required-labels")(pool) == ["system: add the label(s) owner"]
+
+
+def test_kueue_objects(plan):
+    cq = copy.deepcopy(inputs(plan("dev"), ":ClusterQueue", "research"))
+    assert rule("kueue-api-version")(cq) == [] and rule("cluster-queue-namespaces")(cq) == []
+    cq["apiVersion"] = "kueue.x-k8s.io/v1beta1"
+    assert "emit kueue.x-k8s.io/v1beta2" in rule("kueue-api-version")(cq)[0]
+    cq["spec"]["namespaceSelector"] = {}
+    assert "declare the queue shared" in rule("cluster-queue-namespaces")(cq)[0]
+    shared = inputs(plan("batch-teams"), ":ClusterQueue", "cluster-queue")
+    assert shared["spec"]["namespaceSelector"] == {} and rule("cluster-queue-namespaces")(shared) == []
+
+
+def test_priority_value(plan):
+    pc = copy.deepcopy(inputs(plan("hotswap"), ":PriorityClass", "high-priority-job"))
+    assert rule("priority-class-value")(pc) == []
+    pc["value"] = 2_000_000_000
+    assert "stay below 1,000,000,000" in rule("priority-class-value")(pc)[0]
+
+
+def stack(regs):
+    return [sr.Res(r.type, r.urn, copy.deepcopy(r.inputs), tuple(r.dependencies)) for r in regs if r.custom]
+
+
+def test_quota_policies(plan):
+    res = stack(plan("prod"))
+    assert sr.quota_over_capacity(res) == [] and sr.quota_below_capacity(res) == []
+    cq = next(r for r in res if r.type.endswith(":ClusterQueue") and r.name == "research")
+    cq.props["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = 64
+    (over,) = sr.quota_over_capacity(res)
+    assert "teams are promised 144 google.com/tpu (inference-eval, research, training) but its on-demand/reserved " \
+           "pools hold 128" in over[1]
+    idle = sr.quota_below_capacity(stack(plan("hotswap")))
+    assert "16 of 48 google.com/tpu are in no team's nominal quota" in idle[0][1]
+
+
+def test_spot_and_flex_capacity_is_not_counted_as_fixed(plan):
+    res = stack(plan("prod"))
+    caps = sr.flavor_capacity(sr.Index(res))
+    assert caps["v5p-res"] == (128, 128, "google.com/tpu")
+    assert caps["v6e-flex"] == (32, 0, "google.com/tpu") and caps["v5e-spot"] == (16, 0, "google.com/tpu")
+    assert caps["h100-dws"] == (128, 0, "nvidia.com/gpu")
+
+
+def test_kueue_references(plan):
+    res = stack(plan("dev"))
+    assert sr.kueue_references(res) == []
+    lq = next(r for r in res if r.type.endswith(":LocalQueue"))
+    lq.props["spec"]["clusterQueue"] = "ghost"
+    ac = next(r for r in res if r.type.endswith(":AdmissionCheck"))
+    ac.props["spec"]["parameters"]["name"] = "ghost-config"
+    msgs = [m for _, m in sr.kueue_references(res)]
+    assert any("ClusterQueue 'ghost' does not exist" in m for m in msgs)
+    assert any("ProvisioningRequestConfig 'ghost-config' does not exist" in m for m in msgs)
+
+
+def test_platform_shape_policies(plan):
+    res = stack(plan("flex-start"))
+    assert sr.plain_pool_present(res) == [] and sr.jobset_installed(res) == [] and sr.kueue_after_release(res) == []
+    no_system = [r for r in res if r.props.get("name") != "system"]
+    assert "needs one pool without them" in sr.plain_pool_present(no_system)[0][1]
+    no_jobset = [r for r in res if not (r.type.endswith("Release") and r.props["name"] == "jobset")]
+    assert "install the JobSet chart" in sr.jobset_installed(no_jobset)[0][1]
+    cut = [sr.Res(r.type, r.urn, r.props, ()) for r in res]
+    assert any("create it after the Kueue release" in m for _, m in sr.kueue_after_release(cut))
+
+
+def test_one_global_default(plan):
+    res = stack(plan("dev"))
+    assert sr.one_global_default(res) == []
+    for r in res:
+        if r.type.endswith(":PriorityClass"):
+            r.props["globalDefault"] = True
+    assert "keep one" in sr.one_global_default(res)[0][1]
+
+
+@pytest.mark.parametrize("stack_name", STACKS)
+def test_example_stacks_pass_every_mandatory_policy(plan, stack_name):
+    assert [v for v in violations(plan(stack_name)) if v["level"] == "mandatory"] == []
+
+
+def test_levels_are_configurable(plan, tmp_path):
+    from offline.check import load_levels
+    f = tmp_path / "levels.json"
+    f.write_text('{"hardening-advisory": "disabled", "quota-idle-capacity": {"enforcementLevel": "mandatory"}}')
+    found = violations(plan("hotswap"), load_levels(str(f)))
+    assert {v["policy"]: v["level"] for v in found} == {"quota-idle-capacity": "mandatory"}
+
+
+def test_make_check_fails_on_the_broken_stack(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "offline", "check", "tests/stacks/Pulumi.broken-prod.yaml",
+                        "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 1, r.stdout + r.stderr
+    import json
+    found = json.loads((tmp_path / "violations.json").read_text())
+    assert sorted(v["policy"] for v in found if v["level"] == "mandatory") == [
+        "production-hardening", "production-hardening", "quota-within-capacity"]
+    text = r.stdout
+    assert "open to 0.0.0.0/0" in text and "turn deletion protection on" in text and "promised 16" in text

@@ -1,0 +1,133 @@
+"""The Kueue layer: quotas match pools, references resolve, flavors come from the pools."""
+import yaml
+
+from gkebatch.installs import kueue_manager_config
+from gkebatch.platform import build_platform
+
+from .conftest import STACKS, by_type, platform_of
+
+
+def objects(regs, kind):
+    return {r.inputs["metadata"]["name"]: r.inputs for r in by_type(regs, f":{kind}")}
+
+
+def test_multislice_quota_is_the_three_slices(plan):
+    regs = plan("multislice")
+    flavor = objects(regs, "ResourceFlavor")["vlp-24"]
+    assert flavor["spec"]["nodeLabels"] == {"cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
+                                            "cloud.google.com/gke-tpu-topology": "2x4"}
+    cq = objects(regs, "ClusterQueue")["cluster-queue"]["spec"]
+    assert cq["namespaceSelector"] == {} and cq["queueingStrategy"] == "BestEffortFIFO"
+    assert cq["preemption"] == {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"}
+    quota = cq["resourceGroups"][0]["flavors"][0]["resources"][0]
+    chips = sum(p.inputs["nodeCount"] * 4 for p in by_type(regs, "nodePool:NodePool") if p.name.startswith("vlp"))
+    assert quota == {"name": "google.com/tpu", "nominalQuota": 24} and chips == 24
+    assert objects(regs, "PriorityClass")["low-priority"]["value"] == 100
+    lq = objects(regs, "LocalQueue")["multislice-queue"]
+    assert lq["metadata"]["namespace"] == "default" and lq["spec"]["clusterQueue"] == "cluster-queue"
+
+
+def test_references_resolve_in_every_stack(plan):
+    for stack in STACKS:
+        regs = plan(stack)
+        cqs, flavors = objects(regs, "ClusterQueue"), objects(regs, "ResourceFlavor")
+        checks = objects(regs, "AdmissionCheck")
+        for r in by_type(regs, ":LocalQueue"):
+            assert r.inputs["spec"]["clusterQueue"] in cqs, stack
+        for cq in cqs.values():
+            for group in cq["spec"]["resourceGroups"]:
+                for f in group["flavors"]:
+                    assert f["name"] in flavors, stack
+                    assert [r["name"] for r in f["resources"]] == group["coveredResources"]
+            for check in cq["spec"].get("admissionChecksStrategy", {}).get("admissionChecks", []):
+                assert check["name"] in checks, stack
+
+
+def test_dws_admission_check_on_the_queued_flavor_only(plan):
+    regs = plan("dev")
+    flavors = objects(regs, "ResourceFlavor")
+    assert flavors["h100-dws"]["spec"]["tolerations"] == [
+        {"key": "cloud.google.com/gke-queued", "operator": "Equal", "value": "true", "effect": "NoSchedule"}]
+    assert "tolerations" not in flavors["v5e-train"]["spec"]
+    research = objects(regs, "ClusterQueue")["research"]["spec"]
+    assert research["admissionChecksStrategy"] == {"admissionChecks": [{"name": "dws-prov", "onFlavors": ["h100-dws"]}]}
+    prc = objects(regs, "ProvisioningRequestConfig")["dws-config"]["spec"]
+    assert prc["provisioningClassName"] == "queued-provisioning.gke.io" and prc["managedResources"] == ["nvidia.com/gpu"]
+    check = objects(regs, "AdmissionCheck")["dws-prov"]["spec"]
+    assert check["controllerName"] == "kueue.x-k8s.io/provisioning-request"
+    assert check["parameters"]["name"] == "dws-config"
+
+
+def test_capacity_labels_on_flavors(plan):
+    flavors = objects(plan("prod"), "ResourceFlavor")
+    assert flavors["v6e-flex"]["spec"]["nodeLabels"]["cloud.google.com/gke-flex-start"] == "true"
+    assert flavors["v5e-spot"]["spec"]["nodeLabels"]["cloud.google.com/gke-spot"] == "true"
+    assert flavors["v5p-res"]["spec"]["nodeLabels"]["gke-ai-batch.io/reservation"] == "v5p-prod-reservation"
+    pool = {r.inputs["name"]: r.inputs for r in by_type(plan("prod"), "nodePool:NodePool")}["v5p-res-0"]
+    assert pool["nodeConfig"]["labels"] == {"gke-ai-batch.io/reservation": "v5p-prod-reservation"}
+
+
+def test_team_queue_admits_only_its_namespaces(plan):
+    cq = objects(plan("dev"), "ClusterQueue")["training"]["spec"]
+    assert cq["namespaceSelector"] == {"matchExpressions": [
+        {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["training", "training-eval"]}]}
+    assert cq["cohortName"] == "ml"
+    assert cq["resourceGroups"][0]["flavors"][0]["resources"][0] == {
+        "name": "google.com/tpu", "nominalQuota": 8, "borrowingLimit": 8}
+
+
+def test_team_rbac_and_namespaces(plan):
+    regs = plan("dev")
+    rbs = [r.inputs for r in by_type(regs, ":RoleBinding") if r.inputs["metadata"]["name"] == "training-edit"]
+    assert sorted(rb["metadata"]["namespace"] for rb in rbs) == ["training", "training-eval"]
+    assert rbs[0]["roleRef"]["name"] == "edit" and rbs[0]["subjects"][0]["name"] == "ml-training@acme.example"
+    ns = objects(regs, "Namespace")["training"]
+    assert ns["metadata"]["annotations"]["gke-ai-batch.io/default-priority"] == "high-priority"
+    assert "default" not in objects(plan("multislice"), "Namespace")  # it exists already
+
+
+def test_hotswap_priorities(plan):
+    regs = plan("hotswap")
+    pcs, wpcs = objects(regs, "PriorityClass"), objects(regs, "WorkloadPriorityClass")
+    assert {n: p["value"] for n, p in pcs.items()} == {"low-priority-job": 1000000, "high-priority-job": 2000000}
+    assert {n: p["value"] for n, p in wpcs.items()} == {"low-priority-job": 1000000, "high-priority-job": 2000000}
+    assert objects(regs, "ClusterQueue")["tpu-training-cq"]["spec"]["resourceGroups"][0]["flavors"][0][
+        "resources"][0]["nominalQuota"] == 32
+
+
+def test_batch_teams_default_flavor(plan):
+    regs = plan("batch-teams")
+    assert objects(regs, "ResourceFlavor")["default-flavor"]["spec"] == {}
+    group = objects(regs, "ClusterQueue")["cluster-queue"]["spec"]["resourceGroups"][0]
+    assert group["coveredResources"] == ["cpu", "memory", "ephemeral-storage", "nvidia.com/gpu"]
+    assert {r["name"]: r["nominalQuota"] for r in group["flavors"][0]["resources"]} == {
+        "cpu": 10, "memory": "10Gi", "ephemeral-storage": "10Gi", "nvidia.com/gpu": 10}
+    assert sorted(objects(regs, "LocalQueue")) == ["lq-team-a", "lq-team-b"]
+
+
+def test_kueue_objects_wait_for_the_release(plan):
+    regs = plan("dev")
+    release = next(r.urn for r in regs if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs["name"] == "kueue")
+    for r in regs:
+        if r.type.startswith("kubernetes:kueue.x-k8s.io/"):
+            assert release in r.dependencies, r.name
+
+
+def test_kueue_controller_config(plan):
+    (kueue,) = [r for r in plan("dev") if r.type.endswith("Release") and r.inputs["name"] == "kueue"]
+    assert kueue["inputs"] if False else kueue.inputs["chart"] == "oci://registry.k8s.io/kueue/charts/kueue"
+    assert kueue.inputs["version"] == "0.19.2" and kueue.inputs["namespace"] == "kueue-system"
+    conf = yaml.safe_load(kueue.inputs["values"]["managerConfig"]["controllerManagerConfigYaml"])
+    assert conf["integrations"]["frameworks"] == ["batch/job", "jobset.x-k8s.io/jobset"]
+    assert conf["waitForPodsReady"]["timeout"] == "10m"  # multi-host TPU pools exist
+    assert conf["manageJobsWithoutQueueName"] is True
+    assert conf["managedJobsNamespaceSelector"]["matchExpressions"][0]["values"] == [
+        "research", "training", "training-eval"]
+    jobset = [r for r in plan("dev") if r.type.endswith("Release") and r.inputs["name"] == "jobset"]
+    assert jobset[0].inputs["chart"] == "oci://registry.k8s.io/jobset/charts/jobset"
+
+
+def test_no_jobset_or_pod_readiness_without_multi_host():
+    p = build_platform(platform_of("dws-gpu"))
+    assert not p.install_jobset
+    assert "waitForPodsReady" not in kueue_manager_config(p)
