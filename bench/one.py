@@ -1,0 +1,75 @@
+"""One size, in its own process (so peak memory is this size's): prints a JSON line."""
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import pulumi
+from pulumi.runtime import mocks, settings
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+from offline.check import violations
+from offline.runtime import PlanMocks, RecordingMonitor, close_thread_loops, run_program
+from offline.stackfile import PROJECT, StackFile
+
+from .synthetic import platform
+
+RUNS = 3
+
+
+class Bare(pulumi.CustomResource):
+    def __init__(self, t, name, props):
+        super().__init__(t, name, props)
+
+
+class BareComponent(pulumi.ComponentResource):
+    def __init__(self, t, name):
+        super().__init__(t, name, None)
+
+
+def floor(regs) -> float:
+    """The same mock runtime registering the same number of bare resources of the same types, with
+    the same inputs and no program logic: what the Pulumi SDK itself costs."""
+    todo = [(r.type, r.name, r.custom, r.inputs) for r in regs if r.type != "pulumi:pulumi:Stack"]
+    settings.ROOT.set(None)
+    monitor = RecordingMonitor(PlanMocks())
+    mocks.set_mocks(monitor.mocks, project=PROJECT, stack="floor", preview=False, monitor=monitor)
+    start = time.perf_counter()
+
+    def program():
+        for i, (t, name, custom, inputs) in enumerate(todo):
+            if custom:
+                Bare(t, f"{name}-{i}", dict(inputs))
+            else:
+                BareComponent(t, f"{name}-{i}")
+    _sync_await(run_pulumi_func(program))
+    return time.perf_counter() - start
+
+
+def main(teams: int) -> dict:
+    stack = StackFile(name=f"bench-{teams}", path=Path("bench"), config={f"{PROJECT}:platform": json.dumps(platform(teams))})
+    plan_times, check_times, floor_times = [], [], []
+    for _ in range(RUNS):
+        t = time.perf_counter()
+        regs = run_program(stack)
+        plan_times.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        found = violations(regs)
+        check_times.append(time.perf_counter() - t)
+        floor_times.append(floor(regs))
+    assert not [v for v in found if v["level"] == "mandatory"], found
+    plan_s, check_s, floor_s = (statistics.median(x) for x in (plan_times, check_times, floor_times))
+    close_thread_loops()
+    return {"teams": teams, "resources": len(regs), "plan_s": round(plan_s, 3), "check_s": round(check_s, 3),
+            "floor_s": round(floor_s, 3), "plan_over_floor": round(plan_s / floor_s, 2),
+            "check_over_plan": round(check_s / plan_s, 3),
+            "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(int(sys.argv[1]))))
