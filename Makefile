@@ -7,7 +7,7 @@ OUT ?=
 STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
 out_flag = $(if $(OUT),--out $(OUT))
 
-.PHONY: setup plan check test conform check-all golden bench clean
+.PHONY: setup plan check test conform check-all golden docs bench clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,9 @@ check-all: setup  ## the offline policy check of every stack
 
 golden: setup  ## rewrite the golden plans after a reviewed change
 	UPDATE_GOLDEN=1 $(PY) -m pytest tests/test_golden.py
+
+docs: setup  ## rewrite the plan blocks of docs/scenarios/ after a reviewed change
+	$(PY) docs/update_plans.py
 
 bench: setup
 	$(PY) -m bench

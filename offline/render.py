@@ -67,7 +67,7 @@ def summary(regs: list[Registration]) -> str:
             mode = "Autopilot" if i.get("enableAutopilot") else "Standard"
             lines.append(f"cluster {i['name']} ({mode}, {i['location']}, channel "
                          f"{i.get('releaseChannel', {}).get('channel')})")
-    pools = [pool_facts(r.inputs) for r in regs if r.type == NODE_POOL]
+    pools = sorted((pool_facts(r.inputs) for r in regs if r.type == NODE_POOL), key=lambda p: p.name)
     if pools:
         header = ("pool", "accelerator", "topology", "machine", "nodes", "capacity", "chips/GPUs")
         rows = [header] + [(p.name, p.accelerator or "-", p.topology or "-", p.machine_type, p.sizing(), p.capacity,
@@ -78,14 +78,14 @@ def summary(regs: list[Registration]) -> str:
         for p in pools:
             if p.resource:
                 totals[f"{p.accelerator} ({p.resource})"] += p.accelerators
-        for acc, n in totals.items():
+        for acc, n in sorted(totals.items()):
             lines.append(f"  total {acc}: {n} at full size")
-    queues = [r.inputs["metadata"]["name"] for r in regs if r.type.endswith(":ClusterQueue")]
+    queues = sorted(r.inputs["metadata"]["name"] for r in regs if r.type.endswith(":ClusterQueue"))
     lines.append(f"kueue: {kinds['kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor']} flavors, "
                  f"{kinds['kubernetes:kueue.x-k8s.io/v1beta2:Cohort']} cohorts, {len(queues)} ClusterQueues "
                  f"({', '.join(queues)}), {kinds['kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue']} LocalQueues, "
                  f"{kinds['kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck']} admission checks")
-    releases = [f"{r.inputs['name']} {r.inputs['version']}" for r in regs if r.type == HELM_RELEASE]
+    releases = sorted(f"{r.inputs['name']} {r.inputs['version']}" for r in regs if r.type == HELM_RELEASE)
     lines.append(f"helm: {', '.join(releases) or '(none)'}")
     lines.append(f"{len(regs)} resources registered")
     return "\n".join(lines)

@@ -88,17 +88,23 @@ class PlanError(Exception):
     """The program refused the stack (bad config): message only, no traceback."""
 
 
-def run_program(stack: StackFile) -> list[Registration]:
-    """Register every resource of the stack under mocks; PlanError for bad stack config."""
+def record(program, stack: str, config: dict[str, str] | None = None) -> list[Registration]:
+    """Run any Pulumi program callable under the mock runtime and return its registrations."""
     settings.ROOT.set(None)
     monitor = RecordingMonitor(PlanMocks())
-    mocks.set_mocks(monitor.mocks, project=PROJECT, stack=stack.name, preview=False, monitor=monitor)
-    pulumi.runtime.set_all_config(stack.pulumi_config())
+    mocks.set_mocks(monitor.mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor)
+    pulumi.runtime.set_all_config(config or {})
+    _sync_await(run_pulumi_func(program))
+    return monitor.registrations
+
+
+def run_program(stack: StackFile) -> list[Registration]:
+    """Register every resource of the stack's `__main__.py` under mocks; PlanError for bad config."""
     try:
-        _sync_await(run_pulumi_func(lambda: runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__")))
+        return record(lambda: runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__"), stack.name,
+                      stack.pulumi_config())
     except pulumi.RunError as e:
         raise PlanError(str(e)) from None
-    return monitor.registrations
 
 
 # The SDK gives each executor thread an event loop and never closes it; left to the garbage

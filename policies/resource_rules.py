@@ -16,28 +16,30 @@ def tpu_pool_shape(props: Props) -> list[str]:
     machine = catalog.tpu_machine(f.machine_type)
     if machine is None:
         return []
+    if (props.get("nodeConfig") or {}).get("guestAccelerators"):
+        return [f"node pool {f.name}: {f.machine_type} is a TPU machine; drop nodeConfig.guestAccelerators"]
+    placement = props.get("placementPolicy") or {}
+    topology = placement.get("tpuTopology")
+    if not topology:
+        return []
+    if topology not in machine.topologies:
+        gen = catalog.tpu_machine_generation(f.machine_type)
+        return [f"node pool {f.name}: topology {topology} does not exist on {f.machine_type} ({gen.name}); "
+                f"use one of: {', '.join(machine.topologies[:12])}"]
+    vms = catalog.topology_chips(topology) // machine.chips_per_vm
+    if vms <= 1:
+        return [f"node pool {f.name}: {topology} fits on one {f.machine_type} VM (single-host); drop "
+                "placementPolicy.tpuTopology"]
     out = []
-    topology = (props.get("placementPolicy") or {}).get("tpuTopology")
-    gen = catalog.tpu_machine_generation(f.machine_type)
-    if topology and topology not in machine.topologies:
-        out.append(f"node pool {f.name}: topology {topology} does not exist on {f.machine_type} "
-                   f"({gen.name}); use one of: {', '.join(machine.topologies[:12])}")
-        return out
-    if topology and catalog.topology_chips(topology) > machine.chips_per_vm:
-        vms = catalog.topology_chips(topology) // machine.chips_per_vm
-        placement = props.get("placementPolicy") or {}
-        if placement.get("type") != "COMPACT":
-            out.append(f"node pool {f.name}: a multi-host slice needs placementPolicy.type COMPACT")
-        if len(f.zones) != 1:
-            out.append(f"node pool {f.name}: a multi-host slice lives in one zone; set exactly one nodeLocation "
-                       f"(has {list(f.zones) or 'the cluster default'})")
-        size = f.fixed_nodes if f.fixed_nodes is not None else f.max_nodes
-        if size != vms:
-            out.append(f"node pool {f.name}: a {topology} slice on {f.machine_type} is {vms} VMs; set nodeCount "
-                       f"(or autoscaling max) to {vms}, not {size}")
-    if topology and catalog.topology_chips(topology) <= machine.chips_per_vm:
-        out.append(f"node pool {f.name}: {topology} fits on one {f.machine_type} VM (single-host); drop "
-                   "placementPolicy.tpuTopology")
+    if placement.get("type") != "COMPACT":
+        out.append(f"node pool {f.name}: a multi-host slice needs placementPolicy.type COMPACT")
+    if len(f.zones) != 1:
+        out.append(f"node pool {f.name}: a multi-host slice lives in one zone; set exactly one nodeLocation "
+                   f"(has {list(f.zones) or 'the cluster default'})")
+    size = f.fixed_nodes if f.fixed_nodes is not None else f.max_nodes
+    if size != vms:
+        out.append(f"node pool {f.name}: a {topology} slice on {f.machine_type} is {vms} VMs; set nodeCount "
+                   f"(or autoscaling max) to {vms}, not {size}")
     return out
 
 

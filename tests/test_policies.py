@@ -204,3 +204,16 @@ def test_make_check_fails_on_the_broken_stack(tmp_path):
         "production-hardening", "production-hardening", "quota-within-capacity"]
     text = r.stdout
     assert "open to 0.0.0.0/0" in text and "turn deletion protection on" in text and "promised 16" in text
+
+
+def test_policy_pack_serves_under_the_sdk():
+    """`pulumi preview --policy-pack policies` runs policies/__main__.py: it must build the pack and
+    start the analyzer server, which prints its port first."""
+    proc = subprocess.Popen([sys.executable, "policies/__main__.py"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        port = proc.stdout.readline().strip()
+        assert port.isdigit(), proc.stderr.read() if proc.poll() is not None else port
+    finally:
+        proc.kill()
+        proc.wait()
