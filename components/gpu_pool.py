@@ -10,16 +10,12 @@ import pulumi_gcp as gcp
 from gkebatch.pools import PoolPlan
 
 from . import PKG
-from .node_pools import node_config, reservation_affinity
+from .node_pools import PoolPlacement, node_config
 
 
 @dataclass
-class GpuPoolArgs:
-    project: str
-    cluster: pulumi.Input[str]
-    location: pulumi.Input[str]
+class GpuPoolArgs(PoolPlacement):
     plan: PoolPlan
-    labels: dict[str, str]
 
 
 def gpu_pool_inputs(p: PoolPlan, labels: dict[str, str]) -> dict:
@@ -31,13 +27,6 @@ def gpu_pool_inputs(p: PoolPlan, labels: dict[str, str]) -> dict:
                                 "gpu_driver_installation_config": {"gpu_driver_version": p.driver_version}}],
         "gvnic": {"enabled": p.gvnic},
     }
-    if p.capacity == "spot":
-        extra["spot"] = True
-    if p.max_run_duration:
-        extra["max_run_duration"] = p.max_run_duration
-    affinity = reservation_affinity(p)
-    if affinity:
-        extra["reservation_affinity"] = affinity
     inputs = dict(name=p.name, node_locations=list(p.zones), node_config=node_config(p, labels, **extra))
     if queued:
         inputs.update(

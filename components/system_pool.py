@@ -10,16 +10,12 @@ import pulumi_gcp as gcp
 from gkebatch.pools import PoolPlan
 
 from . import PKG
-from .node_pools import node_config
+from .node_pools import PoolPlacement, node_config
 
 
 @dataclass
-class SystemNodePoolArgs:
-    project: str
-    cluster: pulumi.Input[str]
-    location: pulumi.Input[str]
+class SystemNodePoolArgs(PoolPlacement):
     plan: PoolPlan
-    labels: dict[str, str]
     disk_size_gb: int = 100
 
 

@@ -10,37 +10,23 @@ import pulumi_gcp as gcp
 from gkebatch.pools import PoolPlan
 
 from . import PKG
-from .node_pools import node_config, reservation_affinity
+from .node_pools import PoolPlacement, node_config
 
 
 @dataclass
-class TpuSlicePoolArgs:
-    project: str
-    cluster: pulumi.Input[str]
-    location: pulumi.Input[str]
+class TpuSlicePoolArgs(PoolPlacement):
     slices: list[PoolPlan]  # one plan per slice, all of one shape
-    labels: dict[str, str]
 
 
 def slice_pool_inputs(p: PoolPlan, labels: dict[str, str]) -> dict:
     """NodePool inputs for one slice. Multi-host: COMPACT placement with the topology, all VMs in
     one zone. Flex-start: autoscale 0..VMs from no reservation, without auto-repair (page 003)."""
     flex = p.capacity == "flex-start"
-    extra: dict = {}
-    if p.capacity == "spot":
-        extra["spot"] = True
-    if flex:
-        extra["flex_start"] = True
-    if p.max_run_duration:
-        extra["max_run_duration"] = p.max_run_duration
-    affinity = reservation_affinity(p)
-    if affinity:
-        extra["reservation_affinity"] = affinity
     inputs = dict(
         name=p.name,
         node_locations=list(p.zones),
         management={"auto_repair": not flex, "auto_upgrade": True},
-        node_config=node_config(p, labels, **extra),
+        node_config=node_config(p, labels),
     )
     if flex:
         inputs.update(initial_node_count=0, autoscaling={"min_node_count": 0, "max_node_count": p.max_nodes})

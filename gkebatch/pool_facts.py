@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from typing import Mapping, Optional
 
 from . import catalog
-from .pools import FLEX_START_LABEL, SPOT_LABEL
+from .pools import FLEX_START_LABEL, SPOT_LABEL, PoolCapacity
 
 
 @dataclass(frozen=True)
-class PoolFacts:
+class PoolFacts(PoolCapacity):
     name: str
     kind: str  # tpu | gpu | cpu
     machine_type: str
@@ -38,14 +38,6 @@ class PoolFacts:
         if self.fixed_nodes is not None:
             return self.fixed_nodes * zones
         return (self.max_nodes or 0) * (1 if self.total_autoscaling else zones)
-
-    @property
-    def accelerators(self) -> int:
-        return self.nodes * self.per_node
-
-    @property
-    def fixed_capacity(self) -> bool:
-        return self.capacity in ("on-demand", "reservation")
 
     def sizing(self) -> str:
         if self.fixed_nodes is not None:

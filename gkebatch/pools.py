@@ -17,8 +17,24 @@ FLEX_START_LABEL = "cloud.google.com/gke-flex-start"  # source page 003: workloa
 QUEUED_TAINT = {"key": "cloud.google.com/gke-queued", "value": "true", "effect": "NoSchedule"}  # page 004
 
 
+FIXED_CAPACITY = ("on-demand", "reservation")  # spot, flex-start and queued capacity can vanish
+
+
+class PoolCapacity:
+    """What a pool provides at full size, from its `nodes`, `per_node` and `capacity`."""
+
+    @property
+    def accelerators(self) -> int:
+        return self.nodes * self.per_node
+
+    @property
+    def fixed_capacity(self) -> bool:
+        """On-demand and reserved pools hold their accelerators; spot, flex-start and queued do not."""
+        return self.capacity in FIXED_CAPACITY
+
+
 @dataclass(frozen=True)
-class PoolPlan:
+class PoolPlan(PoolCapacity):
     """Everything a GKE node pool needs, and what it provides to Kueue."""
 
     name: str  # GKE node pool name
@@ -54,15 +70,6 @@ class PoolPlan:
         if self.total_max_nodes is not None:
             return self.total_max_nodes
         return (self.max_nodes or 0) * len(self.zones)
-
-    @property
-    def accelerators(self) -> int:
-        return self.nodes * self.per_node
-
-    @property
-    def fixed_capacity(self) -> bool:
-        """On-demand and reserved pools hold their accelerators; spot, flex-start and queued do not."""
-        return self.capacity in ("on-demand", "reservation")
 
 
 def _zones(cfg: PlatformConfig, zones: list[str], path: str) -> tuple[str, ...]:
