@@ -131,3 +131,32 @@ def test_no_jobset_or_pod_readiness_without_multi_host():
     p = build_platform(platform_of("dws-gpu"))
     assert not p.install_jobset
     assert "waitForPodsReady" not in kueue_manager_config(p)
+
+
+def test_nested_cohorts_and_fair_sharing():
+    cfg = platform_of("dev")
+    cfg["cohorts"] = [{"name": "org", "fair_sharing_weight": 1}, {"name": "ml", "parent": "org",
+                                                                   "fair_sharing_weight": "0.5"}]
+    cohorts = {c["metadata"]["name"]: c["spec"] for c in build_platform(cfg).scheduling.cohorts}
+    assert cohorts == {"org": {"fairSharing": {"weight": 1}},
+                       "ml": {"parentName": "org", "fairSharing": {"weight": "0.5"}}}
+
+
+def test_cohort_cycles_and_unknown_parents_are_refused():
+    import pytest as _pytest
+
+    from gkebatch.errors import ConfigError
+    cfg = platform_of("dev")
+    cfg["cohorts"] = [{"name": "ml", "parent": "org"}, {"name": "org", "parent": "ml"}]
+    with _pytest.raises(ConfigError, match="its own ancestor"):
+        build_platform(cfg)
+    cfg["cohorts"] = [{"name": "ml", "parent": "nowhere"}]
+    with _pytest.raises(ConfigError, match=r"platform.cohorts\[0\].parent.*'nowhere' does not exist"):
+        build_platform(cfg)
+
+
+def test_controller_grows_with_the_queues():
+    from gkebatch.installs import controller_resources
+    assert controller_resources(10, None, None)["requests"] == {"cpu": "500m", "memory": "512Mi"}
+    assert controller_resources(400, None, None)["requests"] == {"cpu": "1", "memory": "1536Mi"}
+    assert controller_resources(400, "4", "8Gi")["requests"] == {"cpu": "4", "memory": "8Gi"}
