@@ -21,7 +21,6 @@ GPU_RESOURCE = "nvidia.com/gpu"
 TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
 TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 GPU_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
-NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
 
 
 @dataclass(frozen=True)
@@ -125,10 +124,10 @@ class TpuShape:
 class CatalogError(ValueError):
     """A value the catalog does not have; `allowed` lists what it does have."""
 
-    def __init__(self, what: str, value: object, allowed: list[str], hint: str = ""):
-        self.what, self.value, self.allowed, self.hint = what, value, allowed, hint
+    def __init__(self, what: str, value: object, allowed: list[str]):
+        self.what, self.value, self.allowed = what, value, allowed
         shown = ", ".join(allowed[:40]) + (f", ... ({len(allowed)} in all)" if len(allowed) > 40 else "")
-        super().__init__(f"unknown {what} {value!r}{hint}; allowed: {shown}")
+        super().__init__(f"unknown {what} {value!r}; allowed: {shown}")
 
 
 def tpu_generation(name: str) -> TpuGeneration:
@@ -136,10 +135,6 @@ def tpu_generation(name: str) -> TpuGeneration:
         return TPU_GENERATIONS[name]
     except KeyError:
         raise CatalogError("TPU generation", name, list(TPU_GENERATIONS)) from None
-
-
-def tpu_generation_by_accelerator(accelerator: str) -> TpuGeneration | None:
-    return next((g for g in TPU_GENERATIONS.values() if g.accelerator == accelerator), None)
 
 
 def tpu_shape(generation: str, topology: str, machine_type: str | None = None) -> TpuShape:

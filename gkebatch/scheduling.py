@@ -6,7 +6,7 @@ reaches the components is already consistent. Emits kueue.x-k8s.io/v1beta2 only.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 from . import catalog
@@ -44,14 +44,6 @@ class FlavorPlan:
     @property
     def accelerator_resource(self) -> Optional[str]:
         return self.pools[0].resource if self.pools else None
-
-    @property
-    def accelerators(self) -> int:
-        return sum(p.accelerators for p in self.pools)
-
-    @property
-    def fixed_accelerators(self) -> int:
-        return sum(p.accelerators for p in self.pools if p.fixed_capacity)
 
     def manifest(self) -> dict:
         spec: dict = {}
@@ -96,11 +88,6 @@ class SchedulingPlan:
     admission_checks: tuple[dict, ...]  # ProvisioningRequestConfig and AdmissionCheck
     priority_classes: tuple[dict, ...]
     workload_priority_classes: tuple[dict, ...]
-    nominal: dict = field(default_factory=dict)  # (flavor, resource) -> total nominal quota
-
-    def kueue_manifests(self) -> list[dict]:
-        return ([f.manifest() for f in self.flavors.values()] + list(self.cohorts)
-                + list(self.admission_checks) + [q.manifest for q in self.cluster_queues])
 
 
 def _name_list(names) -> str:
@@ -367,7 +354,7 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingP
             raise ConfigError(f"{path}.cluster_queue", f"{t.cluster_queue!r} is not a shared queue; give the team "
                               f"its own `queue`, or name a shared queue: {_name_list(shared)}")
 
-    queues, teams, nominal = [], [], {}
+    queues, teams = [], []
     for i, t in enumerate(cfg.teams):
         if t.queue is not None:
             cq_name = t.cluster_queue or t.name
@@ -383,10 +370,6 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingP
         namespaces = tuple(ns for j in users for ns in team_ns[j])
         queues.append(ClusterQueuePlan(name, path, q, namespaces, True, _cluster_queue(
             name, path, q, namespaces, True, q.admit == "all", flavors, cohort_names, cfg)))
-    for q in queues:
-        for fname, resources in q.spec.quotas.items():
-            for rname, spec in resources.items():
-                nominal[(fname, rname)] = nominal.get((fname, rname), 0) + parse_quantity(spec.nominal)
     return SchedulingPlan(flavors=flavors, cohorts=cohorts, cluster_queues=tuple(queues), teams=tuple(teams),
                           admission_checks=_admission_checks(cfg, flavors), priority_classes=pcs,
-                          workload_priority_classes=wpcs, nominal=nominal)
+                          workload_priority_classes=wpcs)

@@ -21,9 +21,6 @@ class StackFile:
         """The engine's config map: plain strings, structured values as JSON."""
         return {k: v if isinstance(v, str) else json.dumps(v) for k, v in self.config.items()}
 
-    def platform(self):
-        return self.config.get(f"{PROJECT}:platform")
-
 
 def resolve(stack: str) -> StackFile:
     """A stack name in stacks/, or a path to a Pulumi.<stack>.yaml anywhere."""
