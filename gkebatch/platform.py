@@ -39,8 +39,8 @@ def _pydantic_path(loc: tuple) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in ("int", "str", "function-after[_quantity(), union[int,str]]") or "[" in str(part):
-            continue  # union branch names pydantic adds to the location
+        elif part in ("int", "str") or "[" in str(part):
+            continue  # union branch names pydantic adds to the location, e.g. function-after[...]
         else:
             out += f".{part}"
     return out

@@ -35,15 +35,19 @@ class Res:
 
 
 class Index:
-    """One pass over the stack: resources by type, Kueue objects by kind and name."""
+    """One pass over the stack: resources by type, every Kueue object, and the cluster-scoped Kueue
+    objects by kind and name (what references name; LocalQueues are namespaced and named by none)."""
 
     def __init__(self, resources: Sequence[Res]):
         self.by_type: dict[str, list[Res]] = defaultdict(list)
+        self.kueue_objects: list[Res] = []
         self.kueue: dict[str, dict[str, Res]] = defaultdict(dict)
         for r in resources:
             self.by_type[r.type].append(r)
             if r.type.startswith(KUEUE_PREFIX):
-                self.kueue[r.kind][r.name] = r
+                self.kueue_objects.append(r)
+                if r.kind != "LocalQueue":
+                    self.kueue[r.kind][r.name] = r
         self.pools = [(r, pool_facts(r.props)) for r in self.by_type[NODE_POOL]]
 
     def releases(self, chart_word: str) -> list[Res]:
@@ -120,8 +124,7 @@ def kueue_references(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     def missing(kind: str, name: str) -> bool:
         return name not in k[kind]
 
-    local_queues = [r for t, rs in ix.by_type.items() if t.endswith(":LocalQueue") for r in rs]  # namespaced
-    for lq in local_queues:
+    for lq in (r for r in ix.kueue_objects if r.kind == "LocalQueue"):
         cq = (lq.props.get("spec") or {}).get("clusterQueue")
         if missing("ClusterQueue", cq):
             found.append((lq.urn, f"LocalQueue {lq.name}: ClusterQueue {cq!r} does not exist; "
@@ -172,11 +175,10 @@ def kueue_after_release(resources: Sequence[Res]) -> list[tuple[str | None, str]
     ix = Index(resources)
     releases = {r.urn for r in ix.releases("kueue")}
     found = []
-    for kind in ix.kueue.values():
-        for r in kind.values():
-            if not releases.intersection(r.dependencies):
-                found.append((r.urn, f"{r.kind} {r.name}: create it after the Kueue release (dependsOn), or its "
-                                     "webhook rejects it while Kueue starts"))
+    for r in ix.kueue_objects:
+        if not releases.intersection(r.dependencies):
+            found.append((r.urn, f"{r.kind} {r.name}: create it after the Kueue release (dependsOn), or its "
+                                 "webhook rejects it while Kueue starts"))
     return found
 
 

@@ -217,3 +217,15 @@ def test_policy_pack_serves_under_the_sdk():
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_every_namespaced_local_queue_is_checked(plan):
+    """training and training-eval each hold a LocalQueue named training-queue: both are judged."""
+    res = stack(plan("dev"))
+    cut = [sr.Res(r.type, r.urn, r.props, ()) if r.type.endswith(":LocalQueue") and
+           r.props["metadata"]["namespace"] == "training-eval" else r for r in res]
+    (found,) = sr.kueue_after_release(cut)
+    assert found[0].endswith("team-training-lq-training-eval") and "LocalQueue training-queue" in found[1]
+    ghost = [sr.Res(r.type, r.urn, {**r.props, "spec": {"clusterQueue": "ghost"}}, r.dependencies)
+             if r.urn == found[0] else r for r in res]
+    assert [u for u, _ in sr.kueue_references(ghost)] == [found[0]]

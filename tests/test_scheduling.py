@@ -115,7 +115,7 @@ def test_kueue_objects_wait_for_the_release(plan):
 
 def test_kueue_controller_config(plan):
     (kueue,) = [r for r in plan("dev") if r.type.endswith("Release") and r.inputs["name"] == "kueue"]
-    assert kueue["inputs"] if False else kueue.inputs["chart"] == "oci://registry.k8s.io/kueue/charts/kueue"
+    assert kueue.inputs["chart"] == "oci://registry.k8s.io/kueue/charts/kueue"
     assert kueue.inputs["version"] == "0.19.2" and kueue.inputs["namespace"] == "kueue-system"
     conf = yaml.safe_load(kueue.inputs["values"]["managerConfig"]["controllerManagerConfigYaml"])
     assert conf["integrations"]["frameworks"] == ["batch/job", "jobset.x-k8s.io/jobset"]
