@@ -1,5 +1,5 @@
 """The platform program: load and validate the stack config, then compose the components.
-Runs unchanged under `pulumi up` and under the offline plan (python -m gkebatch.offline)."""
+Runs unchanged under `pulumi up` and under the offline plan (python -m offline plan)."""
 import pulumi
 
 from components.gke_cluster import GkeCluster, GkeClusterArgs
@@ -13,6 +13,7 @@ from components.team import Team, TeamArgs
 from components.tpu_slice_pool import TpuSlicePool, TpuSlicePoolArgs
 from gkebatch.config import CONFIG_KEY
 from gkebatch.errors import ConfigError
+from gkebatch.gke_inputs import cluster_inputs
 from gkebatch.installs import kueue_values
 from gkebatch.platform import build_platform
 
@@ -23,15 +24,14 @@ except ConfigError as e:
 
 cfg = platform.config
 labels = cfg.resource_labels()
-gke = GkeCluster("gke", GkeClusterArgs(cfg.project, cfg.region, cfg.zones, cfg.cluster, labels))
+gke = GkeCluster("gke", GkeClusterArgs(cluster_inputs(cfg, labels)))
 k8s_opts = pulumi.ResourceOptions(providers={"kubernetes": gke.provider})
 where = dict(project=cfg.project, cluster=gke.cluster.name, location=gke.cluster.location, labels=labels)
 
 pools: list[pulumi.Resource] = []
 for plan in platform.pools:
     if plan.kind == "system":
-        pools.append(SystemNodePool(plan.name, SystemNodePoolArgs(
-            plan=plan, disk_size_gb=cfg.system_pool.disk_size_gb, **where)))
+        pools.append(SystemNodePool(plan.name, SystemNodePoolArgs(plan=plan, **where)))
     elif plan.kind == "gpu":
         pools.append(GpuPool(plan.name, GpuPoolArgs(plan=plan, **where)))
 for tpu in cfg.tpu_pools:

@@ -61,6 +61,21 @@ class PoolPlan(PoolCapacity):
     node_labels: dict = field(default_factory=dict)  # labels the nodes carry (GKE's and ours)
     custom_labels: dict = field(default_factory=dict)  # the part of node_labels we set
     taints: tuple = ()  # taints GKE puts on the nodes that workloads must tolerate
+    disk_size_gb: Optional[int] = None  # boot disk (system pool)
+    workload_policy: Optional[str] = None  # TPU7x multi-host: the HIGH_THROUGHPUT policy that places it
+
+    @property
+    def flex_start(self) -> bool:
+        return self.capacity == "flex-start"
+
+    @property
+    def queued(self) -> bool:
+        return self.capacity == "queued-provisioning"
+
+    @property
+    def auto_repair(self) -> bool:
+        """Off where a repair would recreate capacity that cannot come back (source pages 003, 004)."""
+        return not (self.flex_start or self.queued)
 
     @property
     def nodes(self) -> int:
@@ -185,7 +200,7 @@ def plan_pools(cfg: PlatformConfig) -> list[PoolPlan]:
         raise ConfigError(path_of("system_pool", "min_nodes"), f"{s.min_nodes} is above max_nodes {s.max_nodes}")
     plans = [PoolPlan(name=s.name, source=s.name, path=path_of("system_pool"), kind="system",
                       machine_type=s.machine_type, zones=tuple(cfg.zones) or (), capacity="on-demand",
-                      min_nodes=s.min_nodes, max_nodes=s.max_nodes)]
+                      min_nodes=s.min_nodes, max_nodes=s.max_nodes, disk_size_gb=s.disk_size_gb)]
     for i, p in enumerate(cfg.tpu_pools):
         plans += tpu_pool_plans(cfg, i, p)
     for i, p in enumerate(cfg.gpu_pools):

@@ -1,0 +1,161 @@
+"""The inputs the platform sends to GKE, built once from the plans: the cluster and every node pool.
+
+The components pass these to pulumi-gcp unchanged, and the planner checks them against the GKE
+rules table before any resource exists (`engine_form` gives the camelCase shape the engine and the
+policy pack see), so the rules judge exactly what would be sent.
+"""
+from __future__ import annotations
+
+import re
+
+from .config import ClusterMode, PlatformConfig
+from .pools import PoolPlan
+
+NODE_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
+RESERVATION_KEY = "compute.googleapis.com/reservation-name"
+
+
+def cluster_location(cfg: PlatformConfig) -> str:
+    """A regional (or Autopilot) cluster lives in the region, a zonal one in the first zone."""
+    c = cfg.cluster
+    return cfg.region if c.regional or c.mode == ClusterMode.AUTOPILOT else cfg.zones[0]
+
+
+def _control_plane(cfg: PlatformConfig) -> dict:
+    c, autopilot = cfg.cluster, cfg.cluster.mode == ClusterMode.AUTOPILOT
+    private = None
+    if c.private_nodes:
+        private = {"enable_private_nodes": True, "enable_private_endpoint": False}
+        if not autopilot:
+            private["master_ipv4_cidr_block"] = c.master_ipv4_cidr
+    networks = [{"cidr_block": n.cidr, "display_name": n.name or n.cidr} for n in c.master_authorized_networks]
+    return dict(
+        private_cluster_config=private,
+        master_authorized_networks_config={"cidr_blocks": networks} if networks else None,
+        enable_legacy_abac=False,
+        master_auth={"client_certificate_config": {"issue_client_certificate": False}},
+        authenticator_groups_config={"security_group": c.security_group} if c.security_group else None,
+    )
+
+
+def _maintenance(cfg: PlatformConfig) -> dict:
+    c = cfg.cluster
+    w = c.maintenance_window
+    return {
+        "recurring_window": {"start_time": w.start, "end_time": w.end, "recurrence": w.recurrence},
+        "maintenance_exclusions": [
+            {"exclusion_name": e.name, "start_time": e.start, "end_time": e.end,
+             "exclusion_options": {"scope": e.scope}} for e in c.maintenance_exclusions],
+    }
+
+
+def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict:
+    """The Cluster's inputs: VPC-native, Workload Identity, shielded nodes and Dataplane V2 on
+    Standard (Autopilot enforces them itself), no default node pool."""
+    c = cfg.cluster
+    inputs = dict(
+        name=c.name, project=cfg.project, location=cluster_location(cfg), network=c.network,
+        subnetwork=c.subnetwork, release_channel={"channel": c.release_channel}, min_master_version=c.version,
+        deletion_protection=c.deletion_protection, resource_labels={**labels, **c.labels},
+        ip_allocation_policy={}, maintenance_policy=_maintenance(cfg), **_control_plane(cfg),
+    )
+    if c.mode == ClusterMode.AUTOPILOT:
+        return {**inputs, "enable_autopilot": True}
+    return {
+        **inputs,
+        "remove_default_node_pool": True,
+        "initial_node_count": 1,
+        "node_locations": list(cfg.zones) if c.regional and cfg.zones else None,
+        "workload_identity_config": {"workload_pool": f"{cfg.project}.svc.id.goog"},
+        "enable_shielded_nodes": True,
+        "datapath_provider": "ADVANCED_DATAPATH",
+    }
+
+
+def reservation_affinity(plan: PoolPlan) -> dict | None:
+    if plan.capacity == "reservation":
+        return {"consume_reservation_type": "SPECIFIC_RESERVATION", "key": RESERVATION_KEY,
+                "values": [plan.reservation]}
+    if plan.capacity in ("flex-start", "queued-provisioning"):
+        return {"consume_reservation_type": "NO_RESERVATION"}
+    return None
+
+
+def node_config(plan: PoolPlan, labels: dict[str, str], **extra) -> dict:
+    """Shielded, Workload-Identity-only nodes with the platform's resource labels, and the settings
+    of the plan's capacity mode (spot, flex-start, reservation affinity, maximum run duration)."""
+    config = {
+        "machine_type": plan.machine_type,
+        "oauth_scopes": NODE_SCOPES,
+        "resource_labels": labels,
+        "labels": dict(plan.custom_labels),
+        "shielded_instance_config": {"enable_secure_boot": True, "enable_integrity_monitoring": True},
+        "workload_metadata_config": {"mode": "GKE_METADATA"},
+        **extra,
+    }
+    if plan.capacity == "spot":
+        config["spot"] = True
+    if plan.flex_start:
+        config["flex_start"] = True
+    if plan.max_run_duration:
+        config["max_run_duration"] = plan.max_run_duration
+    affinity = reservation_affinity(plan)
+    if affinity:
+        config["reservation_affinity"] = affinity
+    return config
+
+
+def _sizing(p: PoolPlan) -> dict:
+    if p.total_max_nodes is not None:
+        return dict(initial_node_count=0, autoscaling={
+            "total_min_node_count": 0, "total_max_node_count": p.total_max_nodes, "location_policy": "ANY"})
+    if p.node_count is None:
+        # The system pool starts with a node so that the controllers have somewhere to run.
+        first = max(p.min_nodes or 0, 1 if p.kind == "system" else 0)
+        return dict(initial_node_count=first,
+                    autoscaling={"min_node_count": p.min_nodes, "max_node_count": p.max_nodes})
+    return dict(node_count=p.node_count)
+
+
+def _accelerators(p: PoolPlan) -> dict:
+    if p.kind != "gpu":
+        return {}
+    return {"guest_accelerators": [{"type": p.accelerator, "count": p.per_node,
+                                    "gpu_driver_installation_config": {"gpu_driver_version": p.driver_version}}],
+            "gvnic": {"enabled": p.gvnic}}
+
+
+def node_pool_inputs(p: PoolPlan, labels: dict[str, str]) -> dict:
+    """A node pool's inputs from its plan (without cluster and location, which are outputs).
+
+    Multi-host TPU slices are placed COMPACT with their topology, or by the workload policy that
+    replaces the topology on TPU7x. Flex-start and queued-provisioning pools autoscale from zero
+    without auto-repair (source pages 003 and 004)."""
+    inputs = dict(name=p.name, node_locations=list(p.zones), **_sizing(p),
+                  management={"auto_repair": p.auto_repair, "auto_upgrade": not p.queued},
+                  node_config=node_config(p, labels, **_accelerators(p)))
+    if p.kind == "system":
+        inputs["node_config"]["disk_size_gb"] = p.disk_size_gb
+        inputs.pop("node_locations")
+    if p.queued:
+        inputs["queued_provisioning"] = {"enabled": True}
+    if p.workload_policy:
+        inputs["placement_policy"] = {"type": "COMPACT", "policy_name": p.workload_policy}
+    elif p.multi_host:
+        inputs["placement_policy"] = {"type": "COMPACT", "tpu_topology": p.topology}
+    return inputs
+
+
+def _camel(key: str) -> str:
+    return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), key)
+
+
+def engine_form(inputs: dict) -> dict:
+    """The camelCase shape the engine records and policies read (None values are not sent)."""
+    def convert(v):
+        if isinstance(v, dict):
+            return {_camel(k): convert(x) for k, x in v.items() if x is not None}
+        if isinstance(v, list):
+            return [convert(x) for x in v]
+        return v
+    return convert(inputs)
