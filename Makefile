@@ -36,7 +36,8 @@ check-all: setup  ## the offline policy check of every stack
 golden: setup  ## rewrite the golden plans after a reviewed change
 	UPDATE_GOLDEN=1 $(PY) -m pytest tests/test_golden.py
 
-docs: setup  ## rewrite the plan blocks of docs/scenarios/ after a reviewed change
+docs: setup  ## rewrite docs/gke-rules.md and the plan blocks of docs/scenarios/ after a reviewed change
+	$(PY) docs/gke_rules_page.py
 	$(PY) docs/update_plans.py
 
 bench: setup

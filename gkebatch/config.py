@@ -52,15 +52,17 @@ class MaintenanceExclusion(Model):
 
 
 class MaintenanceWindow(Model):
-    """A recurring window (RFC 5545 RRULE), e.g. weekends from 02:00 to 06:00 UTC."""
+    """A recurring window (RFC 5545 RRULE). The default, weekends from 00:00 to 08:00 UTC, leaves
+    64 hours in the worst 32 days; GKE requires at least 48 (gke_rules, maintenance-availability)."""
 
-    start: str = "2025-01-04T02:00:00Z"
-    end: str = "2025-01-04T06:00:00Z"
+    start: str = "2025-01-04T00:00:00Z"
+    end: str = "2025-01-04T08:00:00Z"
     recurrence: str = "FREQ=WEEKLY;BYDAY=SA,SU"
 
 
 class ClusterConfig(Model):
-    name: str = Field(pattern=DNS_LABEL, max_length=40)
+    # GKE API Cluster.name: up to 40 lowercase letters, digits and '-', starting with a letter.
+    name: str = Field(pattern=r"^[a-z]([-a-z0-9]*[a-z0-9])?$", max_length=40)
     mode: ClusterMode = ClusterMode.STANDARD
     regional: bool = True
     release_channel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"

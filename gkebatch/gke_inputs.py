@@ -9,16 +9,19 @@ from __future__ import annotations
 import re
 
 from .config import ClusterMode, PlatformConfig
-from .pools import PoolPlan
+from .pools import PoolPlan, WorkloadPolicyPlan
 
 NODE_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
 
 
 def cluster_location(cfg: PlatformConfig) -> str:
-    """A regional (or Autopilot) cluster lives in the region, a zonal one in the first zone."""
+    """A regional (or Autopilot) cluster lives in the region, a zonal one in the first zone (none
+    given: no location, which the cluster-zones rule refuses)."""
     c = cfg.cluster
-    return cfg.region if c.regional or c.mode == ClusterMode.AUTOPILOT else cfg.zones[0]
+    if c.regional or c.mode == ClusterMode.AUTOPILOT:
+        return cfg.region
+    return cfg.zones[0] if cfg.zones else ""
 
 
 def _control_plane(cfg: PlatformConfig) -> dict:
@@ -95,8 +98,8 @@ def node_config(plan: PoolPlan, labels: dict[str, str], **extra) -> dict:
     }
     if plan.capacity == "spot":
         config["spot"] = True
-    if plan.flex_start:
-        config["flex_start"] = True
+    if plan.flex_start or plan.queued:
+        config["flex_start"] = True  # queued provisioning runs on flex-start VMs (gke_rules)
     if plan.max_run_duration:
         config["max_run_duration"] = plan.max_run_duration
     affinity = reservation_affinity(plan)
@@ -130,9 +133,11 @@ def node_pool_inputs(p: PoolPlan, labels: dict[str, str]) -> dict:
 
     Multi-host TPU slices are placed COMPACT with their topology, or by the workload policy that
     replaces the topology on TPU7x. Flex-start and queued-provisioning pools autoscale from zero
-    without auto-repair (source pages 003 and 004)."""
+    without auto-repair (source pages 003 and 004). Auto-upgrade stays on everywhere: GKE refuses it
+    off under a release channel, and upgrades flex-start and queued nodes short-lived (a running
+    node is never upgraded in place; new nodes start on the new version)."""
     inputs = dict(name=p.name, node_locations=list(p.zones), **_sizing(p),
-                  management={"auto_repair": p.auto_repair, "auto_upgrade": not p.queued},
+                  management={"auto_repair": p.auto_repair, "auto_upgrade": True},
                   node_config=node_config(p, labels, **_accelerators(p)))
     if p.kind == "system":
         inputs["node_config"]["disk_size_gb"] = p.disk_size_gb
@@ -140,10 +145,25 @@ def node_pool_inputs(p: PoolPlan, labels: dict[str, str]) -> dict:
     if p.queued:
         inputs["queued_provisioning"] = {"enabled": True}
     if p.workload_policy:
-        inputs["placement_policy"] = {"type": "COMPACT", "policy_name": p.workload_policy}
+        inputs["placement_policy"] = workload_placement(p)
     elif p.multi_host:
         inputs["placement_policy"] = {"type": "COMPACT", "tpu_topology": p.topology}
     return inputs
+
+
+def workload_placement(p: PoolPlan) -> dict:
+    """A TPU7x slice names its workload policy. The docs say the policy replaces the topology flag
+    and xpk sends no placement type; GKE stores the policy name and the topology with no type, so
+    the pool states exactly that, or every refresh would differ and replace the pool (vllm-project/
+    ci-infra#547, verified on a live cluster)."""
+    return {"type": "", "policy_name": p.workload_policy.name, "tpu_topology": p.topology}
+
+
+def workload_policy_inputs(wp: WorkloadPolicyPlan, project: str) -> dict:
+    """`gcloud compute resource-policies create workload-policy NAME --type=HIGH_THROUGHPUT
+    --accelerator-topology=T --region=R`, as pulumi-gcp's ResourcePolicy takes it."""
+    return dict(name=wp.name, project=project, region=wp.region,
+                workload_policy={"type": "HIGH_THROUGHPUT", "accelerator_topology": wp.topology})
 
 
 def _camel(key: str) -> str:

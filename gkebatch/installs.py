@@ -11,11 +11,12 @@ JOBSET_NAMESPACE = "jobset-system"
 
 def controller_resources(queues: int, override_cpu: str | None, override_memory: str | None) -> dict:
     """Kueue keeps every queue and workload in memory: grow requests with the number of queues
-    (chart default 500m / 512Mi) in 256Mi steps, one more CPU per 500 queues."""
+    (chart default 500m / 512Mi) in 256Mi steps, one more CPU per 500 queues. Limits equal the
+    requests: the chart's default cpu limit of 2 would otherwise stay below a larger request."""
     steps = queues // 100
     cpu = override_cpu or ("500m" if queues < 100 else str(1 + queues // 500))
     memory = override_memory or f"{512 + 256 * steps}Mi"
-    return {"requests": {"cpu": cpu, "memory": memory}, "limits": {"memory": memory}}
+    return {"requests": {"cpu": cpu, "memory": memory}, "limits": {"cpu": cpu, "memory": memory}}
 
 
 def kueue_manager_config(platform) -> dict:

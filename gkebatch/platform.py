@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from .config import PlatformConfig
 from .errors import ConfigError, ROOT
+from .gke_check import enforce_gke_rules
 from .pools import PoolPlan, plan_pools
 from .scheduling import SchedulingPlan, derive_scheduling
 
@@ -81,4 +82,5 @@ def build_platform(raw: Any) -> Platform:
     except ValidationError as e:
         raise config_error(e, raw) from None
     pools = plan_pools(cfg)
+    enforce_gke_rules(cfg, pools)
     return Platform(config=cfg, pools=tuple(pools), scheduling=derive_scheduling(cfg, pools))

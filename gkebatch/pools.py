@@ -3,6 +3,8 @@ resource exists. A multislice TPU pool becomes one node pool per slice, which Jo
 exclusive-topology placement (one slice per `cloud.google.com/gke-nodepool`) relies on."""
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -10,14 +12,37 @@ from . import catalog
 from .catalog import CatalogError
 from .config import ClusterMode, GpuCapacity, GpuPoolConfig, PlatformConfig, TpuCapacity, TpuPoolConfig
 from .errors import ConfigError, path_of
+from .labels import label_safe
 
-RESERVATION_LABEL = "gke-ai-batch.io/reservation"  # set by us: GKE documents no such label for Standard nodes
+# Set by us: GKE documents reservation labels only as ComputeClass selectors. Its value is label-safe
+# (a shared reservation's path has '/'), see labels.label_safe.
+RESERVATION_LABEL = "gke-ai-batch.io/reservation"
 SPOT_LABEL = "cloud.google.com/gke-spot"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"  # source page 003: workloads select it
 QUEUED_TAINT = {"key": "cloud.google.com/gke-queued", "value": "true", "effect": "NoSchedule"}  # page 004
 
 
 FIXED_CAPACITY = ("on-demand", "reservation")  # spot, flex-start and queued capacity can vanish
+GCP_NAME_MAX = 63
+
+
+@dataclass(frozen=True)
+class WorkloadPolicyPlan:
+    """The HIGH_THROUGHPUT workload policy a TPU7x multi-host slice is placed by ("About Ironwood
+    (TPU7x) in GKE": it replaces the topology flag). Regional, named in the node pool."""
+
+    name: str
+    region: str
+    topology: str
+
+
+def workload_policy_name(cluster: str, pool: str) -> str:
+    """A Compute Engine name (at most 63 characters) unique to the cluster's pool in the region."""
+    name = f"{cluster}-{pool}-wp"
+    if len(name) <= GCP_NAME_MAX:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:10]
+    return f"{name[:GCP_NAME_MAX - 11].rstrip('-')}-{digest}"
 
 
 class PoolCapacity:
@@ -62,7 +87,7 @@ class PoolPlan(PoolCapacity):
     custom_labels: dict = field(default_factory=dict)  # the part of node_labels we set
     taints: tuple = ()  # taints GKE puts on the nodes that workloads must tolerate
     disk_size_gb: Optional[int] = None  # boot disk (system pool)
-    workload_policy: Optional[str] = None  # TPU7x multi-host: the HIGH_THROUGHPUT policy that places it
+    workload_policy: Optional[WorkloadPolicyPlan] = None  # TPU7x multi-host slices
 
     @property
     def flex_start(self) -> bool:
@@ -87,22 +112,32 @@ class PoolPlan(PoolCapacity):
         return (self.max_nodes or 0) * len(self.zones)
 
 
-def _zones(cfg: PlatformConfig, zones: list[str], path: str) -> tuple[str, ...]:
-    for i, z in enumerate(zones):
-        if not z.startswith(cfg.region + "-"):
-            raise ConfigError(f"{path}.zones[{i}]", f"zone {z!r} is not in region {cfg.region!r}; "
-                              f"use a zone such as {cfg.region}-a")
+def _zones(cfg: PlatformConfig, zones: list[str], path: str, every_zone: bool = False) -> tuple[str, ...]:
+    """The pool's zones (checked against the region by the pool-zones rule); by default the first
+    platform zone, or all of them where GKE picks the zone itself (queued provisioning, location
+    policy ANY)."""
     if zones:
         return tuple(zones)
     if not cfg.zones:
         raise ConfigError(path_of("zones"), "no zone given: list at least one zone of region "
                           f"{cfg.region!r} (accelerator pools are zonal)")
-    return (cfg.zones[0],)
+    return tuple(cfg.zones) if every_zone else (cfg.zones[0],)
+
+
+# A reservation in this project, a shared one, or a block or sub-block of one (GKE: "Consume reserved
+# zonal resources"; AI Hypercomputer: reservationBlocks/BLOCK[/reservationSubBlocks/SUB]).
+_RFC1035 = r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?"
+RESERVATION_FORM = re.compile(rf"^(projects/[a-z][-a-z0-9]{{4,28}}[a-z0-9]/reservations/)?{_RFC1035}"
+                              rf"(/reservationBlocks/{_RFC1035}(/reservationSubBlocks/{_RFC1035})?)?$")
 
 
 def _capacity_args(capacity: str, reservation: Optional[str], path: str) -> None:
     if capacity == "reservation" and not reservation:
         raise ConfigError(f"{path}.reservation", "capacity 'reservation' needs the reservation's name")
+    if reservation and not RESERVATION_FORM.match(reservation):
+        raise ConfigError(f"{path}.reservation", f"{reservation!r}: name a reservation of this project (NAME), a "
+                          "shared one (projects/OWNER_PROJECT/reservations/NAME), or a block of one "
+                          "(NAME/reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK])")
     if capacity != "reservation" and reservation:
         raise ConfigError(f"{path}.capacity", f"{capacity!r} with reservation {reservation!r}: a reservation "
                           "is only consumed with capacity 'reservation' (flex-start, queued provisioning "
@@ -116,7 +151,7 @@ def _capacity_labels(capacity: str, reservation: Optional[str]) -> tuple[dict, d
     if capacity == "flex-start":
         return {FLEX_START_LABEL: "true"}, {}
     if capacity == "reservation":
-        return {}, {RESERVATION_LABEL: reservation}
+        return {}, {RESERVATION_LABEL: label_safe(reservation)}
     return {}, {}
 
 
@@ -140,6 +175,8 @@ def tpu_pool_plans(cfg: PlatformConfig, i: int, p: TpuPoolConfig) -> list[PoolPl
               **gke_labels, **ours}
     flex = p.capacity == TpuCapacity.FLEX_START
     sizing = dict(min_nodes=0, max_nodes=shape.vms) if flex else dict(node_count=shape.vms)
+    policy = (WorkloadPolicyPlan(workload_policy_name(cfg.cluster.name, p.name), cfg.region, shape.topology)
+              if shape.multi_host and shape.machine_type in catalog.WORKLOAD_POLICY_MACHINES else None)
     return [
         PoolPlan(
             name=f"{p.name}-{s}", source=p.name, path=path, kind="tpu", machine_type=shape.machine_type,
@@ -147,7 +184,7 @@ def tpu_pool_plans(cfg: PlatformConfig, i: int, p: TpuPoolConfig) -> list[PoolPl
             topology=shape.topology if shape.multi_host else None, multi_host=shape.multi_host,
             per_node=shape.chips_per_vm, resource=catalog.TPU_RESOURCE, reservation=p.reservation,
             max_run_duration=p.max_run_duration, flavor=p.flavor or p.name, node_labels=labels,
-            custom_labels=ours, **sizing,
+            custom_labels=ours, workload_policy=policy, **sizing,
         )
         for s in range(p.slices)
     ]
@@ -160,7 +197,7 @@ def gpu_pool_plan(cfg: PlatformConfig, i: int, p: GpuPoolConfig) -> PoolPlan:
     except CatalogError as e:
         raise ConfigError(f"{path}.{'gpu' if e.what == 'GPU type' else 'machine_type'}", str(e)) from None
     _capacity_args(p.capacity.value, p.reservation, path)
-    zones = _zones(cfg, p.zones, path)
+    zones = _zones(cfg, p.zones, path, every_zone=p.capacity == GpuCapacity.QUEUED)
     gke_labels, ours = _capacity_labels(p.capacity.value, p.reservation)
     labels = {catalog.GPU_ACCELERATOR_LABEL: p.gpu, **gke_labels, **ours}
     if p.capacity == GpuCapacity.QUEUED:

@@ -54,7 +54,7 @@ RESOURCE_POLICIES = [
     ResourcePolicy("flex-start-pool", "Flex-start pools take no reservation, scale from 0, skip auto-repair and "
                    "are not spot.", MANDATORY, (NODE_POOL,), rr.flex_start_pool),
     ResourcePolicy("queued-provisioning-pool", "Queued-provisioning pools take no reservation, scale in total from "
-                   "0 with location policy ANY, and skip auto-repair and auto-upgrade.", MANDATORY, (NODE_POOL,),
+                   "0 with location policy ANY, and skip auto-repair.", MANDATORY, (NODE_POOL,),
                    rr.queued_provisioning_pool),
     ResourcePolicy("cluster-baseline", "Workload Identity, shielded nodes, a release channel, no legacy ABAC, no "
                    "client certificate, network policy.", MANDATORY, (CLUSTER,),
@@ -81,6 +81,8 @@ RESOURCE_POLICIES = [
 ]
 
 STACK_POLICIES = [
+    StackPolicy("gke-rules", "Every cluster and node pool satisfies GKE's create-time rules (docs/gke-rules.md): "
+                "GKE refuses the rest at apply time.", MANDATORY, sr.gke_rules),
     StackPolicy("quota-within-capacity", "Team nominal quotas on a flavor backed by on-demand or reserved pools do "
                 "not exceed the chips/GPUs those pools hold.", MANDATORY, sr.quota_over_capacity),
     StackPolicy("quota-idle-capacity", "Fixed-capacity accelerators that no team's nominal quota covers sit idle.",

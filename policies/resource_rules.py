@@ -31,7 +31,7 @@ def tpu_pool_shape(props: Props) -> list[str]:
         return [f"node pool {f.name}: {topology} fits on one {f.machine_type} VM (single-host); drop "
                 "placementPolicy.tpuTopology"]
     out = []
-    if placement.get("type") != "COMPACT":
+    if placement.get("type") != "COMPACT" and f.machine_type not in catalog.WORKLOAD_POLICY_MACHINES:
         out.append(f"node pool {f.name}: a multi-host slice needs placementPolicy.type COMPACT")
     if len(f.zones) != 1:
         out.append(f"node pool {f.name}: a multi-host slice lives in one zone; set exactly one nodeLocation "
@@ -90,10 +90,9 @@ def queued_provisioning_pool(props: Props) -> list[str]:
         out.append(f"queued-provisioning pool {name}: autoscale with totalMinNodeCount 0 and a totalMaxNodeCount")
     if auto.get("locationPolicy") != "ANY":
         out.append(f"queued-provisioning pool {name}: set autoscaling.locationPolicy ANY (the only one supported)")
-    m = props.get("management") or {}
-    if m.get("autoRepair", True) or m.get("autoUpgrade", True):
-        out.append(f"queued-provisioning pool {name}: turn management.autoRepair and autoUpgrade off so running "
-                   "nodes are not disrupted; upgrade the pool by hand when it is empty")
+    if (props.get("management") or {}).get("autoRepair", True):
+        out.append(f"queued-provisioning pool {name}: turn management.autoRepair off so that running nodes are "
+                   "not recreated")
     return out
 
 

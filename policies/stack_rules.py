@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from gkebatch import catalog
+from gkebatch.gke_rules import cluster_findings, pool_findings, stack_findings
 from gkebatch.pool_facts import pool_facts
 from gkebatch.pools import QUEUED_TAINT
 from gkebatch.quantity import parse_quantity
@@ -188,3 +189,31 @@ def one_global_default(resources: Sequence[Res]) -> list[tuple[str | None, str]]
         return [(r.urn, f"PriorityClass {r.name}: {len(defaults)} classes are globalDefault "
                         f"({', '.join(d.name for d in defaults)}); keep one") for r in defaults[1:]]
     return []
+
+
+def _pools_by_cluster(ix: Index) -> list[tuple[Res | None, list[Res]]]:
+    """Each cluster with the node pools that name it; a pool whose cluster is not known yet (an
+    unknown output in a first preview) belongs to the stack's only cluster."""
+    clusters = ix.by_type[CLUSTER]
+    groups: dict[str, tuple[Res | None, list[Res]]] = {c.name: (c, []) for c in clusters}
+    for pool in ix.by_type[NODE_POOL]:
+        name = pool.props.get("cluster")
+        key = name if name in groups else (clusters[0].name if len(clusters) == 1 else "")
+        groups.setdefault(key, (None, []))[1].append(pool)
+    return list(groups.values())
+
+
+def gke_rules(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    """The GKE rules table (gkebatch.gke_rules) over every cluster and node pool of the stack."""
+    found: list[tuple[str | None, str]] = []
+    for cluster, pools in _pools_by_cluster(Index(resources)):
+        cprops = cluster.props if cluster else {}
+        if cluster:
+            found += [(cluster.urn, f"cluster {cluster.name}: {f.message} ({rule.id})")
+                      for rule, f in cluster_findings(cprops)]
+        for pool in pools:
+            found += [(pool.urn, f"node pool {pool.name}: {f.message} ({rule.id})")
+                      for rule, f in pool_findings(pool.props, cprops)]
+        found += [(pools[f.pool].urn, f"node pool {pools[f.pool].name}: {f.message} ({rule.id})")
+                  for rule, f in stack_findings([p.props for p in pools], cprops)]
+    return found

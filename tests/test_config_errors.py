@@ -33,7 +33,7 @@ CASES = [
     ("duplicate pool", lambda c: c["tpu_pools"].append(dict(c["tpu_pools"][0])), "platform.tpu_pools[2].name",
      "already used by platform.tpu_pools[0]"),
     ("zone outside region", lambda c: c["tpu_pools"][0].update(zones=["europe-west4-a"]),
-     "platform.tpu_pools[0].zones[0]", "not in region 'us-east5'"),
+     "platform.tpu_pools[0].zones[0]", "not in the cluster's region 'us-east5'"),
     ("flex-start with reservation", lambda c: c["tpu_pools"][1].update(reservation="r1"),
      "platform.tpu_pools[1].capacity", "only consumed with capacity 'reservation'"),
     ("flex-start with spot", lambda c: c["tpu_pools"][1].update(capacity=["flex-start", "spot"]),

@@ -51,7 +51,7 @@ def test_queued_provisioning_gpu_pool(plan):
     p = pools(plan("dws-gpu"))["dws-a100"]
     assert p["queuedProvisioning"] == {"enabled": True}
     assert p["autoscaling"] == {"totalMinNodeCount": 0, "totalMaxNodeCount": 10, "locationPolicy": "ANY"}
-    assert p["management"] == {"autoRepair": False, "autoUpgrade": False}
+    assert p["management"] == {"autoRepair": False, "autoUpgrade": True}  # GKE refuses it off on a channel
     nc = p["nodeConfig"]
     assert nc["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}
     assert nc["guestAccelerators"] == [{"type": "nvidia-tesla-a100", "count": 1,

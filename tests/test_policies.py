@@ -80,9 +80,9 @@ def test_queued_provisioning_pool(dev_pools):
     assert rr.queued_provisioning_pool(good) == []
     bad = copy.deepcopy(good)
     bad["autoscaling"]["locationPolicy"] = "BALANCED"
-    bad["management"]["autoUpgrade"] = True
+    bad["management"]["autoRepair"] = True
     msgs = rr.queued_provisioning_pool(bad)
-    assert any("locationPolicy ANY" in m for m in msgs) and any("autoUpgrade off" in m for m in msgs)
+    assert any("locationPolicy ANY" in m for m in msgs) and any("autoRepair off" in m for m in msgs)
 
 
 def test_cluster_policies(plan):

@@ -1,0 +1,36 @@
+"""docs/gke-rules.md from the GKE rules table (gkebatch.gke_rules): `make docs` writes it, and
+tests/test_docs.py fails when the page and the table differ."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from gkebatch.gke_rules import RULES  # noqa: E402
+
+PAGE = Path(__file__).resolve().parent / "gke-rules.md"
+WHERE = {"cluster": "platform.{field}", "node pool": "tpu_pools[i] / gpu_pools[i] / system_pool: {field}",
+         "node pools": "the pool where the total crosses the limit"}
+
+
+def render() -> str:
+    lines = [
+        "# GKE rules",
+        "",
+        "What GKE requires of every setting the platform sends it. Generated from `gkebatch/gke_rules.py`",
+        "by `make docs`; do not edit by hand. The planner stops at the first broken rule with the config",
+        "path below; the policy pack's `gke-rules` policy runs the same rules over any program's resources.",
+        "",
+        "| rule | applies to | config path | requirement | source |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for r in RULES:
+        where = WHERE[r.subject].format(field=r.field.removeprefix("platform.") if r.field else "")
+        lines.append(f"| `{r.id}` | {r.subject} | `{where}` | {r.requirement} | [{r.source.title}]({r.source.url}) |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    PAGE.write_text(render())
+    print(f"updated {PAGE}")

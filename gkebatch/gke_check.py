@@ -1,0 +1,28 @@
+"""The planner's side of the GKE rules: check the inputs the platform is about to send and stop at
+the first broken rule with a ConfigError at the rule's config path."""
+from __future__ import annotations
+
+from .config import PlatformConfig
+from .errors import ROOT, ConfigError
+from .gke_inputs import cluster_inputs, engine_form, node_pool_inputs
+from .gke_rules import Rule, cluster_findings, pool_findings, stack_findings
+from .pools import PoolPlan
+
+
+def _path(base: str, rule: Rule, at: str) -> str:
+    if rule.field.startswith(f"{ROOT}."):
+        return rule.field + at
+    return f"{base}.{rule.field}{at}"
+
+
+def enforce_gke_rules(cfg: PlatformConfig, pools: list[PoolPlan]) -> None:
+    labels = cfg.resource_labels()
+    cluster = engine_form(cluster_inputs(cfg, labels))
+    for rule, finding in cluster_findings(cluster):
+        raise ConfigError(_path(ROOT, rule, finding.at), finding.message)
+    declared = [engine_form(node_pool_inputs(plan, labels)) for plan in pools]
+    for plan, pool in zip(pools, declared):
+        for rule, finding in pool_findings(pool, cluster):
+            raise ConfigError(_path(plan.path, rule, finding.at), finding.message)
+    for rule, finding in stack_findings(declared, cluster):
+        raise ConfigError(pools[finding.pool].path, finding.message)

@@ -1,0 +1,391 @@
+"""GKE's create-time rules as data: what each setting the platform sends to GKE must satisfy, the
+config path it concerns and the document that states it.
+
+The planner checks every rule against the inputs it is about to send (gke_inputs, in the engine's
+camelCase form) and stops with a ConfigError at the rule's config path; the policy pack runs the same
+rules over the resources of any program (a mandatory violation). `docs/gke-rules.md` is generated
+from this table (`make docs`).
+
+A cluster rule's check takes the Cluster's props; a node pool rule's check takes the pool's props
+and its cluster's props; a rule over all node pools takes the list of them and the cluster's props.
+Each yields Findings: a message, and where in the field (or which pool) it points.
+"""
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Callable, Iterator, Mapping
+
+from . import catalog, labels
+from .maintenance import WindowError, parse_time, worst_case_hours
+from .pool_facts import pool_facts
+
+Props = Mapping
+
+
+@dataclass(frozen=True)
+class Source:
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    message: str
+    at: str = ""  # below the rule's field, e.g. "[1].end"
+    pool: int | None = None  # for rules over all pools: the pool it points at
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    subject: str  # "cluster" or "node pool"
+    field: str  # config path below `platform.`, or below the pool's entry for node pool rules
+    requirement: str  # what GKE requires, in words
+    source: Source
+    check: Callable[..., Iterator[Finding]]
+
+
+MAINTENANCE = Source("GKE: Configure maintenance windows and exclusions",
+                     "https://cloud.google.com/kubernetes-engine/docs/how-to/maintenance-windows-and-exclusions")
+EXCLUSIONS = Source("GKE release notes, 2 June 2026 (90-day No upgrades exclusions); GKE: About release channels",
+                    "https://cloud.google.com/kubernetes-engine/docs/release-notes")
+PRIVATE = Source("GKE: Create a private cluster",
+                 "https://cloud.google.com/kubernetes-engine/docs/how-to/private-clusters")
+GROUPS = Source("GKE: Configure Google Groups for RBAC",
+                "https://cloud.google.com/kubernetes-engine/docs/how-to/google-groups-rbac")
+GCP_LABELS = Source("Compute Engine: Requirements for labels",
+                    "https://cloud.google.com/compute/docs/labeling-resources#requirements")
+K8S_LABELS = Source("Kubernetes: Labels, syntax and character set",
+                    "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set")
+RESERVATIONS = Source("GKE: Consume reserved zonal resources",
+                      "https://cloud.google.com/kubernetes-engine/docs/how-to/consuming-reservations")
+AUTO_UPGRADE = Source("GKE: About release channels",
+                      "https://cloud.google.com/kubernetes-engine/docs/concepts/release-channels")
+QUEUED = Source("GKE: Run a large-scale workload with flex-start with queued provisioning",
+                "https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest")
+FLEX_START = Source("GKE: About flex-start (source page 003: TPUs need 1.33.0-gke.1712000)",
+                    "https://cloud.google.com/kubernetes-engine/docs/concepts/dws")
+TPU7X = Source("GKE: About Ironwood (TPU7x) in GKE",
+               "https://cloud.google.com/kubernetes-engine/docs/concepts/tpu-ironwood")
+NAMES = Source("GKE API: NodePool.name (the 40-character limit in the API's error, pulumi-gcp#1510)",
+               "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools")
+LARGE = Source("GKE: Plan for large-size GKE clusters",
+               "https://cloud.google.com/kubernetes-engine/docs/concepts/planning-large-clusters")
+LOCATIONS = Source("GKE: About cluster configuration choices, locations",
+                   "https://cloud.google.com/kubernetes-engine/docs/concepts/types-of-clusters")
+MAX_RUN = Source("GKE: About flex-start (capacity for up to seven days)",
+                 "https://cloud.google.com/kubernetes-engine/docs/concepts/dws")
+
+# The English page says 48 h in any 32 days; a newer translation says 92 days. 48 h in the worst 32
+# days implies at least 96 h in any 92, so checking 32 days is right under either text.
+MIN_MAINTENANCE_HOURS = 48
+NO_UPGRADES_MAX = timedelta(days=90)  # 30 days until the release of 2 June 2026
+MAX_EXCLUSIONS = 20
+MAX_RUN_DURATION = timedelta(days=7)
+SECURITY_GROUP = re.compile(r"^gke-security-groups@[a-z0-9.-]+\.[a-z]{2,}$")
+
+
+def _release_channel(c: Props) -> str | None:
+    channel = (c.get("releaseChannel") or {}).get("channel")
+    return channel if channel and channel != "UNSPECIFIED" else None
+
+
+def _window(c: Props) -> Iterator[Finding]:
+    w = (c.get("maintenancePolicy") or {}).get("recurringWindow")
+    if not w:
+        return
+    try:
+        hours = worst_case_hours(w["startTime"], w["endTime"], w["recurrence"])
+    except WindowError as e:
+        yield Finding(str(e))
+        return
+    if hours < MIN_MAINTENANCE_HOURS:
+        yield Finding(f"{w['recurrence']} from {w['startTime']} to {w['endTime']} gives {hours:g} h in the worst "
+                      f"32 days; GKE needs {MIN_MAINTENANCE_HOURS} (counting only windows of 4 h or more): "
+                      "lengthen the window or add days")
+
+
+def _exclusions(c: Props) -> Iterator[Finding]:
+    exclusions = (c.get("maintenancePolicy") or {}).get("maintenanceExclusions") or []
+    if len(exclusions) > MAX_EXCLUSIONS:
+        yield Finding(f"{len(exclusions)} exclusions: a cluster has at most {MAX_EXCLUSIONS} at a time")
+    for i, e in enumerate(exclusions):
+        try:
+            start, end = parse_time(e["startTime"]), parse_time(e["endTime"])
+        except WindowError as err:
+            yield Finding(str(err), f"[{i}]")
+            continue
+        scope = (e.get("exclusionOptions") or {}).get("scope", "NO_UPGRADES")
+        if scope != "NO_UPGRADES" and not _release_channel(c):
+            yield Finding(f"exclusion {e['exclusionName']!r}: scope {scope} needs a release channel; "
+                          "without one only NO_UPGRADES is allowed", f"[{i}].scope")
+        elif end <= start:
+            yield Finding(f"exclusion {e['exclusionName']!r} ends before it starts", f"[{i}].end")
+        elif scope == "NO_UPGRADES" and end - start > NO_UPGRADES_MAX:
+            yield Finding(f"exclusion {e['exclusionName']!r} lasts {(end - start).days} days; a NO_UPGRADES "
+                          f"exclusion lasts at most {NO_UPGRADES_MAX.days} days (NO_MINOR_UPGRADES and "
+                          "NO_MINOR_OR_NODE_UPGRADES may last until the version's end of support)", f"[{i}].end")
+
+
+def _cidr(value: str) -> ipaddress.IPv4Network | None:
+    try:
+        return ipaddress.IPv4Network(value)
+    except ValueError:
+        return None
+
+
+def _master_cidr(c: Props) -> Iterator[Finding]:
+    cidr = (c.get("privateClusterConfig") or {}).get("masterIpv4CidrBlock")
+    if cidr is None:
+        return
+    net = _cidr(cidr)
+    if net is None or net.prefixlen != 28 or not net.is_private:
+        yield Finding(f"{cidr!r}: the control plane range is a /28 in a private (RFC 1918) range, "
+                      "such as 172.16.0.0/28")
+
+
+def _authorized_networks(c: Props) -> Iterator[Finding]:
+    for i, b in enumerate((c.get("masterAuthorizedNetworksConfig") or {}).get("cidrBlocks") or []):
+        if _cidr(b.get("cidrBlock", "")) is None:
+            yield Finding(f"{b.get('cidrBlock')!r} is not an IPv4 CIDR block such as 10.0.0.0/8", f"[{i}].cidr")
+
+
+def _security_group(c: Props) -> Iterator[Finding]:
+    group = (c.get("authenticatorGroupsConfig") or {}).get("securityGroup")
+    if group is not None and not SECURITY_GROUP.match(group):
+        yield Finding(f"{group!r}: the group must be named gke-security-groups@<your domain>")
+
+
+def _cluster_labels(c: Props) -> Iterator[Finding]:
+    problem = labels.gcp_labels_problem(c.get("resourceLabels") or {})
+    if problem:
+        yield Finding(problem)
+
+
+def _zone_of(zone: str, region: str) -> bool:
+    return bool(re.fullmatch(re.escape(region) + r"-[a-z]", zone))
+
+
+def _cluster_location(c: Props) -> Iterator[Finding]:
+    location, zones = c.get("location") or "", list(c.get("nodeLocations") or [])
+    region = _region_of(c)
+    if c.get("enableAutopilot") or location == region:
+        if not location:
+            yield Finding("a zonal cluster needs a zone: list at least one in zones")
+    for i, z in enumerate(zones):
+        if not _zone_of(z, region):
+            yield Finding(f"zone {z!r} is not in region {region!r}; use a zone such as {region}-a", f"[{i}]")
+        elif zones.index(z) != i:
+            yield Finding(f"zone {z!r} is listed twice", f"[{i}]")
+
+
+CLUSTER_RULES: tuple[Rule, ...] = (
+    Rule("maintenance-availability", "cluster", "cluster.maintenance_window",
+         "a recurring maintenance window gives at least 48 hours in any 32-day period, counting only "
+         "contiguous windows of at least 4 hours; times are RFC 3339", MAINTENANCE, _window),
+    Rule("maintenance-exclusion", "cluster", "cluster.maintenance_exclusions",
+         "at most 20 exclusions; times are RFC 3339 and end after they start; a NO_UPGRADES exclusion lasts at "
+         "most 90 days; the other scopes need a release channel", EXCLUSIONS, _exclusions),
+    Rule("private-control-plane-range", "cluster", "cluster.master_ipv4_cidr",
+         "the control plane's range of a private cluster is a /28 from a private range", PRIVATE, _master_cidr),
+    Rule("authorized-networks", "cluster", "cluster.master_authorized_networks",
+         "authorized networks are IPv4 CIDR blocks", PRIVATE, _authorized_networks),
+    Rule("security-group-name", "cluster", "cluster.security_group",
+         "Google Groups for RBAC names the group gke-security-groups@<domain>", GROUPS, _security_group),
+    Rule("cluster-resource-labels", "cluster", "labels",
+         "resource labels: at most 64, keys and values of at most 63 lowercase letters, digits, '-' and '_', "
+         "keys beginning with a letter", GCP_LABELS, _cluster_labels),
+    Rule("cluster-zones", "cluster", "zones",
+         "a zonal cluster has a zone; node locations are distinct zones of the cluster's region",
+         LOCATIONS, _cluster_location),
+)
+
+
+def _auto_upgrade(p: Props, c: Props) -> Iterator[Finding]:
+    channel = _release_channel(c)
+    if channel and (p.get("management") or {}).get("autoUpgrade") is False:
+        yield Finding(f"node auto-upgrade cannot be turned off on a cluster in the {channel} release channel; "
+                      "protect running work with maintenance exclusions instead")
+
+
+def _reservation_zone(p: Props, c: Props) -> Iterator[Finding]:
+    affinity = (p.get("nodeConfig") or {}).get("reservationAffinity") or {}
+    zones = p.get("nodeLocations") or []
+    if affinity.get("consumeReservationType") == "SPECIFIC_RESERVATION" and len(zones) != 1:
+        yield Finding(f"{list(zones) or 'the cluster zones'}: a reservation is zonal, so a reserved pool's nodes "
+                      "consume it only in the reservation's zone; give exactly that zone")
+
+
+def _region_of(c: Props) -> str:
+    location = c.get("location") or ""
+    return location[:-2] if re.search(r"-[a-z]$", location) else location
+
+
+def _pool_zones(p: Props, c: Props) -> Iterator[Finding]:
+    zones, region = list(p.get("nodeLocations") or []), _region_of(c)
+    for i, z in enumerate(zones):
+        if region and not _zone_of(z, region):
+            yield Finding(f"zone {z!r} is not in the cluster's region {region!r}", f"[{i}]")
+        elif zones.index(z) != i:
+            yield Finding(f"zone {z!r} is listed twice", f"[{i}]")
+
+
+NODE_POOL_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
+
+
+def _pool_name(p: Props, c: Props) -> Iterator[Finding]:
+    name = p.get("name") or ""
+    if not NODE_POOL_NAME.match(name):
+        yield Finding(f"node pool name {name!r}: at most 40 lowercase letters, digits and '-', beginning with a "
+                      "letter and ending with a letter or digit (a TPU pool adds -<slice> to its name)")
+
+
+def _node_labels(p: Props, c: Props) -> Iterator[Finding]:
+    for key, value in ((p.get("nodeConfig") or {}).get("labels") or {}).items():
+        problem = labels.k8s_label_problem(key, str(value))
+        if problem:
+            yield Finding(problem)
+
+
+def _pool_labels(p: Props, c: Props) -> Iterator[Finding]:
+    problem = labels.gcp_labels_problem((p.get("nodeConfig") or {}).get("resourceLabels") or {})
+    if problem:
+        yield Finding(problem)
+
+
+def _max_run_duration(p: Props, c: Props) -> Iterator[Finding]:
+    value = (p.get("nodeConfig") or {}).get("maxRunDuration")
+    if value is not None and int(value.rstrip("s")) > MAX_RUN_DURATION.total_seconds():
+        yield Finding(f"{value}: nodes run at most {MAX_RUN_DURATION.days} days "
+                      f"({int(MAX_RUN_DURATION.total_seconds())}s)")
+
+
+QUEUED_MIN_VERSION = "1.32.2-gke.1652000"  # flex-start, and flex-start with queued provisioning
+FLEX_START_TPU_MIN_VERSION = "1.33.0-gke.1712000"
+FLEX_START_TPU_GENERATIONS = ("v5e", "v5p", "v6e")  # "TPU v3 and v4 are not supported"
+MAX_CLUSTER_NODES = 65_000
+
+
+def version_key(version: str) -> tuple[int, ...] | None:
+    """(1, 33, 2, 1240000) from 1.33.2-gke.1240000; None for an alias such as `latest`."""
+    numbers = re.findall(r"\d+", version)
+    return tuple(int(n) for n in numbers) if re.match(r"^\d+\.\d+", version) else None
+
+
+def version_below(version: str | None, floor: str) -> bool:
+    """True when a pinned version is older than the floor. A prefix (`1.33`) means the newest patch
+    of that minor, so only the parts it gives are compared; an unpinned version is not judged."""
+    have, need = version_key(version or ""), version_key(floor)
+    return have is not None and need is not None and have < need[:len(have)]
+
+
+def _tpu_generation(p: Props) -> catalog.TpuGeneration | None:
+    return catalog.tpu_machine_generation((p.get("nodeConfig") or {}).get("machineType") or "")
+
+
+def _queued_form(p: Props, c: Props) -> Iterator[Finding]:
+    nc = p.get("nodeConfig") or {}
+    if (p.get("queuedProvisioning") or {}).get("enabled") and not nc.get("flexStart"):
+        yield Finding("queued provisioning runs on flex-start VMs: set nodeConfig.flexStart with "
+                      "queuedProvisioning (gcloud --flex-start --enable-queued-provisioning)")
+
+
+def _flex_start_support(p: Props, c: Props) -> Iterator[Finding]:
+    gen = _tpu_generation(p)
+    if (p.get("nodeConfig") or {}).get("flexStart") and gen and gen.name not in FLEX_START_TPU_GENERATIONS:
+        yield Finding(f"flex-start TPUs are {', '.join(FLEX_START_TPU_GENERATIONS)}; {gen.name} is not one")
+
+
+def _version_floors(p: Props, c: Props) -> Iterator[Finding]:
+    version, gen = c.get("minMasterVersion"), _tpu_generation(p)
+    flex = (p.get("nodeConfig") or {}).get("flexStart")
+    floors = [(gen.min_gke_version, f"TPU {gen.name}")] if gen and gen.min_gke_version else []
+    if flex:
+        floors.append((FLEX_START_TPU_MIN_VERSION, "flex-start TPUs") if gen else (QUEUED_MIN_VERSION, "flex-start"))
+    for floor, what in floors:
+        if version_below(version, floor):
+            yield Finding(f"{what} need GKE {floor} or later; the cluster pins {version}")
+
+
+def _placement(p: Props, c: Props) -> Iterator[Finding]:
+    machine = (p.get("nodeConfig") or {}).get("machineType") or ""
+    placement = p.get("placementPolicy") or {}
+    topology = placement.get("tpuTopology")
+    tpu = catalog.tpu_machine(machine)
+    if machine not in catalog.WORKLOAD_POLICY_MACHINES or not topology or tpu is None:
+        return
+    if catalog.topology_chips(topology) > tpu.chips_per_vm and (not placement.get("policyName")
+                                                                or placement.get("type") == "COMPACT"):
+        yield Finding(f"a multi-host {machine} slice is placed by a HIGH_THROUGHPUT workload policy named in "
+                      "placementPolicy.policyName, not by a COMPACT placement")
+
+
+def _cluster_nodes(pools: list[Props], c: Props) -> Iterator[Finding]:
+    total = 0
+    for i, p in enumerate(pools):
+        total += pool_facts(p).nodes
+        if total > MAX_CLUSTER_NODES:
+            yield Finding(f"the node pools up to this one hold {total:,} nodes at full size; a GKE cluster "
+                          f"has at most {MAX_CLUSTER_NODES:,}", pool=i)
+            return
+
+
+POOL_RULES: tuple[Rule, ...] = (
+    Rule("auto-upgrade-with-release-channel", "node pool", "capacity",
+         "node auto-upgrade stays on for every pool of a cluster enrolled in a release channel",
+         AUTO_UPGRADE, _auto_upgrade),
+    Rule("node-pool-name", "node pool", "name",
+         "a node pool name is at most 40 lowercase letters, digits and '-', beginning with a letter", NAMES,
+         _pool_name),
+    Rule("pool-zones", "node pool", "zones", "a pool's node locations are distinct zones of the cluster's region",
+         LOCATIONS, _pool_zones),
+    Rule("reservation-zone", "node pool", "zones",
+         "a pool consuming a specific reservation has exactly one zone, the reservation's", RESERVATIONS,
+         _reservation_zone),
+    Rule("node-labels", "node pool", "reservation",
+         "node labels are Kubernetes labels: values of at most 63 characters of letters, digits, '-', '_' "
+         "and '.', beginning and ending with a letter or digit", K8S_LABELS, _node_labels),
+    Rule("node-resource-labels", "node pool", "platform.labels",
+         "node resource labels follow the GCP label rules", GCP_LABELS, _pool_labels),
+    Rule("max-run-duration", "node pool", "max_run_duration", "a node's maximum run duration is at most 7 days",
+         MAX_RUN, _max_run_duration),
+    Rule("queued-provisioning-flex-start", "node pool", "capacity",
+         "a queued-provisioning pool is also a flex-start pool (--flex-start with --enable-queued-provisioning), "
+         f"on GKE {QUEUED_MIN_VERSION} or later", QUEUED, _queued_form),
+    Rule("flex-start-tpu-generations", "node pool", "generation",
+         f"flex-start TPUs are {', '.join(FLEX_START_TPU_GENERATIONS)}", FLEX_START, _flex_start_support),
+    Rule("gke-version-floors", "node pool", "generation",
+         f"a pinned cluster version is at least what the pool needs: flex-start {QUEUED_MIN_VERSION}, flex-start "
+         f"TPUs {FLEX_START_TPU_MIN_VERSION}, TPU7x 1.34.0-gke.2201000", TPU7X, _version_floors),
+    Rule("tpu7x-workload-policy", "node pool", "topology",
+         "a multi-host TPU7x slice names a HIGH_THROUGHPUT workload policy instead of a COMPACT placement",
+         TPU7X, _placement),
+)
+
+STACK_RULES: tuple[Rule, ...] = (
+    Rule("cluster-node-limit", "node pools", "",
+         f"all node pools together hold at most {MAX_CLUSTER_NODES:,} nodes at full size", LARGE, _cluster_nodes),
+)
+
+RULES = CLUSTER_RULES + POOL_RULES + STACK_RULES
+
+
+def cluster_findings(cluster: Props) -> Iterator[tuple[Rule, Finding]]:
+    for rule in CLUSTER_RULES:
+        for finding in rule.check(cluster):
+            yield rule, finding
+
+
+def pool_findings(pool: Props, cluster: Props) -> Iterator[tuple[Rule, Finding]]:
+    for rule in POOL_RULES:
+        for finding in rule.check(pool, cluster):
+            yield rule, finding
+
+
+def stack_findings(pools: list[Props], cluster: Props) -> Iterator[tuple[Rule, Finding]]:
+    for rule in STACK_RULES:
+        for finding in rule.check(pools, cluster):
+            yield rule, finding

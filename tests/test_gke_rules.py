@@ -1,0 +1,245 @@
+"""GKE's create-time rules: every rule accepts the shipped stacks and refuses a broken variant with one
+clear error at its config path; the policy pack refuses the same settings in hand-built resources."""
+import copy
+
+import pytest
+
+from gkebatch.errors import ConfigError
+from gkebatch.gke_rules import RULES, cluster_findings, pool_findings, version_below
+from gkebatch.maintenance import WindowError, worst_case_hours
+from gkebatch.platform import build_platform
+from policies import stack_rules as sr
+
+from .conftest import STACKS, by_type, platform_of
+
+
+def variant(stack, change):
+    cfg = platform_of(stack)
+    change(cfg)
+    return cfg
+
+
+def refused(stack, change) -> ConfigError:
+    with pytest.raises(ConfigError) as e:
+        build_platform(variant(stack, change))
+    return e.value
+
+
+def window(c, start, end, recurrence):
+    c["cluster"]["maintenance_window"] = {"start": start, "end": end, "recurrence": recurrence}
+
+
+def exclusion(c, start, end, scope="NO_UPGRADES"):
+    c["cluster"]["maintenance_exclusions"] = [{"name": "freeze", "start": start, "end": end, "scope": scope}]
+
+
+# rule id -> (stack, breaking change, config path, message fragment)
+BROKEN = {
+    "maintenance-availability": ("prod", lambda c: window(c, "2025-01-04T02:00:00Z", "2025-01-04T08:00:00Z",
+                                                          "FREQ=WEEKLY;BYDAY=SA"),
+                                 "platform.cluster.maintenance_window", "gives 24 h in the worst 32 days; GKE needs 48"),
+    "maintenance-exclusion": ("dws-gpu", lambda c: exclusion(c, "tomorrow", "2027-01-01T00:00:00Z"),
+                              "platform.cluster.maintenance_exclusions[0]", "'tomorrow' is not an RFC 3339"),
+    "private-control-plane-range": ("prod", lambda c: c["cluster"].update(master_ipv4_cidr="172.16.0.0/24"),
+                                    "platform.cluster.master_ipv4_cidr", "is a /28"),
+    "authorized-networks": ("dev", lambda c: c["cluster"]["master_authorized_networks"][0].update(cidr="10.0.0.0/33"),
+                            "platform.cluster.master_authorized_networks[0].cidr", "not an IPv4 CIDR block"),
+    "security-group-name": ("dev", lambda c: c["cluster"].update(security_group="rbac@acme.example"),
+                            "platform.cluster.security_group", "gke-security-groups@<your domain>"),
+    "cluster-resource-labels": ("dev", lambda c: c.update(labels={"Team": "ML Platform"}), "platform.labels",
+                                "label key 'Team'"),
+    "cluster-zones": ("prod", lambda c: c.update(zones=["us-east5-a", "us-east5-a", "us-east5-c"]),
+                      "platform.zones[1]", "listed twice"),
+    "auto-upgrade-with-release-channel": None,  # nothing in the config turns it off: see the policy test
+    "node-pool-name": ("dev", lambda c: c["gpu_pools"][0].update(name="8x-h100"),
+                       "platform.gpu_pools[0].name", "'8x-h100': at most 40 lowercase letters, digits and '-', "
+                       "beginning with a letter"),
+    "pool-zones": ("dev", lambda c: c["gpu_pools"][0].update(zones=["us-east5-a", "us-east5-a"]),
+                   "platform.gpu_pools[0].zones[1]", "listed twice"),
+    "reservation-zone": ("prod", lambda c: c["tpu_pools"][0].update(zones=["us-east5-a", "us-east5-b"], topology="2x2x1"),
+                         "platform.tpu_pools[0].zones", "a reservation is zonal"),
+    "node-labels": None,  # every label the planner writes is label-safe: see the policy test
+    "node-resource-labels": ("dev", lambda c: c.update(labels={"cost": "x" * 64}), "platform.labels",
+                             "at most 63"),
+    "max-run-duration": ("dev", lambda c: c["tpu_pools"][1].update(max_run_duration="691200s"),
+                         "platform.tpu_pools[1].max_run_duration", "nodes run at most 7 days"),
+    "queued-provisioning-flex-start": None,  # the planner always sets it: see the policy test
+    "flex-start-tpu-generations": ("dev", lambda c: c["tpu_pools"][1].update(generation="v4", topology="2x2x4"),
+                                   "platform.tpu_pools[1].generation", "flex-start TPUs are v5e, v5p, v6e"),
+    "gke-version-floors": ("prod", lambda c: c["cluster"].update(version="1.32.3-gke.1000000"),
+                           "platform.tpu_pools[1].generation", "flex-start TPUs need GKE 1.33.0-gke.1712000"),
+    "tpu7x-workload-policy": None,  # the planner always names the policy: see test_tpu7x_slice_*
+    "cluster-node-limit": ("dev", lambda c: c["gpu_pools"][0].update(max_nodes=1_000_000_000),
+                           "platform.gpu_pools[0]", "hold 1,000,000,011 nodes at full size; a GKE cluster has "
+                           "at most 65,000"),
+}
+
+
+def test_every_rule_has_a_case():
+    assert sorted(BROKEN) == sorted(r.id for r in RULES)
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_shipped_stacks_satisfy_every_rule(stack):
+    build_platform(platform_of(stack))
+
+
+@pytest.mark.parametrize("rule_id", [k for k, v in BROKEN.items() if v])
+def test_broken_setting_is_refused_at_its_path(rule_id):
+    stack, change, path, fragment = BROKEN[rule_id]
+    e = refused(stack, change)
+    assert (e.path, fragment in e.message) == (path, True), str(e)
+
+
+@pytest.mark.parametrize("recurrence,start,end,hours", [
+    ("FREQ=WEEKLY;BYDAY=SA,SU", "2025-01-04T02:00:00Z", "2025-01-04T06:00:00Z", 32),  # the old default
+    ("FREQ=WEEKLY;BYDAY=SA,SU", "2025-01-04T00:00:00Z", "2025-01-04T08:00:00Z", 64),  # the new default
+    ("FREQ=WEEKLY;BYDAY=SA", "2025-01-04T02:00:00Z", "2025-01-04T08:00:00Z", 24),  # prod's old window
+    ("FREQ=DAILY", "2025-01-04T22:00:00Z", "2025-01-05T04:00:00Z", 192),  # crosses midnight
+    ("FREQ=DAILY", "2025-01-04T02:00:00Z", "2025-01-04T05:00:00Z", 0),  # 3 h windows do not count
+    ("FREQ=WEEKLY;BYDAY=FR,SA", "2025-01-03T22:00:00+02:00", "2025-01-04T04:00:00+02:00", 48),
+])
+def test_worst_case_maintenance_hours(recurrence, start, end, hours):
+    assert worst_case_hours(start, end, recurrence) == hours
+
+
+@pytest.mark.parametrize("recurrence,fragment", [
+    ("FREQ=MONTHLY;BYSETPOS=1;BYDAY=SA", "use FREQ=DAILY or FREQ=WEEKLY"),
+    ("FREQ=WEEKLY;BYDAY=SAT", "unknown day 'SAT'"),
+    ("weekends", "not an RFC 5545 RRULE"),
+])
+def test_windows_the_project_cannot_evaluate_are_refused(recurrence, fragment):
+    with pytest.raises(WindowError, match=fragment):
+        worst_case_hours("2025-01-04T00:00:00Z", "2025-01-04T08:00:00Z", recurrence)
+
+
+def test_default_window_satisfies_gke():
+    cfg = platform_of("dev")
+    cfg["cluster"].pop("maintenance_window", None)
+    w = build_platform(cfg).config.cluster.maintenance_window
+    assert worst_case_hours(w.start, w.end, w.recurrence) >= 48
+
+
+def test_no_upgrades_exclusion_length_and_scopes():
+    e = refused("dws-gpu", lambda c: exclusion(c, "2026-12-01T00:00:00Z", "2027-03-15T00:00:00Z"))
+    assert e.path == "platform.cluster.maintenance_exclusions[0].end" and "lasts 104 days" in e.message
+    build_platform(variant("dws-gpu", lambda c: exclusion(c, "2026-12-01T00:00:00Z", "2027-02-28T00:00:00Z")))
+
+
+def test_scoped_exclusions_need_a_release_channel(plan):
+    cluster = copy.deepcopy(by_type(plan("dws-gpu"), "cluster:Cluster")[0].inputs)
+    assert ids(cluster_findings(cluster)) == []
+    cluster["releaseChannel"] = {"channel": "UNSPECIFIED"}
+    ((rule, finding),) = cluster_findings(cluster)
+    assert rule.id == "maintenance-exclusion" and finding.at == "[0].scope" and "needs a release channel" in finding.message
+
+
+def test_zonal_cluster_without_zones_is_a_config_error():
+    e = refused("batch-teams", lambda c: c["cluster"].update(mode="standard", regional=False))
+    assert e.path == "platform.zones" and "a zonal cluster needs a zone" in e.message
+
+
+def test_one_huge_gpu_pool_is_refused():
+    e = refused("dev", lambda c: c["gpu_pools"][0].update(capacity="on-demand", nodes=1_000_000_000,
+                                                          max_nodes=None))
+    assert e.path == "platform.gpu_pools[0]" and "at most 65,000" in e.message
+
+
+def test_queued_provisioning_is_flex_start_with_auto_upgrade_on(plan):
+    (pool,) = [r.inputs for r in by_type(plan("dws-gpu"), "nodePool:NodePool") if r.inputs["name"] == "dws-a100"]
+    assert pool["nodeConfig"]["flexStart"] is True and pool["queuedProvisioning"] == {"enabled": True}
+    assert pool["management"] == {"autoRepair": False, "autoUpgrade": True}
+    assert pool["nodeLocations"] == ["us-central1-a", "us-central1-c"]  # location policy ANY picks the zone
+
+
+def test_version_comparison():
+    assert version_below("1.33.2-gke.1240000", "1.34.0-gke.2201000")
+    assert not version_below("1.34.1-gke.1000000", "1.34.0-gke.2201000")
+    assert not version_below("1.34", "1.34.0-gke.2201000")  # the newest 1.34 patch
+    assert not version_below(None, "1.34.0-gke.2201000") and not version_below("latest", "1.34.0-gke.2201000")
+
+
+def tpu7x(c, topology="4x4x4", version="1.34.1-gke.1000000"):
+    c["cluster"]["version"] = version
+    c["tpu_pools"].append({"name": "iron", "generation": "tpu7x", "topology": topology, "slices": 2})
+
+
+def test_tpu7x_slice_plans_as_a_workload_policy_and_pools_that_name_it():
+    from offline.runtime import run_program
+    from offline.stackfile import StackFile
+    cfg = variant("flex-start", tpu7x)
+    regs = run_program(StackFile("iron", None, {"gke-ai-batch:platform": cfg}))
+    (policy,) = by_type(regs, "resourcePolicy:ResourcePolicy")
+    assert policy.inputs["workloadPolicy"] == {"type": "HIGH_THROUGHPUT", "acceleratorTopology": "4x4x4"}
+    assert policy.inputs["region"] == "us-east5" and policy.inputs["name"] == "flex-start-iron-wp"
+    from offline.check import violations
+    assert [v for v in violations(regs) if v["level"] == "mandatory"] == []
+    pools = {r.inputs["name"]: r for r in by_type(regs, "nodePool:NodePool")}
+    for name in ("iron-0", "iron-1"):
+        assert pools[name].inputs["placementPolicy"] == {"type": "", "policyName": "flex-start-iron-wp",
+                                                         "tpuTopology": "4x4x4"}
+        assert pools[name].inputs["nodeCount"] == 16 and policy.urn in pools[name].dependencies
+
+
+def test_tpu7x_needs_its_gke_version_and_single_host_needs_no_policy():
+    e = refused("flex-start", lambda c: tpu7x(c, version="1.33.2-gke.1000000"))
+    assert e.path == "platform.tpu_pools[2].generation" and "TPU tpu7x need GKE 1.34.0-gke.2201000" in e.message
+    single = build_platform(variant("flex-start", lambda c: tpu7x(c, topology="1x1x1"))).pools[-1]
+    assert (single.machine_type, single.workload_policy, single.multi_host) == ("tpu7x-standard-1t", None, False)
+
+
+def test_shared_reservation_plans_with_label_safe_values():
+    from gkebatch.labels import k8s_value_ok
+    long = "projects/acme-shared-capacity-01/reservations/" + "v5p-" * 12 + "x/reservationBlocks/block-0001"
+    for reservation in ("projects/acme-shared/reservations/v5p-prod", long):
+        plan = build_platform(variant("prod", lambda c: c["tpu_pools"][0].update(reservation=reservation))).pools[1]
+        value = plan.node_labels["gke-ai-batch.io/reservation"]
+        assert k8s_value_ok(value) and len(value) <= 63 and value.endswith(("v5p-prod", "block-0001"))
+        flavor = build_platform(variant("prod", lambda c: c["tpu_pools"][0].update(reservation=reservation)))
+        assert flavor.scheduling.flavors["v5p-res"].node_labels["gke-ai-batch.io/reservation"] == value
+    e = refused("prod", lambda c: c["tpu_pools"][0].update(reservation="projects/acme/reservation/x"))
+    assert e.path == "platform.tpu_pools[0].reservation" and "projects/OWNER_PROJECT/reservations/NAME" in e.message
+
+
+def cluster_and_pool(plan, stack, pool):
+    regs = plan(stack)
+    cluster = copy.deepcopy(by_type(regs, "cluster:Cluster")[0].inputs)
+    pool = copy.deepcopy(next(r.inputs for r in by_type(regs, "nodePool:NodePool") if r.inputs["name"] == pool))
+    return cluster, pool
+
+
+def ids(findings):
+    return [rule.id for rule, _ in findings]
+
+
+def test_policy_refuses_what_the_planner_never_writes(plan):
+    cluster, pool = cluster_and_pool(plan, "dws-gpu", "dws-a100")
+    assert ids(cluster_findings(cluster)) == [] and ids(pool_findings(pool, cluster)) == []
+    pool["management"]["autoUpgrade"] = False
+    pool["nodeConfig"]["flexStart"] = False
+    pool["nodeConfig"]["labels"] = {"gke-ai-batch.io/reservation": "projects/a/reservations/b"}
+    assert ids(pool_findings(pool, cluster)) == ["auto-upgrade-with-release-channel", "node-labels",
+                                                 "queued-provisioning-flex-start"]
+    cluster["releaseChannel"] = {"channel": "UNSPECIFIED"}
+    assert "auto-upgrade-with-release-channel" not in ids(pool_findings(pool, cluster))
+
+
+def test_policy_refuses_a_compact_tpu7x_slice(plan):
+    cluster, pool = cluster_and_pool(plan, "hotswap", "v6e-0")
+    pool["nodeConfig"]["machineType"] = "tpu7x-standard-4t"
+    pool["placementPolicy"] = {"type": "COMPACT", "tpuTopology": "4x4x4"}
+    assert ids(pool_findings(pool, cluster)) == ["tpu7x-workload-policy"]
+
+
+def test_gke_rules_policy_reports_hand_built_resources(plan):
+    res = [sr.Res(r.type, r.urn, copy.deepcopy(r.inputs), tuple(r.dependencies)) for r in plan("prod") if r.custom]
+    assert sr.gke_rules(res) == []
+    for r in res:
+        if r.type == sr.CLUSTER:
+            r.props["maintenancePolicy"]["recurringWindow"]["recurrence"] = "FREQ=WEEKLY;BYDAY=SA"
+        if r.type == sr.NODE_POOL and r.props["name"] == "v5p-res-0":
+            r.props["nodeLocations"] = ["us-east5-a", "us-east5-b"]
+    messages = [m for _, m in sr.gke_rules(res)]
+    assert any(m.startswith("cluster ml-prod: FREQ=WEEKLY;BYDAY=SA from") and "(maintenance-availability)" in m
+               for m in messages)
+    assert any(m.startswith("node pool v5p-res-0:") and "(reservation-zone)" in m for m in messages)
