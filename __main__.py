@@ -28,18 +28,19 @@ gke = GkeCluster("gke", GkeClusterArgs(cluster_inputs(cfg, labels)))
 k8s_opts = pulumi.ResourceOptions(providers={"kubernetes": gke.provider})
 where = dict(project=cfg.project, cluster=gke.cluster.name, location=gke.cluster.location, labels=labels)
 
-pools: list[pulumi.Resource] = []
+system: list[pulumi.Resource] = []
 for plan in platform.pools:
     if plan.kind == "system":
-        pools.append(SystemNodePool(plan.name, SystemNodePoolArgs(plan=plan, **where)))
+        system.append(SystemNodePool(plan.name, SystemNodePoolArgs(plan=plan, **where)))
     elif plan.kind == "gpu":
-        pools.append(GpuPool(plan.name, GpuPoolArgs(plan=plan, **where)))
+        GpuPool(plan.name, GpuPoolArgs(plan=plan, **where))
 for tpu in cfg.tpu_pools:
     slices = [p for p in platform.pools if p.kind == "tpu" and p.source == tpu.name]
-    pools.append(TpuSlicePool(tpu.name, TpuSlicePoolArgs(slices=slices, **where)))
+    TpuSlicePool(tpu.name, TpuSlicePoolArgs(slices=slices, **where))
 
-# Controllers need somewhere to run: install after the node pools exist.
-installs = pulumi.ResourceOptions.merge(k8s_opts, pulumi.ResourceOptions(depends_on=pools))
+# The controllers run on the system pool: install once it exists, not after every accelerator pool (a
+# slice waiting for capacity must not hold back the scheduling layer of every team).
+installs = pulumi.ResourceOptions.merge(k8s_opts, pulumi.ResourceOptions(depends_on=system))
 kueue = KueueInstall("kueue", KueueInstallArgs(cfg.kueue.chart, cfg.kueue.version, kueue_values(platform)), installs)
 releases: list[pulumi.Resource] = [kueue.release]
 if platform.install_jobset:

@@ -13,7 +13,6 @@ def platform(teams: int) -> dict:
             "flavor": "h100-dws"} for i in range(2)]
     team_blocks = [{
         "name": f"team-{t:03d}",
-        "default_priority": "low",
         "queue": {"cohort": "org", "quotas": {
             "v5e-ms": {"google.com/tpu": 4},
             "v6e-flex": {"google.com/tpu": {"nominal": 4, "borrowing_limit": 12}},

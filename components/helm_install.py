@@ -6,6 +6,12 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 
+def child_options(parent: pulumi.Resource, opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions:
+    """The release waits on what its component was told to wait on: children do not inherit a
+    component's depends_on, so without this the controllers could install before any node exists."""
+    return pulumi.ResourceOptions(parent=parent, depends_on=opts.depends_on if opts else None)
+
+
 def helm_release(name: str, release: str, chart: str, version: str, namespace: str, values: dict,
                  opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
     return k8s.helm.v3.Release(

@@ -8,7 +8,7 @@ import pulumi
 from gkebatch.installs import JOBSET_NAMESPACE
 
 from . import PKG
-from .helm_install import helm_release
+from .helm_install import child_options, helm_release
 
 
 @dataclass
@@ -21,5 +21,5 @@ class JobSetInstall(pulumi.ComponentResource):
     def __init__(self, name: str, args: JobSetInstallArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(f"{PKG}:index:JobSetInstall", name, None, opts)
         self.release = helm_release(f"{name}-release", "jobset", args.chart, args.version, JOBSET_NAMESPACE,
-                                    {}, pulumi.ResourceOptions(parent=self))
+                                    {}, child_options(self, opts))
         self.register_outputs({"status": self.release.status})

@@ -8,7 +8,7 @@ import pulumi
 from gkebatch.installs import KUEUE_NAMESPACE
 
 from . import PKG
-from .helm_install import helm_release
+from .helm_install import child_options, helm_release
 
 
 @dataclass
@@ -22,5 +22,5 @@ class KueueInstall(pulumi.ComponentResource):
     def __init__(self, name: str, args: KueueInstallArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(f"{PKG}:index:KueueInstall", name, None, opts)
         self.release = helm_release(f"{name}-release", "kueue", args.chart, args.version, KUEUE_NAMESPACE,
-                                    args.values, pulumi.ResourceOptions(parent=self))
+                                    args.values, child_options(self, opts))
         self.register_outputs({"status": self.release.status})

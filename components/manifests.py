@@ -17,10 +17,13 @@ class CustomObject(k8s.apiextensions.CustomResource):
                                        dict(manifest), opts)
 
 
-def declare(name: str, manifest: dict, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
+def declare(name: str, manifest: dict, opts: pulumi.ResourceOptions, patch: bool = False) -> pulumi.CustomResource:
+    """The typed resource for built-in kinds (a NamespacePatch where the object exists already), a
+    CustomObject for the rest."""
     kind, meta = manifest["kind"], manifest["metadata"]
     if kind == "Namespace":
-        return k8s.core.v1.Namespace(name, metadata=meta, opts=opts)
+        make = k8s.core.v1.NamespacePatch if patch else k8s.core.v1.Namespace
+        return make(name, metadata=meta, opts=opts)
     if kind == "PriorityClass":
         return k8s.scheduling.v1.PriorityClass(
             name, metadata=meta, value=manifest["value"], global_default=manifest["globalDefault"],

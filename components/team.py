@@ -24,12 +24,13 @@ class Team(pulumi.ComponentResource):
         super().__init__(f"{PKG}:index:Team", name, None, opts)
         t = args.plan
         child = pulumi.ResourceOptions(parent=self)
-        self.namespaces = {m["metadata"]["name"]: declare(f"{name}-ns-{m['metadata']['name']}", m, child)
+        # Pre-existing namespaces (`default`) only get the team's labels, patched in place.
+        self.namespaces = {m["metadata"]["name"]: declare(f"{name}-ns-{m['metadata']['name']}", m, child,
+                                                          patch=m["metadata"]["name"] not in t.created_namespaces)
                            for m in t.namespace_manifests}
 
         def in_namespace(ns: str, *deps) -> pulumi.ResourceOptions:
-            own = [self.namespaces[ns]] if ns in self.namespaces else []
-            return pulumi.ResourceOptions(parent=self, depends_on=own + list(deps))
+            return pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns], *deps])
 
         self.local_queues = [
             declare(f"{name}-lq-{m['metadata']['namespace']}", m,

@@ -171,14 +171,29 @@ class SharedQueue(QueueSpec):
     admit: Literal["teams", "all"] = "teams"
 
 
+NO_TEAM_DEFAULT_PRIORITY = (
+    "a per-team default priority cannot take effect, so the key was removed: Kueue 0.19 takes a job's "
+    "priority from its kueue.x-k8s.io/priority-class label (a WorkloadPriorityClass), else its pods' "
+    "priorityClassName, else the global default PriorityClass, and applies no per-namespace default "
+    "(WorkloadPriorityClassDefaulting is alpha and cluster-wide). Label each job with its priority, or "
+    "mark one priority global_default: true; then drop default_priority")
+
+
 class TeamConfig(Model):
     name: str = Field(pattern=DNS_LABEL, max_length=40)
     namespaces: list[str] = []  # default: [name]
     groups: list[str] = []  # Google groups granted edit in the team's namespaces
-    default_priority: Optional[str] = None
+    default_priority: Optional[str] = None  # refused: see NO_TEAM_DEFAULT_PRIORITY
     local_queue: Optional[str] = Field(None, pattern=DNS_LABEL)  # default: <name>-queue
     cluster_queue: Optional[str] = Field(None, pattern=DNS_LABEL)  # a shared queue, or this team's own
     queue: Optional[QueueSpec] = None  # this team's own ClusterQueue
+
+    @field_validator("default_priority")
+    @classmethod
+    def _no_default_priority(cls, v):
+        if v is not None:
+            raise ValueError(NO_TEAM_DEFAULT_PRIORITY)
+        return v
 
     @field_validator("namespaces")
     @classmethod
@@ -206,18 +221,41 @@ class PriorityConfig(Model):
     workload_priority_class: bool = True  # kueue.x-k8s.io WorkloadPriorityClass
 
 
+NO_WAIT_FOR_PODS_READY_OFF = (
+    "Kueue 0.19 always waits for pods to be ready (on by default in its v1beta2 Configuration; only the "
+    "deprecated alpha gate DisableWaitForPodsReady turns it off): drop the key, or set it true")
+
+
 class KueueConfig(Model):
     version: str = "0.19.2"
     chart: str = "oci://registry.k8s.io/kueue/charts/kueue"
-    wait_for_pods_ready: Optional[bool] = None  # default: on when a multi-host TPU pool exists
+    wait_for_pods_ready: Optional[bool] = None  # always on in Kueue 0.19; false is refused
     wait_for_pods_ready_timeout: str = Field("10m", pattern=r"^\d+(s|m|h)$")
+    # IgnoreUndeclared: quotas cover the accelerators a queue names; cpu and memory requests of its pods
+    # do not block admission (BlockUndeclared, Kueue's default, refuses every pod asking for cpu).
+    quota_check: Literal["IgnoreUndeclared", "BlockUndeclared"] = "IgnoreUndeclared"
     manage_jobs_without_queue_name: bool = True
     fair_sharing: bool = False
     default_flavor: str = Field("default-flavor", pattern=DNS_LABEL)
     dws_admission_check: str = Field("dws-prov", pattern=DNS_LABEL)  # names from source page 004
     dws_config: str = Field("dws-config", pattern=DNS_LABEL)
-    controller_cpu: Optional[str] = None  # default: sized from the number of queues
-    controller_memory: Optional[str] = None
+    # Requests and limits of the controller: fixed, so that adding a team never restarts Kueue; the
+    # kueue-controller-size policy says when the number of queues outgrows them.
+    controller_cpu: str = "500m"
+    controller_memory: str = "512Mi"
+
+    @field_validator("wait_for_pods_ready")
+    @classmethod
+    def _always_ready(cls, v):
+        if v is False:
+            raise ValueError(NO_WAIT_FOR_PODS_READY_OFF)
+        return v
+
+    @field_validator("controller_cpu", "controller_memory")
+    @classmethod
+    def _quantity(cls, v):
+        parse_quantity(v)
+        return v
 
 
 class JobSetConfig(Model):

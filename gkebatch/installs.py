@@ -3,27 +3,36 @@ from __future__ import annotations
 
 import yaml
 
-from .scheduling import NAMESPACE_NAME_LABEL
+from .scheduling import TEAM_LABEL
 
 KUEUE_NAMESPACE = "kueue-system"
 JOBSET_NAMESPACE = "jobset-system"
 
 
-def controller_resources(queues: int, override_cpu: str | None, override_memory: str | None) -> dict:
-    """Kueue keeps every queue and workload in memory: grow requests with the number of queues
-    (chart default 500m / 512Mi) in 256Mi steps, one more CPU per 500 queues. Limits equal the
-    requests: the chart's default cpu limit of 2 would otherwise stay below a larger request."""
-    steps = queues // 100
-    cpu = override_cpu or ("500m" if queues < 100 else str(1 + queues // 500))
-    memory = override_memory or f"{512 + 256 * steps}Mi"
+def controller_resources(cpu: str, memory: str) -> dict:
+    """Requests equal to limits: the chart's default cpu limit of 2 would otherwise stay below any
+    larger request (an invalid pod)."""
     return {"requests": {"cpu": cpu, "memory": memory}, "limits": {"cpu": cpu, "memory": memory}}
 
 
+def recommended_memory(queues: int) -> int:
+    """MiB the controller wants: Kueue keeps every queue and workload in memory; the chart's 512Mi,
+    and 256Mi more per 100 queues (the kueue-controller-size policy compares against it)."""
+    return 512 + 256 * (queues // 100)
+
+
+def _frameworks(platform) -> list[str]:
+    """Jobs and JobSets, and Kueue's pod, deployment and statefulset integrations, so that a bare
+    Pod, Deployment or StatefulSet in a team namespace is gated until its queue admits it instead of
+    running on accelerator nodes outside every quota (Kueue docs: run plain Pods, deployments)."""
+    jobset = ["jobset.x-k8s.io/jobset"] if platform.install_jobset else []
+    return ["batch/job", *jobset, "pod", "deployment", "statefulset"]
+
+
 def kueue_manager_config(platform) -> dict:
-    """The controller's Configuration (config.kueue.x-k8s.io/v1beta2), as the chart embeds it."""
+    """The controller's Configuration (config.kueue.x-k8s.io/v1beta2), as the chart embeds it. Nothing
+    in it depends on the teams, so onboarding a team never changes the release (or restarts Kueue)."""
     k = platform.config.kueue
-    frameworks = ["batch/job"] + (["jobset.x-k8s.io/jobset"] if platform.install_jobset else [])
-    team_namespaces = sorted(ns for t in platform.scheduling.teams for ns in t.namespaces)
     conf: dict = {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
         "kind": "Configuration",
@@ -32,19 +41,19 @@ def kueue_manager_config(platform) -> dict:
         "webhook": {"port": 9443},
         "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
         "clientConnection": {"qps": 50, "burst": 100},
-        "integrations": {"frameworks": frameworks},
+        "integrations": {"frameworks": _frameworks(platform)},
         # Jobs in a team namespace without a queue label are suspended by Kueue, not run around it.
         "manageJobsWithoutQueueName": k.manage_jobs_without_queue_name,
+        "managedJobsNamespaceSelector": {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]},
+        # Pods asking for cpu and memory are admitted on accelerator quota alone (see KueueConfig.quota_check).
+        "resources": {"quotaCheckStrategy": k.quota_check},
+        # On by default in Kueue 0.19; stated so the timeout is ours. blockAdmission stays false: the docs
+        # ("Setup All-or-nothing with ready Pods", Drawbacks) warn that it admits workloads one at a time,
+        # so one flex-start slice scaling from zero would hold back every team for the whole timeout.
+        "waitForPodsReady": {"timeout": k.wait_for_pods_ready_timeout, "blockAdmission": False,
+                             "requeuingStrategy": {"timestamp": "Eviction", "backoffBaseSeconds": 60,
+                                                   "backoffMaxSeconds": 3600}},
     }
-    if team_namespaces:
-        conf["managedJobsNamespaceSelector"] = {"matchExpressions": [
-            {"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": team_namespaces}]}
-    if platform.wait_for_pods_ready:
-        # All-or-nothing for multi-host slices: a workload whose pods are not all ready in time is
-        # evicted and requeued instead of holding half a slice.
-        conf["waitForPodsReady"] = {"timeout": k.wait_for_pods_ready_timeout, "blockAdmission": True,
-                                    "requeuingStrategy": {"timestamp": "Eviction", "backoffBaseSeconds": 60,
-                                                          "backoffMaxSeconds": 3600}}
     if k.fair_sharing:
         conf["fairSharing"] = {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}
     return conf
@@ -52,11 +61,8 @@ def kueue_manager_config(platform) -> dict:
 
 def kueue_values(platform) -> dict:
     k = platform.config.kueue
-    s = platform.scheduling
-    queues = len(s.cluster_queues) + sum(len(t.local_queue_manifests) for t in s.teams)
     return {
-        "controllerManager": {"manager": {"resources": controller_resources(
-            queues, k.controller_cpu, k.controller_memory)}},
+        "controllerManager": {"manager": {"resources": controller_resources(k.controller_cpu, k.controller_memory)}},
         "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(
             kueue_manager_config(platform), sort_keys=False)},
     }

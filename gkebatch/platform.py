@@ -29,11 +29,6 @@ class Platform:
         mode = self.config.jobset.install
         return mode == "always" or (mode == "auto" and self.multi_host)
 
-    @property
-    def wait_for_pods_ready(self) -> bool:
-        w = self.config.kueue.wait_for_pods_ready
-        return self.multi_host if w is None else w
-
 
 def _pydantic_path(loc: tuple) -> str:
     out = ROOT

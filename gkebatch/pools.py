@@ -17,6 +17,7 @@ from .labels import label_safe
 # Set by us: GKE documents reservation labels only as ComputeClass selectors. Its value is label-safe
 # (a shared reservation's path has '/'), see labels.label_safe.
 RESERVATION_LABEL = "gke-ai-batch.io/reservation"
+FLAVOR_LABEL = "gke-ai-batch.io/flavor"  # set by us on accelerator pools: each flavor selects exactly its pools
 SPOT_LABEL = "cloud.google.com/gke-spot"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"  # source page 003: workloads select it
 QUEUED_TAINT = {"key": "cloud.google.com/gke-queued", "value": "true", "effect": "NoSchedule"}  # page 004
@@ -144,15 +145,18 @@ def _capacity_args(capacity: str, reservation: Optional[str], path: str) -> None
                           "and spot capacity never come from a reservation)")
 
 
-def _capacity_labels(capacity: str, reservation: Optional[str]) -> tuple[dict, dict]:
-    """(labels GKE sets, labels we set) that tell this capacity's nodes apart."""
+def _capacity_labels(capacity: str, reservation: Optional[str], flavor: str) -> tuple[dict, dict]:
+    """(labels GKE sets, labels we set): the capacity's own labels and the flavor label. GKE's labels
+    alone cannot tell an on-demand pool from a spot pool of the same shape (a flavor cannot select
+    "no spot label"), so every accelerator pool carries the name of its flavor."""
+    ours = {FLAVOR_LABEL: flavor}
     if capacity == "spot":
-        return {SPOT_LABEL: "true"}, {}
+        return {SPOT_LABEL: "true"}, ours
     if capacity == "flex-start":
-        return {FLEX_START_LABEL: "true"}, {}
+        return {FLEX_START_LABEL: "true"}, ours
     if capacity == "reservation":
-        return {}, {RESERVATION_LABEL: label_safe(reservation)}
-    return {}, {}
+        return {}, {**ours, RESERVATION_LABEL: label_safe(reservation)}
+    return {}, ours
 
 
 def tpu_pool_plans(cfg: PlatformConfig, i: int, p: TpuPoolConfig) -> list[PoolPlan]:
@@ -170,7 +174,7 @@ def tpu_pool_plans(cfg: PlatformConfig, i: int, p: TpuPoolConfig) -> list[PoolPl
     if shape.multi_host and len(zones) > 1:
         raise ConfigError(f"{path}.zones", f"{list(zones)}: a multi-host slice ({p.topology}, {shape.vms} VMs) "
                           "is one ICI-connected unit in a single zone; give exactly one zone")
-    gke_labels, ours = _capacity_labels(p.capacity.value, p.reservation)
+    gke_labels, ours = _capacity_labels(p.capacity.value, p.reservation, p.flavor or p.name)
     labels = {catalog.TPU_ACCELERATOR_LABEL: shape.accelerator, catalog.TPU_TOPOLOGY_LABEL: shape.topology,
               **gke_labels, **ours}
     flex = p.capacity == TpuCapacity.FLEX_START
@@ -198,7 +202,7 @@ def gpu_pool_plan(cfg: PlatformConfig, i: int, p: GpuPoolConfig) -> PoolPlan:
         raise ConfigError(f"{path}.{'gpu' if e.what == 'GPU type' else 'machine_type'}", str(e)) from None
     _capacity_args(p.capacity.value, p.reservation, path)
     zones = _zones(cfg, p.zones, path, every_zone=p.capacity == GpuCapacity.QUEUED)
-    gke_labels, ours = _capacity_labels(p.capacity.value, p.reservation)
+    gke_labels, ours = _capacity_labels(p.capacity.value, p.reservation, p.flavor or p.name)
     labels = {catalog.GPU_ACCELERATOR_LABEL: p.gpu, **gke_labels, **ours}
     if p.capacity == GpuCapacity.QUEUED:
         if p.max_nodes is None:

@@ -21,11 +21,14 @@ QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 # Kueue docs for GKE queued provisioning: pin the pods to the nodes GKE provisioned for the request.
 PROVISIONING_NODE_SELECTOR = {"key": "autoscaling.gke.io/provisioning-request",
                               "valueFromProvisioningClassDetail": "ResizeRequestName"}
-NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
-TEAM_LABEL = "gke-ai-batch.io/team"
+TEAM_LABEL = "gke-ai-batch.io/team"  # on team namespaces: what Kueue manages (managedJobsNamespaceSelector)
+CLUSTER_QUEUE_LABEL = "gke-ai-batch.io/cluster-queue"  # on team namespaces: which ClusterQueue admits them
 SHARED_QUEUE_LABEL = "gke-ai-batch.io/shared-queue"  # a ClusterQueue declared shared by several teams
-DEFAULT_PRIORITY_ANNOTATION = "gke-ai-batch.io/default-priority"
-PREEXISTING_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+PREEXISTING_NAMESPACES = frozenset({"default"})  # labelled in place, never created or deleted
+# Namespaces of the cluster and its controllers: a team there would get edit on them and put system pods
+# under Kueue (Kueue itself refuses to manage kube-system and its own namespace).
+SYSTEM_NAMESPACES = frozenset({"kube-system", "kube-public", "kube-node-lease", "kueue-system", "jobset-system"})
+SYSTEM_PREFIXES = ("kube-", "gke-", "gmp-")
 BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 RESOURCE_ORDER = BASE_RESOURCES + (catalog.TPU_RESOURCE, catalog.GPU_RESOURCE)
 MAX_USER_PRIORITY = 1_000_000_000  # values above are reserved for system-critical classes
@@ -73,8 +76,7 @@ class TeamPlan:
     cluster_queue: str
     local_queue: str
     groups: tuple[str, ...]
-    default_priority: Optional[str]
-    namespace_manifests: tuple[dict, ...]
+    namespace_manifests: tuple[dict, ...]  # created, or (pre-existing ones) labels patched in place
     local_queue_manifests: tuple[dict, ...]
     role_binding_manifests: tuple[dict, ...]
 
@@ -103,22 +105,17 @@ def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan]) -> dict[str, Flav
     for name, members in by_name.items():
         first = members[0]
         for other in members[1:]:
-            if (other.node_labels, other.taints) != (first.node_labels, first.taints):
+            if (other.node_labels, other.taints, other.machine_type) != (first.node_labels, first.taints,
+                                                                         first.machine_type):
                 raise ConfigError(f"{other.path}.flavor", f"flavor {name!r} is already used by {first.path} "
-                                  "with different nodes; a flavor must select one shape and capacity")
+                                  f"with different nodes ({first.machine_type}, {first.capacity}); a flavor "
+                                  "selects one machine type, shape and capacity: name another flavor")
         queued = bool(first.taints)
         flavors[name] = FlavorPlan(
             name=name, node_labels=first.node_labels,
             tolerations=tuple({"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
                               for t in first.taints),
             pools=tuple(members), resources=BASE_RESOURCES + (first.resource,), queued=queued)
-    seen: dict[tuple, str] = {}
-    for f in flavors.values():
-        key = (tuple(sorted(f.node_labels.items())), f.queued)
-        if key in seen:
-            raise ConfigError(f"{f.pools[0].path}.flavor", f"flavors {seen[key]!r} and {f.name!r} select the "
-                              "same nodes; give the pools one flavor name, or different capacity")
-        seen[key] = f.name
     default = cfg.kueue.default_flavor
     referenced = any(default in q.quotas for q in _queue_specs(cfg))
     if default not in flavors and (not flavors or referenced):
@@ -207,6 +204,11 @@ def _cluster_queue(name: str, path: str, spec: QueueSpec, namespaces: tuple[str,
     if spec.cohort is not None and spec.cohort not in cohorts:
         raise ConfigError(f"{path}.cohort", f"cohort {spec.cohort!r} does not exist; declared cohorts: "
                           f"{_name_list(cohorts)}")
+    if spec.preemption.borrow_within_cohort and cfg.kueue.fair_sharing:
+        raise ConfigError(f"{path}.preemption.borrow_within_cohort", "Kueue ignores borrowWithinCohort when fair "
+                          "sharing is on (kueue.fair_sharing: true; Kueue docs, concepts/preemption: fair sharing "
+                          "works with withinClusterQueue and reclaimWithinCohort, not borrowWithinCohort): drop it, "
+                          "or turn fair sharing off")
     if spec.preemption.borrow_within_cohort and spec.preemption.reclaim_within_cohort == "Never":
         raise ConfigError(f"{path}.preemption.borrow_within_cohort", "borrowing preemption needs "
                           "reclaim_within_cohort other than 'Never' (Kueue rejects the pair)")
@@ -217,8 +219,8 @@ def _cluster_queue(name: str, path: str, spec: QueueSpec, namespaces: tuple[str,
             {"maxPriorityThreshold": p.borrow_within_cohort.max_priority_threshold}
             if p.borrow_within_cohort.max_priority_threshold is not None else {})}
     body: dict = {
-        "namespaceSelector": {} if shared_all else {"matchExpressions": [
-            {"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": sorted(namespaces)}]},
+        # By label, not by namespace list: a team joining a shared queue changes its namespaces, not the queue.
+        "namespaceSelector": {} if shared_all else {"matchLabels": {CLUSTER_QUEUE_LABEL: name}},
         "queueingStrategy": spec.queueing_strategy,
         "preemption": preemption,
         "resourceGroups": _resource_groups(spec, flavors, path),
@@ -288,11 +290,8 @@ def _team_manifests(cfg, i, team, namespaces, cq_name) -> TeamPlan:
     lq = team.local_queue or f"{team.name}-queue"
     labels = {TEAM_LABEL: team.name}
     created = tuple(ns for ns in namespaces if ns not in PREEXISTING_NAMESPACES)
-    ns_manifests = tuple(
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {
-            "name": ns, "labels": dict(labels),
-            **({"annotations": {DEFAULT_PRIORITY_ANNOTATION: team.default_priority}} if team.default_priority else {})}}
-        for ns in created)
+    ns_manifests = tuple({"apiVersion": "v1", "kind": "Namespace", "metadata": {
+        "name": ns, "labels": {**labels, CLUSTER_QUEUE_LABEL: cq_name}}} for ns in namespaces)
     lqs = tuple({"apiVersion": KUEUE_API, "kind": "LocalQueue",
                  "metadata": {"name": lq, "namespace": ns, "labels": dict(labels)},
                  "spec": {"clusterQueue": cq_name}} for ns in namespaces)
@@ -304,8 +303,11 @@ def _team_manifests(cfg, i, team, namespaces, cq_name) -> TeamPlan:
                 for ns in namespaces) if team.groups else ()
     return TeamPlan(name=team.name, path=path_of("teams", i), namespaces=tuple(namespaces), created_namespaces=created,
                     cluster_queue=cq_name, local_queue=lq, groups=tuple(team.groups),
-                    default_priority=team.default_priority, namespace_manifests=ns_manifests,
-                    local_queue_manifests=lqs, role_binding_manifests=rbs)
+                    namespace_manifests=ns_manifests, local_queue_manifests=lqs, role_binding_manifests=rbs)
+
+
+def _system_namespace(ns: str) -> bool:
+    return ns in SYSTEM_NAMESPACES or ns.startswith(SYSTEM_PREFIXES)
 
 
 def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingPlan:
@@ -313,7 +315,6 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingP
     cohorts = derive_cohorts(cfg)
     cohort_names = {c.name for c in cfg.cohorts}
     pcs, wpcs = derive_priorities(cfg)
-    priority_names = {p.name for p in cfg.priorities}
 
     shared = {q.name: (i, q) for i, q in enumerate(cfg.shared_queues)}
     if len(shared) != len(cfg.shared_queues):
@@ -331,14 +332,15 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingP
         team_names.add(t.name)
         namespaces = tuple(t.namespaces) or (t.name,)
         for ns in namespaces:
+            if _system_namespace(ns):
+                raise ConfigError(f"{path}.namespaces", f"{ns!r} belongs to the cluster or its controllers; a team "
+                                  f"needs namespaces of its own (not {', '.join(sorted(SYSTEM_NAMESPACES))} or "
+                                  f"names beginning {', '.join(SYSTEM_PREFIXES)})")
             if ns in owner_of_ns:
                 raise ConfigError(f"{path}.namespaces", f"namespace {ns!r} already belongs to team "
                                   f"{owner_of_ns[ns]!r}; a namespace belongs to one team")
             owner_of_ns[ns] = t.name
         team_ns.append(namespaces)
-        if t.default_priority is not None and t.default_priority not in priority_names:
-            raise ConfigError(f"{path}.default_priority", f"priority {t.default_priority!r} does not exist; "
-                              f"priorities: {_name_list(priority_names)}")
         if t.groups and not cfg.cluster.security_group:
             raise ConfigError(f"{path}.groups", "Google groups need Google Groups for RBAC: set "
                               "cluster.security_group to gke-security-groups@<your domain>")

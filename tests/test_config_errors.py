@@ -63,8 +63,20 @@ CASES = [
      "platform.priorities[1].global_default", "at most one priority class"),
     ("flavors covering different resources", lambda c: c["teams"][0]["queue"]["quotas"]["v6e-flex"].update(cpu=4),
      "platform.teams[0].queue.quotas.v6e-flex", "must cover the same resources"),
-    ("unknown default priority", lambda c: c["teams"][0].update(default_priority="urgent"),
-     "platform.teams[0].default_priority", "priorities: high-priority, low-priority"),
+    ("default priority has no effect", lambda c: c["teams"][0].update(default_priority="low-priority"),
+     "platform.teams[0].default_priority", "a per-team default priority cannot take effect"),
+    ("system namespace", lambda c: c["teams"][0].update(namespaces=["research", "kube-system"]),
+     "platform.teams[0].namespaces", "'kube-system' belongs to the cluster or its controllers"),
+    ("kueue's namespace", lambda c: c["teams"][1].update(namespaces=["kueue-system"]),
+     "platform.teams[1].namespaces", "'kueue-system' belongs to the cluster"),
+    ("wait for pods ready off", lambda c: c.update(kueue={"wait_for_pods_ready": False}),
+     "platform.kueue.wait_for_pods_ready", "Kueue 0.19 always waits for pods"),
+    ("fair sharing with borrowWithinCohort", lambda c: (c.update(kueue={"fair_sharing": True}), c["teams"][0][
+        "queue"].update(preemption={"borrow_within_cohort": {"policy": "LowerPriority"}})),
+     "platform.teams[0].queue.preemption.borrow_within_cohort", "Kueue ignores borrowWithinCohort when fair sharing"),
+    ("one flavor over two machine types", lambda c: c["tpu_pools"].append(
+        {"name": "v5e-big", "generation": "v5e", "topology": "2x4", "machine_type": "ct5lp-hightpu-8t",
+         "flavor": "v5e-train"}), "platform.tpu_pools[2].flavor", "selects one machine type, shape and capacity"),
     ("groups without Google Groups for RBAC", lambda c: c["cluster"].pop("security_group"),
      "platform.teams[0].groups", "cluster.security_group"),
 ]

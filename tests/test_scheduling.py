@@ -15,7 +15,8 @@ def test_multislice_quota_is_the_three_slices(plan):
     regs = plan("multislice")
     flavor = objects(regs, "ResourceFlavor")["vlp-24"]
     assert flavor["spec"]["nodeLabels"] == {"cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
-                                            "cloud.google.com/gke-tpu-topology": "2x4"}
+                                            "cloud.google.com/gke-tpu-topology": "2x4",
+                                            "gke-ai-batch.io/flavor": "vlp-24"}
     cq = objects(regs, "ClusterQueue")["cluster-queue"]["spec"]
     assert cq["namespaceSelector"] == {} and cq["queueingStrategy"] == "BestEffortFIFO"
     assert cq["preemption"] == {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"}
@@ -64,13 +65,34 @@ def test_capacity_labels_on_flavors(plan):
     assert flavors["v5e-spot"]["spec"]["nodeLabels"]["cloud.google.com/gke-spot"] == "true"
     assert flavors["v5p-res"]["spec"]["nodeLabels"]["gke-ai-batch.io/reservation"] == "v5p-prod-reservation"
     pool = {r.inputs["name"]: r.inputs for r in by_type(plan("prod"), "nodePool:NodePool")}["v5p-res-0"]
-    assert pool["nodeConfig"]["labels"] == {"gke-ai-batch.io/reservation": "v5p-prod-reservation"}
+    assert pool["nodeConfig"]["labels"] == {"gke-ai-batch.io/reservation": "v5p-prod-reservation",
+                                            "gke-ai-batch.io/flavor": "v5p-res"}
+
+
+def test_each_flavor_selects_exactly_its_own_pools():
+    """An on-demand v5e 2x4 flavor must not select spot or reserved 2x4 nodes, nor 8-chip VMs: with
+    GKE's labels alone its nodeLabels were a subset of theirs, so its quota landed on their nodes."""
+    from gkebatch.pool_facts import pool_facts
+    from gkebatch.gke_inputs import engine_form, node_pool_inputs
+    cfg = platform_of("prod")
+    cfg["tpu_pools"] += [{"name": "v5e-od", "generation": "v5e", "topology": "2x4", "zones": ["us-east5-c"]},
+                         {"name": "v5e-8t", "generation": "v5e", "topology": "2x4", "machine_type": "ct5lp-hightpu-8t",
+                          "zones": ["us-east5-c"]}]
+    p = build_platform(cfg)
+    facts = {pl.name: pool_facts(engine_form(node_pool_inputs(pl, {}))) for pl in p.pools}
+    for flavor in p.scheduling.flavors.values():
+        selected = {name for name, f in facts.items()
+                    if all(f.node_labels.get(k) == v for k, v in flavor.node_labels.items())}
+        assert selected == {pl.name for pl in flavor.pools}, flavor.name
 
 
 def test_team_queue_admits_only_its_namespaces(plan):
-    cq = objects(plan("dev"), "ClusterQueue")["training"]["spec"]
-    assert cq["namespaceSelector"] == {"matchExpressions": [
-        {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["training", "training-eval"]}]}
+    regs = plan("dev")
+    cq = objects(regs, "ClusterQueue")["training"]["spec"]
+    assert cq["namespaceSelector"] == {"matchLabels": {"gke-ai-batch.io/cluster-queue": "training"}}
+    labelled = {n for n, ns in objects(regs, "Namespace").items()
+                if ns["metadata"]["labels"].get("gke-ai-batch.io/cluster-queue") == "training"}
+    assert labelled == {"training", "training-eval"}
     assert cq["cohortName"] == "ml"
     assert cq["resourceGroups"][0]["flavors"][0]["resources"][0] == {
         "name": "google.com/tpu", "nominalQuota": 8, "borrowingLimit": 8}
@@ -82,8 +104,10 @@ def test_team_rbac_and_namespaces(plan):
     assert sorted(rb["metadata"]["namespace"] for rb in rbs) == ["training", "training-eval"]
     assert rbs[0]["roleRef"]["name"] == "edit" and rbs[0]["subjects"][0]["name"] == "ml-training@acme.example"
     ns = objects(regs, "Namespace")["training"]
-    assert ns["metadata"]["annotations"]["gke-ai-batch.io/default-priority"] == "high-priority"
-    assert "default" not in objects(plan("multislice"), "Namespace")  # it exists already
+    assert ns["metadata"]["labels"] == {"gke-ai-batch.io/team": "training", "gke-ai-batch.io/cluster-queue": "training"}
+    (default,) = [r for r in by_type(plan("multislice"), "Namespace") + by_type(plan("multislice"), "NamespacePatch")
+                  if r.inputs["metadata"]["name"] == "default"]
+    assert default.type == "kubernetes:core/v1:NamespacePatch"  # it exists already: labelled, never created
 
 
 def test_hotswap_priorities(plan):
@@ -118,19 +142,22 @@ def test_kueue_controller_config(plan):
     assert kueue.inputs["chart"] == "oci://registry.k8s.io/kueue/charts/kueue"
     assert kueue.inputs["version"] == "0.19.2" and kueue.inputs["namespace"] == "kueue-system"
     conf = yaml.safe_load(kueue.inputs["values"]["managerConfig"]["controllerManagerConfigYaml"])
-    assert conf["integrations"]["frameworks"] == ["batch/job", "jobset.x-k8s.io/jobset"]
-    assert conf["waitForPodsReady"]["timeout"] == "10m"  # multi-host TPU pools exist
+    assert conf["integrations"]["frameworks"] == ["batch/job", "jobset.x-k8s.io/jobset", "pod", "deployment",
+                                                  "statefulset"]
+    assert conf["waitForPodsReady"]["timeout"] == "10m" and conf["waitForPodsReady"]["blockAdmission"] is False
     assert conf["manageJobsWithoutQueueName"] is True
-    assert conf["managedJobsNamespaceSelector"]["matchExpressions"][0]["values"] == [
-        "research", "training", "training-eval"]
+    assert conf["managedJobsNamespaceSelector"] == {"matchExpressions": [
+        {"key": "gke-ai-batch.io/team", "operator": "Exists"}]}
+    assert conf["resources"] == {"quotaCheckStrategy": "IgnoreUndeclared"}
     jobset = [r for r in plan("dev") if r.type.endswith("Release") and r.inputs["name"] == "jobset"]
     assert jobset[0].inputs["chart"] == "oci://registry.k8s.io/jobset/charts/jobset"
 
 
-def test_no_jobset_or_pod_readiness_without_multi_host():
+def test_no_jobset_without_multi_host_and_pods_ready_stated_everywhere():
+    """Kueue 0.19 waits for ready pods by default (a 30 minute timeout); the stack states its own."""
     p = build_platform(platform_of("dws-gpu"))
     assert not p.install_jobset
-    assert "waitForPodsReady" not in kueue_manager_config(p)
+    assert kueue_manager_config(p)["waitForPodsReady"]["timeout"] == "10m"
 
 
 def test_nested_cohorts_and_fair_sharing():
@@ -155,8 +182,9 @@ def test_cohort_cycles_and_unknown_parents_are_refused():
         build_platform(cfg)
 
 
-def test_controller_grows_with_the_queues():
-    from gkebatch.installs import controller_resources
-    assert controller_resources(10, None, None)["requests"] == {"cpu": "500m", "memory": "512Mi"}
-    assert controller_resources(400, None, None)["requests"] == {"cpu": "1", "memory": "1536Mi"}
-    assert controller_resources(400, "4", "8Gi")["requests"] == {"cpu": "4", "memory": "8Gi"}
+def test_controller_limits_never_below_its_requests():
+    """The chart's cpu limit of 2 stayed while the request grew: at 1,000 queues the pod was invalid."""
+    from gkebatch.installs import controller_resources, recommended_memory
+    r = controller_resources("4", "8Gi")
+    assert r["requests"] == r["limits"] == {"cpu": "4", "memory": "8Gi"}
+    assert recommended_memory(10) == 512 and recommended_memory(1000) == 3072
