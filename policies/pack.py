@@ -95,6 +95,8 @@ STACK_POLICIES = [
                 sr.jobset_installed),
     StackPolicy("kueue-after-release", "Kueue objects depend on the Kueue Helm release.", MANDATORY,
                 sr.kueue_after_release),
+    StackPolicy("kueue-controller-size", "The Kueue controller's memory suits the number of queues it holds.",
+                ADVISORY, sr.kueue_controller_size),
     StackPolicy("one-global-default-priority", "At most one PriorityClass is the global default.", MANDATORY,
                 sr.one_global_default),
 ]

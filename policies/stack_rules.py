@@ -8,6 +8,7 @@ from typing import Mapping, Sequence
 
 from gkebatch import catalog
 from gkebatch.gke_rules import cluster_findings, pool_findings, stack_findings
+from gkebatch.installs import recommended_memory
 from gkebatch.pool_facts import pool_facts
 from gkebatch.pools import QUEUED_TAINT
 from gkebatch.quantity import parse_quantity
@@ -216,4 +217,21 @@ def gke_rules(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
                       for rule, f in pool_findings(pool.props, cprops)]
         found += [(pools[f.pool].urn, f"node pool {pools[f.pool].name}: {f.message} ({rule.id})")
                   for rule, f in stack_findings([p.props for p in pools], cprops)]
+    return found
+
+
+def kueue_controller_size(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    """The controller keeps every queue in memory; its size is fixed config (so that onboarding a team
+    never restarts it), and this says when the number of queues has outgrown it."""
+    ix = Index(resources)
+    queues = len(ix.kueue["ClusterQueue"]) + sum(1 for r in ix.kueue_objects if r.kind == "LocalQueue")
+    found = []
+    for release in ix.releases("kueue"):
+        requests = (((release.props.get("values") or {}).get("controllerManager") or {}).get("manager") or {}).get(
+            "resources", {}).get("requests", {})
+        have = parse_quantity(requests.get("memory", "512Mi")) / 2**20
+        want = recommended_memory(queues)
+        if have < want:
+            found.append((release.urn, f"{queues} queues: the Kueue controller asks for {have:g}Mi of memory; set "
+                                       f"kueue.controller_memory to at least {want}Mi (and raise controller_cpu)"))
     return found

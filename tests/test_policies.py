@@ -229,3 +229,18 @@ def test_every_namespaced_local_queue_is_checked(plan):
     ghost = [sr.Res(r.type, r.urn, {**r.props, "spec": {"clusterQueue": "ghost"}}, r.dependencies)
              if r.urn == found[0] else r for r in res]
     assert [u for u, _ in sr.kueue_references(ghost)] == [found[0]]
+
+
+def test_kueue_controller_size_is_advice_not_a_restart():
+    """The controller's size is config, so onboarding teams never changes the release; past its size
+    an advisory says what to set."""
+    from bench.synthetic import platform
+
+    from .conftest import run_config
+    cfg = platform(200)
+    found = [v for v in violations(run_config(cfg, "bench")) if v["policy"] == "kueue-controller-size"]
+    assert [(v["level"], v["message"]) for v in found] == [(
+        "advisory", "400 queues: the Kueue controller asks for 512Mi of memory; set kueue.controller_memory to at "
+        "least 1536Mi (and raise controller_cpu)")]
+    cfg["kueue"] = {"controller_memory": "2Gi", "controller_cpu": "2"}
+    assert not [v for v in violations(run_config(cfg, "bench")) if v["policy"] == "kueue-controller-size"]
