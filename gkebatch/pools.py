@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Optional
 
 from . import catalog
@@ -13,6 +14,7 @@ from .catalog import CatalogError
 from .config import ClusterMode, GpuCapacity, GpuPoolConfig, PlatformConfig, TpuCapacity, TpuPoolConfig
 from .errors import ConfigError, path_of
 from .labels import label_safe
+from .machines import allocatable
 
 # Set by us: GKE documents reservation labels only as ComputeClass selectors. Its value is label-safe
 # (a shared reservation's path has '/'), see labels.label_safe.
@@ -57,6 +59,14 @@ class PoolCapacity:
     def fixed_capacity(self) -> bool:
         """On-demand and reserved pools hold their accelerators; spot, flex-start and queued do not."""
         return self.capacity in FIXED_CAPACITY
+
+    def provides(self) -> dict[str, Decimal]:
+        """What pods can ask for on the pool at full size: its accelerators, and the cpu and memory
+        GKE leaves allocatable on its nodes (where the machine type is known)."""
+        out: dict[str, Decimal] = {self.resource: Decimal(self.accelerators)} if self.resource else {}
+        for name, amount in (allocatable(self.machine_type) or {}).items():
+            out[name] = amount * self.nodes
+        return out
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 import yaml
 
 from gkebatch.pool_facts import pool_facts
+from policies import stack_rules as sr
 
 from .runtime import Registration
 
@@ -55,6 +56,23 @@ def write_outputs(regs: list[Registration], out: Path) -> None:
             (out / "helm" / f"{i['name']}.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
 
 
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+
+def quota_lines(regs: list[Registration]) -> list[str]:
+    """Nominal quota promised per flavor and resource against what the flavor's pools hold at full
+    size, and how much of that is guaranteed (spot, flex-start and queued capacity is not)."""
+    ix = sr.Index([sr.Res(r.type, r.urn, r.inputs) for r in regs if r.custom])
+    rows = [(flavor, res, sr.show(res, promised), sr.show(res, cap.total), sr.show(res, cap.fixed), ", ".join(queues))
+            for flavor, res, promised, cap, queues in sr.promises(ix)]
+    if not rows:
+        return []
+    head = ("flavor", "resource", "promised", "at full size", "guaranteed", "ClusterQueues")
+    return ["quota against capacity (nominal quotas; capacity is allocatable cpu and memory):", *_table([head, *rows])]
+
+
 def summary(regs: list[Registration]) -> str:
     """Readable plan: the cluster, each node pool's shape and capacity, totals per accelerator."""
     lines = []
@@ -72,8 +90,7 @@ def summary(regs: list[Registration]) -> str:
         header = ("pool", "accelerator", "topology", "machine", "nodes", "capacity", "chips/GPUs")
         rows = [header] + [(p.name, p.accelerator or "-", p.topology or "-", p.machine_type, p.sizing(), p.capacity,
                             str(p.accelerators) if p.resource else "-") for p in pools]
-        widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
-        lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+        lines += _table(rows)
         totals: dict[str, int] = defaultdict(int)
         for p in pools:
             if p.resource:
@@ -85,6 +102,7 @@ def summary(regs: list[Registration]) -> str:
                  f"{kinds['kubernetes:kueue.x-k8s.io/v1beta2:Cohort']} cohorts, {len(queues)} ClusterQueues "
                  f"({', '.join(queues)}), {kinds['kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue']} LocalQueues, "
                  f"{kinds['kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck']} admission checks")
+    lines += quota_lines(regs)
     releases = sorted(f"{r.inputs['name']} {r.inputs['version']}" for r in regs if r.type == HELM_RELEASE)
     lines.append(f"helm: {', '.join(releases) or '(none)'}")
     lines.append(f"{len(regs)} resources registered")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Mapping, Sequence
 
 from gkebatch import catalog
@@ -17,7 +18,7 @@ CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 KUEUE_PREFIX = "kubernetes:kueue.x-k8s.io/"
-ACCELERATOR_LABELS = (catalog.TPU_ACCELERATOR_LABEL, catalog.GPU_ACCELERATOR_LABEL)
+ACCELERATOR_RESOURCES = (catalog.TPU_RESOURCE, catalog.GPU_RESOURCE)
 
 
 @dataclass(frozen=True)
@@ -60,25 +61,29 @@ def _queued(flavor: Res) -> bool:
     return any(t.get("key") == QUEUED_TAINT["key"] for t in (flavor.props.get("spec") or {}).get("tolerations") or [])
 
 
-def flavor_capacity(ix: Index) -> dict[str, tuple[int, int, str]]:
-    """flavor -> (accelerators of all its pools, of its fixed-capacity pools, resource), for flavors
-    that select accelerator nodes of this stack's pools."""
-    out = {}
+@dataclass
+class Capacity:
+    """What a flavor's pools hold of one resource at full size, and how much of it is guaranteed
+    (on-demand and reserved pools; spot, flex-start and queued capacity may never come)."""
+
+    total: Decimal = Decimal(0)
+    fixed: Decimal = Decimal(0)
+
+
+def flavor_capacity(ix: Index) -> dict[str, dict[str, Capacity]]:
+    """flavor -> resource -> Capacity, for flavors that select nodes of this stack's pools (a flavor
+    with no node labels, as on Autopilot, selects no pool in particular and is left out)."""
+    out: dict[str, dict[str, Capacity]] = {}
     for name, flavor in ix.kueue["ResourceFlavor"].items():
         labels = (flavor.props.get("spec") or {}).get("nodeLabels") or {}
-        if not any(k in labels for k in ACCELERATOR_LABELS):
-            continue
         queued = _queued(flavor)
-        total = fixed = 0
-        resource = ""
-        for _, f in ix.pools:
-            if f.resource and (f.capacity == "queued-provisioning") == queued and \
-                    all(f.node_labels.get(k) == v for k, v in labels.items()):
-                total += f.accelerators
-                fixed += f.accelerators if f.fixed_capacity else 0
-                resource = f.resource
-        if resource:
-            out[name] = (total, fixed, resource)
+        pools = [f for _, f in ix.pools if labels and (f.capacity == "queued-provisioning") == queued
+                 and all(f.node_labels.get(k) == v for k, v in labels.items())]
+        for f in pools:
+            for resource, amount in f.provides().items():
+                cap = out.setdefault(name, {}).setdefault(resource, Capacity())
+                cap.total += amount
+                cap.fixed += amount if f.fixed_capacity else 0
     return out
 
 
@@ -89,33 +94,58 @@ def nominal_quotas(ix: Index) -> dict[tuple[str, str], list]:
         for group in (cq.props.get("spec") or {}).get("resourceGroups") or []:
             for fl in group.get("flavors") or []:
                 for res in fl.get("resources") or []:
-                    entry = out.setdefault((fl["name"], res["name"]), [0, []])
+                    entry = out.setdefault((fl["name"], res["name"]), [Decimal(0), []])
                     entry[0] += parse_quantity(res["nominalQuota"])
                     entry[1].append(cq.name)
     return out
 
 
+def promises(ix: Index) -> list[tuple[str, str, Decimal, Capacity, list[str]]]:
+    """(flavor, resource, nominal quota promised, capacity behind it, queues) for every quota on a
+    flavor with pools: the plan shows them, the quota policies judge them."""
+    caps, out = flavor_capacity(ix), []
+    for (flavor, resource), (promised, queues) in sorted(nominal_quotas(ix).items()):
+        if flavor in caps:
+            out.append((flavor, resource, promised, caps[flavor].get(resource, Capacity()), sorted(queues)))
+    return out
+
+
+def show(resource: str, amount: Decimal) -> str:
+    """Quantities as people read them: memory in GiB, the rest as counts."""
+    if resource in ("memory", "ephemeral-storage"):
+        return f"{amount / 2**30:,.0f}Gi"
+    return f"{amount:,.0f}" if amount == amount.to_integral_value() else f"{amount:,.1f}"
+
+
 def quota_over_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     ix = Index(resources)
-    quotas, found = nominal_quotas(ix), []
-    for flavor, (total, fixed, resource) in flavor_capacity(ix).items():
-        q = quotas.get((flavor, resource))
-        if q and fixed == total and q[0] > fixed:
-            found.append((ix.kueue["ResourceFlavor"][flavor].urn,
-                          f"flavor {flavor}: teams are promised {q[0]} {resource} ({', '.join(sorted(q[1]))}) but its "
-                          f"on-demand/reserved pools hold {fixed}; lower the nominal quotas or add slices"))
-    return found
+    return [(ix.kueue["ResourceFlavor"][flavor].urn,
+             f"flavor {flavor}: teams are promised {show(res, promised)} {res} ({', '.join(queues)}) but its "
+             f"on-demand/reserved pools hold {show(res, cap.fixed)}; lower the nominal quotas or add nodes")
+            for flavor, res, promised, cap, queues in promises(ix)
+            if cap.total and cap.fixed == cap.total and promised > cap.fixed]
+
+
+def quota_not_guaranteed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    ix = Index(resources)
+    return [(ix.kueue["ResourceFlavor"][flavor].urn,
+             f"flavor {flavor}: teams are promised {show(res, promised)} {res} ({', '.join(queues)}); its pools hold "
+             f"{show(res, cap.total)} at full size, of which {show(res, cap.fixed)} guaranteed (spot, flex-start "
+             "and queued capacity may not come)")
+            for flavor, res, promised, cap, queues in promises(ix) if cap.fixed < cap.total and promised > cap.fixed]
 
 
 def quota_below_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     ix = Index(resources)
     quotas, found = nominal_quotas(ix), []
-    for flavor, (total, fixed, resource) in flavor_capacity(ix).items():
-        q = quotas.get((flavor, resource), [0, []])
-        if fixed and fixed == total and q[0] < fixed:
-            found.append((ix.kueue["ResourceFlavor"][flavor].urn,
-                          f"flavor {flavor}: {fixed - q[0]} of {fixed} {resource} are in no team's nominal quota "
-                          "and idle unless borrowed; give them to a queue or shrink the pools"))
+    for flavor, caps in flavor_capacity(ix).items():
+        for resource, cap in caps.items():
+            q = quotas.get((flavor, resource), [0, []])
+            if resource in ACCELERATOR_RESOURCES and cap.fixed and cap.fixed == cap.total and q[0] < cap.fixed:
+                found.append((ix.kueue["ResourceFlavor"][flavor].urn,
+                              f"flavor {flavor}: {show(resource, cap.fixed - q[0])} of {show(resource, cap.fixed)} "
+                              f"{resource} are in no team's nominal quota and idle unless borrowed; give them to a "
+                              "queue or shrink the pools"))
     return found
 
 

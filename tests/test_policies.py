@@ -144,9 +144,31 @@ def test_quota_policies(plan):
 def test_spot_and_flex_capacity_is_not_counted_as_fixed(plan):
     res = stack(plan("prod"))
     caps = sr.flavor_capacity(sr.Index(res))
-    assert caps["v5p-res"] == (128, 128, "google.com/tpu")
-    assert caps["v6e-flex"] == (32, 0, "google.com/tpu") and caps["v5e-spot"] == (16, 0, "google.com/tpu")
-    assert caps["h100-dws"] == (128, 0, "nvidia.com/gpu")
+    tpu = "google.com/tpu"
+    assert (caps["v5p-res"][tpu].total, caps["v5p-res"][tpu].fixed) == (128, 128)
+    assert (caps["v6e-flex"][tpu].total, caps["v6e-flex"][tpu].fixed) == (32, 0)
+    assert (caps["v5e-spot"][tpu].total, caps["v5e-spot"][tpu].fixed) == (16, 0)
+    assert caps["h100-dws"]["nvidia.com/gpu"].total == 128
+    # 16 nodes of 208 vCPUs, less GKE's reservation (6% of the first core ... 0.25% above the fourth)
+    assert caps["h100-dws"]["cpu"].total == 16 * (208 - sr.Decimal("0.59"))
+
+
+def test_cpu_quota_against_cpu_nodes():
+    """cpu promised on a reserved flavor beyond its nodes' allocatable cores is refused; on a spot flavor
+    the same promise is advice (the nodes may never come)."""
+    from .conftest import platform_of, run_config
+    cfg = platform_of("prod")
+    cfg["tpu_pools"][0].update(topology="2x2x2", slices=1)  # two ct5p-hightpu-4t VMs: 2 x 208 vCPUs
+    cfg["teams"] = [{"name": "training", "queue": {"quotas": {
+        "v5p-res": {"google.com/tpu": 8, "cpu": 500, "memory": "100Gi"},
+        "v5e-spot": {"google.com/tpu": 16, "cpu": 500, "memory": "100Gi"}}}}]
+    found = {(v["policy"], v["level"], v["message"]) for v in violations(run_config(cfg, "prod"))
+             if v["policy"].startswith("quota-") and " cpu " in v["message"]}
+    assert found == {
+        ("quota-within-capacity", "mandatory", "flavor v5p-res: teams are promised 500 cpu (training) but its "
+         "on-demand/reserved pools hold 414.8; lower the nominal quotas or add nodes"),
+        ("quota-not-guaranteed", "advisory", "flavor v5e-spot: teams are promised 500 cpu (training); its pools hold "
+         "446.6 at full size, of which 0 guaranteed (spot, flex-start and queued capacity may not come)")}
 
 
 def test_kueue_references(plan):
