@@ -7,7 +7,9 @@ OUT ?=
 STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
 out_flag = $(if $(OUT),--out $(OUT))
 
-.PHONY: setup plan check test conform check-all golden docs bench clean
+WORKLOAD ?= examples/workloads
+
+.PHONY: setup plan check admit admit-all test conform check-all golden docs bench clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +24,12 @@ plan: setup  ## make plan STACK=<name|path> [OUT=dir]
 check: setup  ## make check STACK=<name|path> [OUT=dir] [POLICY_CONFIG=file.json]
 	$(PY) -m offline check $(STACK) $(out_flag) $(if $(POLICY_CONFIG),--policy-config $(POLICY_CONFIG))
 
+admit: setup  ## make admit STACK=<name|path> WORKLOAD=<file or folder>: would Kueue admit each workload?
+	$(PY) -m offline.admit $(STACK) $(WORKLOAD)
+
+admit-all: setup  ## every sample workload against the stack it is named after
+	@for f in examples/workloads/*.yaml; do s=$$(basename $$f .yaml); $(PY) -m offline.admit $$s $$f || exit 1; done
+
 test: setup
 	$(PY) -m pytest
 
@@ -30,6 +38,7 @@ conform: setup  ## render every stack and run kube-conform over all manifests
 	$(PY) ../shared/tools/kube-conform --quiet $(foreach s,$(STACKS),out/$(s)/manifests) examples/workloads
 
 check-all: setup  ## the offline policy check of every stack
+	@mkdir -p out
 	@for s in $(STACKS); do $(PY) -m offline check $$s > out/check-$$s.txt || { cat out/check-$$s.txt; exit 1; }; \
 	  tail -n 1 out/check-$$s.txt; done
 
