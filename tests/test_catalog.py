@@ -49,3 +49,28 @@ def test_single_host_topology_labels():
     assert catalog.single_host_topology("ct5lp-hightpu-8t") == "2x4"
     assert catalog.single_host_topology("ct6e-standard-4t") == "2x2"
     assert catalog.single_host_topology("ct5p-hightpu-4t") == "2x2x1"
+
+
+# Shapes the Cloud TPU docs name: the v5p table ("TPU v5p": up to 16x16x24, 96 cubes) and the v4
+# twisted-torus examples ("TPU v4": 4x4x8, 4x8x8, 12x12x24); 4x4x16 follows the cube rule.
+@pytest.mark.parametrize("gen,topology,vms", [
+    ("v5p", "2x2x1", 1), ("v5p", "2x2x2", 2), ("v5p", "2x4x4", 8), ("v5p", "4x4x4", 16), ("v5p", "4x4x8", 32),
+    ("v5p", "4x8x8", 64), ("v5p", "8x8x8", 128), ("v5p", "8x8x16", 256), ("v5p", "8x16x16", 512),
+    ("v5p", "16x16x16", 1024), ("v5p", "16x16x24", 1536), ("v5p", "4x4x16", 64),
+    ("v4", "4x4x8", 32), ("v4", "4x8x8", 64), ("v4", "12x12x24", 864), ("tpu7x", "4x4x4", 16),
+])
+def test_documented_3d_shapes_plan(gen, topology, vms):
+    assert catalog.tpu_shape(gen, topology).vms == vms
+
+
+@pytest.mark.parametrize("gen,topology,fragment", [
+    ("v5p", "16x20x28", "at most 96 cubes of 4x4x4 (6,144 chips); 16x20x28 is 8,960 chips"),  # xpk lists it
+    ("v5p", "16x16x28", "at most 96 cubes"),
+    ("v4", "16x16x32", "at most 64 cubes of 4x4x4 (4,096 chips)"),
+    ("v4", "4x8x4", "write it as 4x4x8"),
+    ("v5p", "6x6x6", "nearest shapes"),
+])
+def test_shapes_beyond_the_documented_rules_are_refused(gen, topology, fragment):
+    with pytest.raises(CatalogError) as e:
+        catalog.tpu_shape(gen, topology)
+    assert fragment in str(e.value)

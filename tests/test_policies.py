@@ -266,3 +266,17 @@ def test_kueue_controller_size_is_advice_not_a_restart():
         "least 1536Mi (and raise controller_cpu)")]
     cfg["kueue"] = {"controller_memory": "2Gi", "controller_cpu": "2"}
     assert not [v for v in violations(run_config(cfg, "bench")) if v["policy"] == "kueue-controller-size"]
+
+
+def test_on_demand_quota_is_judged_against_on_demand_pools_only():
+    """An on-demand 2x4 flavor beside spot ones once selected their nodes too, so its capacity was
+    not all fixed and 64 chips promised on 16 passed."""
+    from .conftest import platform_of, run_config
+    cfg = platform_of("prod")
+    cfg["tpu_pools"].append({"name": "v5e-od", "generation": "v5e", "topology": "2x4", "slices": 2,
+                             "zones": ["us-east5-c"]})
+    cfg["teams"][2]["queue"]["quotas"]["v5e-od"] = {"google.com/tpu": 64}
+    found = [v for v in violations(run_config(cfg, "prod")) if v["policy"] == "quota-within-capacity"]
+    assert [v["message"] for v in found] == ["flavor v5e-od: teams are promised 64 google.com/tpu (inference-eval) "
+                                             "but its on-demand/reserved pools hold 16; lower the nominal quotas "
+                                             "or add nodes"]
