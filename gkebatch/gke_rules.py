@@ -169,17 +169,24 @@ def _zone_of(zone: str, region: str) -> bool:
     return bool(re.fullmatch(re.escape(region) + r"-[a-z]", zone))
 
 
-def _cluster_location(c: Props) -> Iterator[Finding]:
-    location, zones = c.get("location") or "", list(c.get("nodeLocations") or [])
-    region = _region_of(c)
-    if c.get("enableAutopilot") or location == region:
-        if not location:
-            yield Finding("a zonal cluster needs a zone: list at least one in zones")
+def _region_of(c: Props) -> str:
+    location = c.get("location") or ""
+    return location[:-2] if re.search(r"-[a-z]$", location) else location
+
+
+def _zone_findings(zones: list[str], region: str) -> Iterator[Finding]:
     for i, z in enumerate(zones):
-        if not _zone_of(z, region):
-            yield Finding(f"zone {z!r} is not in region {region!r}; use a zone such as {region}-a", f"[{i}]")
+        if region and not _zone_of(z, region):
+            yield Finding(f"zone {z!r} is not in the cluster's region {region!r}; use a zone such as {region}-a",
+                          f"[{i}]")
         elif zones.index(z) != i:
             yield Finding(f"zone {z!r} is listed twice", f"[{i}]")
+
+
+def _cluster_location(c: Props) -> Iterator[Finding]:
+    if not c.get("location"):
+        yield Finding("a zonal cluster needs a zone: list at least one in zones")
+    yield from _zone_findings(list(c.get("nodeLocations") or []), _region_of(c))
 
 
 CLUSTER_RULES: tuple[Rule, ...] = (
@@ -219,18 +226,8 @@ def _reservation_zone(p: Props, c: Props) -> Iterator[Finding]:
                       "consume it only in the reservation's zone; give exactly that zone")
 
 
-def _region_of(c: Props) -> str:
-    location = c.get("location") or ""
-    return location[:-2] if re.search(r"-[a-z]$", location) else location
-
-
 def _pool_zones(p: Props, c: Props) -> Iterator[Finding]:
-    zones, region = list(p.get("nodeLocations") or []), _region_of(c)
-    for i, z in enumerate(zones):
-        if region and not _zone_of(z, region):
-            yield Finding(f"zone {z!r} is not in the cluster's region {region!r}", f"[{i}]")
-        elif zones.index(z) != i:
-            yield Finding(f"zone {z!r} is listed twice", f"[{i}]")
+    yield from _zone_findings(list(p.get("nodeLocations") or []), _region_of(c))
 
 
 NODE_POOL_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
