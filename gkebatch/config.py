@@ -1,7 +1,7 @@
 """The stack config: one validated document per environment (key `gke-ai-batch:platform`).
 
 Shape and single-field rules live here; rules that relate fields to the catalog or to each other
-live in gkebatch.validate, so that every error can name its config path.
+live in pools.py and scheduling.py, and GKE's own rules in gke_rules.py, each error naming its config path.
 """
 from __future__ import annotations
 
