@@ -71,16 +71,20 @@ class Capacity:
 
 
 def flavor_capacity(ix: Index) -> dict[str, dict[str, Capacity]]:
-    """flavor -> resource -> Capacity, for flavors that select nodes of this stack's pools (a flavor
-    with no node labels, as on Autopilot, selects no pool in particular and is left out)."""
+    """flavor -> resource -> Capacity, for flavors that select nodes of this stack's pools. A flavor
+    with no node labels (a default flavor on Standard) matches every node it tolerates: its cpu and
+    memory are judged against all of them, an upper bound; accelerators belong to their own flavors.
+    On Autopilot there are no pools, so nothing is judged."""
     out: dict[str, dict[str, Capacity]] = {}
     for name, flavor in ix.kueue["ResourceFlavor"].items():
         labels = (flavor.props.get("spec") or {}).get("nodeLabels") or {}
         queued = _queued(flavor)
-        pools = [f for _, f in ix.pools if labels and (f.capacity == "queued-provisioning") == queued
+        pools = [f for _, f in ix.pools if (f.capacity == "queued-provisioning") == queued
                  and all(f.node_labels.get(k) == v for k, v in labels.items())]
         for f in pools:
             for resource, amount in f.provides().items():
+                if not labels and resource in ACCELERATOR_RESOURCES:
+                    continue
                 cap = out.setdefault(name, {}).setdefault(resource, Capacity())
                 cap.total += amount
                 cap.fixed += amount if f.fixed_capacity else 0

@@ -280,3 +280,18 @@ def test_on_demand_quota_is_judged_against_on_demand_pools_only():
     assert [v["message"] for v in found] == ["flavor v5e-od: teams are promised 64 google.com/tpu (inference-eval) "
                                              "but its on-demand/reserved pools hold 16; lower the nominal quotas "
                                              "or add nodes"]
+
+
+def test_default_flavor_cpu_quota_against_the_nodes_it_selects():
+    """A label-less flavor on Standard selects every node it tolerates; its cpu quota passed unjudged
+    before. multislice: up to 3 e2-standard-4 system nodes and 6 ct5lp-hightpu-4t VMs, 681.7
+    allocatable cores in all."""
+    from .conftest import platform_of, run_config
+    cfg = platform_of("multislice")
+    cfg.pop("shared_queues")
+    cfg["teams"] = [{"name": "batch", "queue": {"quotas": {"default-flavor": {"cpu": 1000, "memory": "64Gi"}}}}]
+    found = [v["message"] for v in violations(run_config(cfg, "multislice")) if v["policy"] == "quota-within-capacity"]
+    assert found == ["flavor default-flavor: teams are promised 1,000 cpu (batch) but its on-demand/reserved pools "
+                     "hold 681.7; lower the nominal quotas or add nodes"]
+    cfg["teams"][0]["queue"]["quotas"]["default-flavor"]["cpu"] = 600
+    assert not [v for v in violations(run_config(cfg, "multislice")) if v["policy"] == "quota-within-capacity"]
