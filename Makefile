@@ -11,35 +11,36 @@ WORKLOAD ?= examples/workloads
 
 .PHONY: setup plan check admit admit-all test conform check-all golden docs bench clean
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+$(VENV)/.installed: requirements.txt requirements-dev.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
+	$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps -e .
 	touch $@
 
 setup: $(VENV)/.installed
 
 plan: setup  ## make plan STACK=<name|path> [OUT=dir]
-	$(PY) -m offline plan $(STACK) $(out_flag)
+	$(PY) -m gke_ai_batch.offline plan $(STACK) $(out_flag)
 
 check: setup  ## make check STACK=<name|path> [OUT=dir] [POLICY_CONFIG=file.json]
-	$(PY) -m offline check $(STACK) $(out_flag) $(if $(POLICY_CONFIG),--policy-config $(POLICY_CONFIG))
+	$(PY) -m gke_ai_batch.offline check $(STACK) $(out_flag) $(if $(POLICY_CONFIG),--policy-config $(POLICY_CONFIG))
 
 admit: setup  ## make admit STACK=<name|path> WORKLOAD=<file or folder>: would Kueue admit each workload?
-	$(PY) -m offline.admit $(STACK) $(WORKLOAD)
+	$(PY) -m gke_ai_batch.offline.admit $(STACK) $(WORKLOAD)
 
 admit-all: setup  ## every sample workload against the stack it is named after
-	@for f in examples/workloads/*.yaml; do s=$$(basename $$f .yaml); $(PY) -m offline.admit $$s $$f || exit 1; done
+	@for f in examples/workloads/*.yaml; do s=$$(basename $$f .yaml); $(PY) -m gke_ai_batch.offline.admit $$s $$f || exit 1; done
 
 test: setup
 	$(PY) -m pytest
 
 conform: setup  ## render every stack and run kube-conform over all manifests
-	@for s in $(STACKS); do $(PY) -m offline plan $$s > /dev/null || exit 1; done
+	@for s in $(STACKS); do $(PY) -m gke_ai_batch.offline plan $$s > /dev/null || exit 1; done
 	$(PY) ../shared/tools/kube-conform --quiet $(foreach s,$(STACKS),out/$(s)/manifests) examples/workloads
 
 check-all: setup  ## the offline policy check of every stack
 	@mkdir -p out
-	@for s in $(STACKS); do $(PY) -m offline check $$s > out/check-$$s.txt || { cat out/check-$$s.txt; exit 1; }; \
+	@for s in $(STACKS); do $(PY) -m gke_ai_batch.offline check $$s > out/check-$$s.txt || { cat out/check-$$s.txt; exit 1; }; \
 	  tail -n 1 out/check-$$s.txt; done
 
 golden: setup  ## rewrite the golden plans after a reviewed change

@@ -1,21 +1,21 @@
 """The platform program: load and validate the stack config, then compose the components.
-Runs unchanged under `pulumi up` and under the offline plan (python -m offline plan)."""
+Runs unchanged under `pulumi up` and under the offline plan (python -m gke_ai_batch.offline plan)."""
 import pulumi
+from gke_ai_batch.components.gke_cluster import GkeCluster, GkeClusterArgs
+from gke_ai_batch.components.gpu_pool import GpuPool, GpuPoolArgs
+from gke_ai_batch.components.jobset_install import JobSetInstall, JobSetInstallArgs
+from gke_ai_batch.components.kueue_install import KueueInstall, KueueInstallArgs
+from gke_ai_batch.components.kueue_queues import KueueQueues, KueueQueuesArgs
+from gke_ai_batch.components.priorities import Priorities, PrioritiesArgs
+from gke_ai_batch.components.system_pool import SystemNodePool, SystemNodePoolArgs
+from gke_ai_batch.components.team import Team, TeamArgs
+from gke_ai_batch.components.tpu_slice_pool import TpuSlicePool, TpuSlicePoolArgs
 
-from components.gke_cluster import GkeCluster, GkeClusterArgs
-from components.gpu_pool import GpuPool, GpuPoolArgs
-from components.jobset_install import JobSetInstall, JobSetInstallArgs
-from components.kueue_install import KueueInstall, KueueInstallArgs
-from components.kueue_queues import KueueQueues, KueueQueuesArgs
-from components.priorities import Priorities, PrioritiesArgs
-from components.system_pool import SystemNodePool, SystemNodePoolArgs
-from components.team import Team, TeamArgs
-from components.tpu_slice_pool import TpuSlicePool, TpuSlicePoolArgs
-from gkebatch.config import CONFIG_KEY
-from gkebatch.errors import ConfigError
-from gkebatch.gke_inputs import cluster_inputs
-from gkebatch.installs import kueue_values
-from gkebatch.platform import build_platform
+from gke_ai_batch.model.config import CONFIG_KEY
+from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.plan.gke_inputs import cluster_inputs
+from gke_ai_batch.plan.installs import kueue_values
+from gke_ai_batch.plan.platform import build_platform
 
 try:
     platform = build_platform(pulumi.Config().get_object(CONFIG_KEY))

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pulumi
 
-from offline.check import violations
-from offline.runtime import close_thread_loops, record, run_program
-from offline.stackfile import PROJECT, StackFile
+from gke_ai_batch.offline.check import violations
+from gke_ai_batch.offline.runtime import close_thread_loops, record, run_program
+from gke_ai_batch.offline.stackfile import StackFile, project
 
 from .synthetic import platform
 
@@ -46,7 +46,7 @@ def floor(regs) -> float:
 
 
 def main(teams: int) -> dict:
-    stack = StackFile(name=f"bench-{teams}", path=Path("bench"), config={f"{PROJECT}:platform": json.dumps(platform(teams))})
+    stack = StackFile(name=f"bench-{teams}", path=Path("bench"), config={f"{project().name}:platform": json.dumps(platform(teams))})
     plan_times, check_times, floor_times = [], [], []
     for _ in range(RUNS):
         t = time.perf_counter()

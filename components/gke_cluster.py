@@ -1,4 +1,4 @@
-"""GkeCluster: a Standard or Autopilot cluster (inputs from gkebatch.gke_inputs), its kubeconfig and a
+"""GkeCluster: a Standard or Autopilot cluster (inputs from gke_ai_batch.plan.gke_inputs), its kubeconfig and a
 Kubernetes provider for the components that install into it."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from . import PKG
 
 @dataclass
 class GkeClusterArgs:
-    inputs: dict  # the Cluster's inputs, from gkebatch.gke_inputs.cluster_inputs
+    inputs: dict  # the Cluster's inputs, from gke_ai_batch.plan.gke_inputs.cluster_inputs
 
 
 def kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_gcp as gcp
 
-from gkebatch.gke_inputs import node_pool_inputs
-from gkebatch.pools import PoolPlan
+from gke_ai_batch.plan.gke_inputs import node_pool_inputs
+from gke_ai_batch.plan.pools import PoolPlan
 
 from . import PKG
 from .node_pools import PoolPlacement

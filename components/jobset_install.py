@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import pulumi
 
-from gkebatch.installs import JOBSET_NAMESPACE
+from gke_ai_batch.vocabulary import JOBSET_NAMESPACE
 
 from . import PKG
 from .helm_install import child_options, helm_release

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pulumi
 
-from gkebatch.scheduling import SchedulingPlan
+from gke_ai_batch.plan.scheduling import SchedulingPlan
 
 from . import PKG
 from .manifests import declare

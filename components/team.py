@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pulumi
 
-from gkebatch.scheduling import TeamPlan
+from gke_ai_batch.plan.scheduling import TeamPlan
 
 from . import PKG
 from .manifests import declare

@@ -1,13 +1,10 @@
-"""docs/gke-rules.md from the GKE rules table (gkebatch.gke_rules): `make docs` writes it, and
+"""docs/gke-rules.md from the GKE rules table (gke_ai_batch.model.gke_rules): `make docs` writes it, and
 tests/test_docs.py fails when the page and the table differ."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from gkebatch.gke_rules import RULES  # noqa: E402
+from gke_ai_batch.model.gke_rules import RULES
 
 PAGE = Path(__file__).resolve().parent / "gke-rules.md"
 WHERE = {"cluster": "platform.{field}", "node pool": "tpu_pools[i] / gpu_pools[i] / system_pool: {field}",
@@ -18,7 +15,7 @@ def render() -> str:
     lines = [
         "# GKE rules",
         "",
-        "What GKE requires of every setting the platform sends it. Generated from `gkebatch/gke_rules.py`",
+        "What GKE requires of every setting the platform sends it. Generated from `gke_ai_batch/model/gke_rules.py`",
         "by `make docs`; do not edit by hand. The planner stops at the first broken rule with the config",
         "path below; the policy pack's `gke-rules` policy runs the same rules over any program's resources.",
         "",

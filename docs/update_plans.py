@@ -1,14 +1,11 @@
 """Rewrite the plan block of each docs/scenarios/<stack>.md from the stack's current plan.
 Run after an intended change: `make docs` (then review the diff)."""
 import re
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from offline.render import summary  # noqa: E402
-from offline.runtime import close_thread_loops, run_program  # noqa: E402
-from offline.stackfile import resolve  # noqa: E402
+from gke_ai_batch.offline.render import summary
+from gke_ai_batch.offline.runtime import close_thread_loops, run_program
+from gke_ai_batch.offline.stackfile import resolve
 
 for page in sorted((Path(__file__).parent / "scenarios").glob("*.md")):
     block = summary(run_program(resolve(page.stem)))

@@ -1,11 +1,7 @@
-"""Entry point for `pulumi preview --policy-pack policies`: builds the pack and serves it."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the project's pure modules
-
-from pulumi_policy import PolicyPack  # noqa: E402
-
-from policies.pack import PACK_NAME, policies  # noqa: E402
+"""Entry point for `pulumi preview --policy-pack policies`: serves the pack from the installed
+gke-ai-batch package (the pack's requirements.txt installs it), so the folder works on its own, as
+`pulumi policy publish` uploads it."""
+from gke_ai_batch.policies.pack import PACK_NAME, policies
+from pulumi_policy import PolicyPack
 
 PolicyPack(name=PACK_NAME, policies=policies())

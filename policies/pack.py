@@ -6,10 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy,
-                           StackValidationArgs, StackValidationPolicy)
+from pulumi_policy import (
+    EnforcementLevel,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
 
-from gkebatch.scheduling import SHARED_QUEUE_LABEL
+from gke_ai_batch import vocabulary
+from gke_ai_batch.vocabulary import SHARED_QUEUE_LABEL
 
 from . import resource_rules as rr
 from . import stack_rules as sr
@@ -18,7 +25,7 @@ PACK_NAME = "gke-ai-batch-policies"
 MANDATORY, ADVISORY = EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY
 REQUIRED_LABELS = ["environment", "owner"]
 PRODUCTION_ENVIRONMENTS = ("prod", "production")
-CLUSTER, NODE_POOL = sr.CLUSTER, sr.NODE_POOL
+CLUSTER, NODE_POOL = vocabulary.CLUSTER, vocabulary.NODE_POOL
 
 
 def is_production(cluster_props) -> bool:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from gkebatch import catalog
-from gkebatch.pool_facts import pool_facts
-from gkebatch.scheduling import KUEUE_API, MAX_USER_PRIORITY
+from gke_ai_batch.model import catalog
+from gke_ai_batch.model.pool_facts import pool_facts
+from gke_ai_batch.plan.scheduling import MAX_USER_PRIORITY
+from gke_ai_batch.vocabulary import KUEUE_API
 
 Props = Mapping
 

@@ -7,18 +7,19 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Mapping, Sequence
 
-from gkebatch import catalog
-from gkebatch.gke_rules import cluster_findings, pool_findings, stack_findings
-from gkebatch.installs import recommended_memory
-from gkebatch.pool_facts import pool_facts
-from gkebatch.pools import QUEUED_TAINT
-from gkebatch.quantity import parse_quantity
+from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings, stack_findings
+from gke_ai_batch.model.pool_facts import pool_facts
+from gke_ai_batch.model.quantity import parse_quantity
+from gke_ai_batch.plan.installs import recommended_memory
+from gke_ai_batch.vocabulary import (
+    ACCELERATOR_RESOURCES,
+    CLUSTER,
+    HELM_RELEASE,
+    NODE_POOL,
+    QUEUED_TAINT,
+)
 
-CLUSTER = "gcp:container/cluster:Cluster"
-NODE_POOL = "gcp:container/nodePool:NodePool"
-HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 KUEUE_PREFIX = "kubernetes:kueue.x-k8s.io/"
-ACCELERATOR_RESOURCES = (catalog.TPU_RESOURCE, catalog.GPU_RESOURCE)
 
 
 @dataclass(frozen=True)
@@ -239,7 +240,7 @@ def _pools_by_cluster(ix: Index) -> list[tuple[Res | None, list[Res]]]:
 
 
 def gke_rules(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    """The GKE rules table (gkebatch.gke_rules) over every cluster and node pool of the stack."""
+    """The GKE rules table (gke_ai_batch.model.gke_rules) over every cluster and node pool of the stack."""
     found: list[tuple[str | None, str]] = []
     for cluster, pools in _pools_by_cluster(Index(resources)):
         cprops = cluster.props if cluster else {}

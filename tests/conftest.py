@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from offline.runtime import run_program
-from offline.stackfile import StackFile, resolve
+from gke_ai_batch.offline.runtime import run_program
+from gke_ai_batch.offline.stackfile import StackFile, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))

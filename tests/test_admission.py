@@ -12,10 +12,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gkebatch.admission import (BLOCK_UNDECLARED, IGNORE_UNDECLARED, Cluster, format_amount, pod_requests,
-                                 resource_order)
-from gkebatch.pool_facts import pool_facts
-from offline.admit import cluster_of, describe, main, workload_files
+from gke_ai_batch.model.pool_facts import pool_facts
+from gke_ai_batch.offline.admission import (
+    BLOCK_UNDECLARED,
+    IGNORE_UNDECLARED,
+    Cluster,
+    format_amount,
+    pod_requests,
+    resource_order,
+)
+from gke_ai_batch.offline.admit import cluster_of, describe, main, workload_files
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKLOADS = ROOT / "examples" / "workloads"
@@ -413,7 +419,7 @@ def test_cli_runs_as_a_module(tmp_path):
                            "labels": {"kueue.x-k8s.io/queue-name": "no-such-queue"}}
     extra = tmp_path / "lost.yaml"
     extra.write_text(yaml.safe_dump(missing))
-    run = subprocess.run([sys.executable, "-m", "offline.admit", "multislice", str(WORKLOADS), str(extra)],
+    run = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline.admit", "multislice", str(WORKLOADS), str(extra)],
                          cwd=ROOT, capture_output=True, text=True)
     lines = run.stdout.splitlines()
     assert run.returncode == 1, run.stderr

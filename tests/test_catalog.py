@@ -1,7 +1,7 @@
 import pytest
 
-from gkebatch import catalog
-from gkebatch.catalog import CatalogError
+from gke_ai_batch.model import catalog
+from gke_ai_batch.model.catalog import CatalogError
 
 
 @pytest.mark.parametrize("gen,topology,machine,vms,chips,multi", [

@@ -2,11 +2,12 @@
 judge what they declare, and the component contract (type tokens, child names) holds."""
 import dataclasses
 
-from components.gpu_pool import GpuPool, GpuPoolArgs
-from components.tpu_slice_pool import TpuSlicePool, TpuSlicePoolArgs
-from gkebatch.platform import build_platform
-from offline.check import violations
-from offline.runtime import record
+from gke_ai_batch.components.gpu_pool import GpuPool, GpuPoolArgs
+from gke_ai_batch.components.tpu_slice_pool import TpuSlicePool, TpuSlicePoolArgs
+
+from gke_ai_batch.offline.check import violations
+from gke_ai_batch.offline.runtime import record
+from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import platform_of
 

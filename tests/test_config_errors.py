@@ -4,8 +4,8 @@ import sys
 
 import pytest
 
-from gkebatch.errors import ConfigError
-from gkebatch.platform import build_platform
+from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import ROOT, platform_of, run_config
 
@@ -92,7 +92,7 @@ def test_bad_input_is_one_clear_error(label, change, path, fragment):
 
 def test_bad_stack_registers_nothing(plan):
     """The error comes before any resource: the program stops at validation."""
-    from offline.runtime import PlanError
+    from gke_ai_batch.offline.runtime import PlanError
     with pytest.raises(PlanError, match=r"platform.tpu_pools\[0\].topology"):
         run_config(mutate(lambda c: c["tpu_pools"][0].update(topology="2x3")))
 
@@ -101,7 +101,7 @@ def test_make_plan_exits_nonzero_without_traceback(tmp_path):
     bad = tmp_path / "Pulumi.bad.yaml"
     text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text().replace("topology: 2x4", "topology: 2x3")
     bad.write_text(text)
-    r = subprocess.run([sys.executable, "-m", "offline", "plan", str(bad), "--out", str(tmp_path / "out")],
+    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", str(bad), "--out", str(tmp_path / "out")],
                        cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 2
     assert "platform.tpu_pools[0].topology" in r.stderr and "allowed: 2x2, 2x4" in r.stderr

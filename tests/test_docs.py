@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from offline.render import summary
+from gke_ai_batch.offline.render import summary
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "scenarios"
 

@@ -3,12 +3,18 @@ clear error at its config path; the policy pack refuses the same settings in han
 import copy
 
 import pytest
+from gke_ai_batch.policies import stack_rules as sr
 
-from gkebatch.errors import ConfigError
-from gkebatch.gke_rules import RULES, cluster_findings, pool_findings, version_below
-from gkebatch.maintenance import WindowError, worst_case_hours
-from gkebatch.platform import build_platform
-from policies import stack_rules as sr
+from gke_ai_batch import vocabulary
+from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.model.gke_rules import (
+    RULES,
+    cluster_findings,
+    pool_findings,
+    version_below,
+)
+from gke_ai_batch.model.maintenance import WindowError, worst_case_hours
+from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import STACKS, by_type, platform_of
 
@@ -165,14 +171,14 @@ def tpu7x(c, topology="4x4x4", version="1.34.1-gke.1000000"):
 
 
 def test_tpu7x_slice_plans_as_a_workload_policy_and_pools_that_name_it():
-    from offline.runtime import run_program
-    from offline.stackfile import StackFile
+    from gke_ai_batch.offline.runtime import run_program
+    from gke_ai_batch.offline.stackfile import StackFile
     cfg = variant("flex-start", tpu7x)
     regs = run_program(StackFile("iron", None, {"gke-ai-batch:platform": cfg}))
     (policy,) = by_type(regs, "resourcePolicy:ResourcePolicy")
     assert policy.inputs["workloadPolicy"] == {"type": "HIGH_THROUGHPUT", "acceleratorTopology": "4x4x4"}
     assert policy.inputs["region"] == "us-east5" and policy.inputs["name"] == "flex-start-iron-wp"
-    from offline.check import violations
+    from gke_ai_batch.offline.check import violations
     assert [v for v in violations(regs) if v["level"] == "mandatory"] == []
     pools = {r.inputs["name"]: r for r in by_type(regs, "nodePool:NodePool")}
     for name in ("iron-0", "iron-1"):
@@ -189,7 +195,7 @@ def test_tpu7x_needs_its_gke_version_and_single_host_needs_no_policy():
 
 
 def test_shared_reservation_plans_with_label_safe_values():
-    from gkebatch.labels import k8s_value_ok
+    from gke_ai_batch.model.labels import k8s_value_ok
     long = "projects/acme-shared-capacity-01/reservations/" + "v5p-" * 12 + "x/reservationBlocks/block-0001"
     for reservation in ("projects/acme-shared/reservations/v5p-prod", long):
         plan = build_platform(variant("prod", lambda c: c["tpu_pools"][0].update(reservation=reservation))).pools[1]
@@ -235,9 +241,9 @@ def test_gke_rules_policy_reports_hand_built_resources(plan):
     res = [sr.Res(r.type, r.urn, copy.deepcopy(r.inputs), tuple(r.dependencies)) for r in plan("prod") if r.custom]
     assert sr.gke_rules(res) == []
     for r in res:
-        if r.type == sr.CLUSTER:
+        if r.type == vocabulary.CLUSTER:
             r.props["maintenancePolicy"]["recurringWindow"]["recurrence"] = "FREQ=WEEKLY;BYDAY=SA"
-        if r.type == sr.NODE_POOL and r.props["name"] == "v5p-res-0":
+        if r.type == vocabulary.NODE_POOL and r.props["name"] == "v5p-res-0":
             r.props["nodeLocations"] = ["us-east5-a", "us-east5-b"]
     messages = [m for _, m in sr.gke_rules(res)]
     assert any(m.startswith("cluster ml-prod: FREQ=WEEKLY;BYDAY=SA from") and "(maintenance-availability)" in m

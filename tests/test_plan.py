@@ -85,7 +85,7 @@ def test_autopilot_has_no_node_pools(plan):
 def test_kubeconfig_is_a_secret_using_the_auth_plugin(plan):
     (provider,) = [r for r in plan("dev") if r.type == "pulumi:providers:kubernetes"]
     assert provider.inputs["kubeconfig"] == "[secret]"
-    from components.gke_cluster import kubeconfig
+    from gke_ai_batch.components.gke_cluster import kubeconfig
     assert "command: gke-gcloud-auth-plugin" in kubeconfig("c", "1.2.3.4", "Q0E=")
 
 
@@ -110,7 +110,7 @@ def test_children_are_parented_to_their_component(plan):
 
 def test_make_plan_writes_resources_and_manifests(tmp_path):
     out = tmp_path / "out"
-    r = subprocess.run([sys.executable, "-m", "offline", "plan", "tests/stacks/Pulumi.broken-prod.yaml",
+    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", "tests/stacks/Pulumi.broken-prod.yaml",
                         "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "v5p-res-0" in r.stdout and "total tpu-v5p-slice (google.com/tpu): 8" in r.stdout

@@ -4,11 +4,11 @@ import subprocess
 import sys
 
 import pytest
+from gke_ai_batch.policies import resource_rules as rr
+from gke_ai_batch.policies import stack_rules as sr
+from gke_ai_batch.policies.pack import RESOURCE_POLICIES, STACK_POLICIES, policies
 
-from offline.check import violations
-from policies import resource_rules as rr
-from policies import stack_rules as sr
-from policies.pack import RESOURCE_POLICIES, STACK_POLICIES, policies
+from gke_ai_batch.offline.check import violations
 
 from .conftest import ROOT, STACKS, by_type
 
@@ -209,7 +209,7 @@ def test_example_stacks_pass_every_mandatory_policy(plan, stack_name):
 
 
 def test_levels_are_configurable(plan, tmp_path):
-    from offline.check import load_levels
+    from gke_ai_batch.offline.check import load_levels
     f = tmp_path / "levels.json"
     f.write_text('{"hardening-advisory": "disabled", "quota-idle-capacity": {"enforcementLevel": "mandatory"}}')
     found = violations(plan("hotswap"), load_levels(str(f)))
@@ -217,7 +217,7 @@ def test_levels_are_configurable(plan, tmp_path):
 
 
 def test_make_check_fails_on_the_broken_stack(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "offline", "check", "tests/stacks/Pulumi.broken-prod.yaml",
+    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "check", "tests/stacks/Pulumi.broken-prod.yaml",
                         "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 1, r.stdout + r.stderr
     import json

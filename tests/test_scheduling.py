@@ -1,8 +1,8 @@
 """The Kueue layer: quotas match pools, references resolve, flavors come from the pools."""
 import yaml
 
-from gkebatch.installs import kueue_manager_config
-from gkebatch.platform import build_platform
+from gke_ai_batch.plan.installs import kueue_manager_config
+from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import STACKS, by_type, platform_of
 
@@ -72,8 +72,8 @@ def test_capacity_labels_on_flavors(plan):
 def test_each_flavor_selects_exactly_its_own_pools():
     """An on-demand v5e 2x4 flavor must not select spot or reserved 2x4 nodes, nor 8-chip VMs: with
     GKE's labels alone its nodeLabels were a subset of theirs, so its quota landed on their nodes."""
-    from gkebatch.pool_facts import pool_facts
-    from gkebatch.gke_inputs import engine_form, node_pool_inputs
+    from gke_ai_batch.model.pool_facts import pool_facts
+    from gke_ai_batch.plan.gke_inputs import engine_form, node_pool_inputs
     cfg = platform_of("prod")
     cfg["tpu_pools"] += [{"name": "v5e-od", "generation": "v5e", "topology": "2x4", "zones": ["us-east5-c"]},
                          {"name": "v5e-8t", "generation": "v5e", "topology": "2x4", "machine_type": "ct5lp-hightpu-8t",
@@ -172,7 +172,7 @@ def test_nested_cohorts_and_fair_sharing():
 def test_cohort_cycles_and_unknown_parents_are_refused():
     import pytest as _pytest
 
-    from gkebatch.errors import ConfigError
+    from gke_ai_batch.model.errors import ConfigError
     cfg = platform_of("dev")
     cfg["cohorts"] = [{"name": "ml", "parent": "org"}, {"name": "org", "parent": "ml"}]
     with _pytest.raises(ConfigError, match="its own ancestor"):
@@ -184,7 +184,7 @@ def test_cohort_cycles_and_unknown_parents_are_refused():
 
 def test_controller_limits_never_below_its_requests():
     """The chart's cpu limit of 2 stayed while the request grew: at 1,000 queues the pod was invalid."""
-    from gkebatch.installs import controller_resources, recommended_memory
+    from gke_ai_batch.plan.installs import controller_resources, recommended_memory
     r = controller_resources("4", "8Gi")
     assert r["requests"] == r["limits"] == {"cpu": "4", "memory": "8Gi"}
     assert recommended_memory(10) == 512 and recommended_memory(1000) == 3072

@@ -1,11 +1,11 @@
-"""Sample workloads cannot drift from their stacks: Kueue's admission model (gkebatch.admission)
+"""Sample workloads cannot drift from their stacks: Kueue's admission model (gke_ai_batch.offline.admission)
 refuses a sample whose queue, flavor, topology, chips or slices its stack does not provide."""
 import copy
 from pathlib import Path
 
 import yaml
 
-from offline.admit import cluster_of
+from gke_ai_batch.offline.admit import cluster_of
 
 WORKLOADS = Path(__file__).resolve().parent.parent / "examples" / "workloads"
 

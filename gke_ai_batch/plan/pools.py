@@ -6,26 +6,34 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Optional
 
-from . import catalog
-from .catalog import CatalogError
-from .config import ClusterMode, GpuCapacity, GpuPoolConfig, PlatformConfig, TpuCapacity, TpuPoolConfig
-from .errors import ConfigError, path_of
-from .labels import label_safe
-from .machines import allocatable
+from gke_ai_batch import vocabulary
+from gke_ai_batch.model import catalog
+from gke_ai_batch.model.catalog import CatalogError
+from gke_ai_batch.model.config import (
+    GpuCapacity,
+    GpuPoolConfig,
+    PlatformConfig,
+    TpuCapacity,
+    TpuPoolConfig,
+)
+from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.labels import label_safe
+from gke_ai_batch.model.pool_facts import PoolCapacity
+from gke_ai_batch.vocabulary import (
+    FLAVOR_LABEL,
+    FLEX_START_LABEL,
+    QUEUED_TAINT,
+    RESERVATION_LABEL,
+    SPOT_LABEL,
+    ClusterMode,
+)
 
 # Set by us: GKE documents reservation labels only as ComputeClass selectors. Its value is label-safe
 # (a shared reservation's path has '/'), see labels.label_safe.
-RESERVATION_LABEL = "gke-ai-batch.io/reservation"
-FLAVOR_LABEL = "gke-ai-batch.io/flavor"  # set by us on accelerator pools: each flavor selects exactly its pools
-SPOT_LABEL = "cloud.google.com/gke-spot"
-FLEX_START_LABEL = "cloud.google.com/gke-flex-start"  # source page 003: workloads select it
-QUEUED_TAINT = {"key": "cloud.google.com/gke-queued", "value": "true", "effect": "NoSchedule"}  # page 004
 
 
-FIXED_CAPACITY = ("on-demand", "reservation")  # spot, flex-start and queued capacity can vanish
 GCP_NAME_MAX = 63
 
 
@@ -46,27 +54,6 @@ def workload_policy_name(cluster: str, pool: str) -> str:
         return name
     digest = hashlib.sha256(name.encode()).hexdigest()[:10]
     return f"{name[:GCP_NAME_MAX - 11].rstrip('-')}-{digest}"
-
-
-class PoolCapacity:
-    """What a pool provides at full size, from its `nodes`, `per_node` and `capacity`."""
-
-    @property
-    def accelerators(self) -> int:
-        return self.nodes * self.per_node
-
-    @property
-    def fixed_capacity(self) -> bool:
-        """On-demand and reserved pools hold their accelerators; spot, flex-start and queued do not."""
-        return self.capacity in FIXED_CAPACITY
-
-    def provides(self) -> dict[str, Decimal]:
-        """What pods can ask for on the pool at full size: its accelerators, and the cpu and memory
-        GKE leaves allocatable on its nodes (where the machine type is known)."""
-        out: dict[str, Decimal] = {self.resource: Decimal(self.accelerators)} if self.resource else {}
-        for name, amount in (allocatable(self.machine_type) or {}).items():
-            out[name] = amount * self.nodes
-        return out
 
 
 @dataclass(frozen=True)
@@ -185,7 +172,7 @@ def tpu_pool_plans(cfg: PlatformConfig, i: int, p: TpuPoolConfig) -> list[PoolPl
         raise ConfigError(f"{path}.zones", f"{list(zones)}: a multi-host slice ({p.topology}, {shape.vms} VMs) "
                           "is one ICI-connected unit in a single zone; give exactly one zone")
     gke_labels, ours = _capacity_labels(p.capacity.value, p.reservation, p.flavor or p.name)
-    labels = {catalog.TPU_ACCELERATOR_LABEL: shape.accelerator, catalog.TPU_TOPOLOGY_LABEL: shape.topology,
+    labels = {vocabulary.TPU_ACCELERATOR_LABEL: shape.accelerator, vocabulary.TPU_TOPOLOGY_LABEL: shape.topology,
               **gke_labels, **ours}
     flex = p.capacity == TpuCapacity.FLEX_START
     sizing = dict(min_nodes=0, max_nodes=shape.vms) if flex else dict(node_count=shape.vms)
@@ -196,7 +183,7 @@ def tpu_pool_plans(cfg: PlatformConfig, i: int, p: TpuPoolConfig) -> list[PoolPl
             name=f"{p.name}-{s}", source=p.name, path=path, kind="tpu", machine_type=shape.machine_type,
             zones=zones, capacity=p.capacity.value, accelerator=shape.accelerator,
             topology=shape.topology if shape.multi_host else None, multi_host=shape.multi_host,
-            per_node=shape.chips_per_vm, resource=catalog.TPU_RESOURCE, reservation=p.reservation,
+            per_node=shape.chips_per_vm, resource=vocabulary.TPU_RESOURCE, reservation=p.reservation,
             max_run_duration=p.max_run_duration, flavor=p.flavor or p.name, node_labels=labels,
             custom_labels=ours, workload_policy=policy, **sizing,
         )
@@ -213,7 +200,7 @@ def gpu_pool_plan(cfg: PlatformConfig, i: int, p: GpuPoolConfig) -> PoolPlan:
     _capacity_args(p.capacity.value, p.reservation, path)
     zones = _zones(cfg, p.zones, path, every_zone=p.capacity == GpuCapacity.QUEUED)
     gke_labels, ours = _capacity_labels(p.capacity.value, p.reservation, p.flavor or p.name)
-    labels = {catalog.GPU_ACCELERATOR_LABEL: p.gpu, **gke_labels, **ours}
+    labels = {vocabulary.GPU_ACCELERATOR_LABEL: p.gpu, **gke_labels, **ours}
     if p.capacity == GpuCapacity.QUEUED:
         if p.max_nodes is None:
             raise ConfigError(f"{path}.max_nodes", "queued provisioning needs max_nodes, the total autoscaling "
@@ -227,7 +214,7 @@ def gpu_pool_plan(cfg: PlatformConfig, i: int, p: GpuPoolConfig) -> PoolPlan:
         sizing, taints = dict(node_count=p.nodes), ()
     return PoolPlan(
         name=p.name, source=p.name, path=path, kind="gpu", machine_type=machine_type, zones=zones,
-        capacity=p.capacity.value, accelerator=p.gpu, per_node=per_node, resource=catalog.GPU_RESOURCE,
+        capacity=p.capacity.value, accelerator=p.gpu, per_node=per_node, resource=vocabulary.GPU_RESOURCE,
         reservation=p.reservation, max_run_duration=p.max_run_duration, driver_version=p.driver_version,
         gvnic=p.gvnic, flavor=p.flavor or p.name, node_labels=labels, custom_labels=ours, taints=taints,
         **sizing,

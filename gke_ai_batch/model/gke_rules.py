@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Callable, Iterator, Mapping
 
-from . import catalog, labels
-from .maintenance import WindowError, parse_time, worst_case_hours
-from .pool_facts import pool_facts
+from gke_ai_batch.model import catalog, labels
+from gke_ai_batch.model.maintenance import WindowError, parse_time, worst_case_hours
+from gke_ai_batch.model.pool_facts import pool_facts
 
 Props = Mapping
 

@@ -10,7 +10,8 @@ from typing import Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .quantity import parse_quantity
+from gke_ai_batch.model.quantity import parse_quantity
+from gke_ai_batch.vocabulary import ClusterMode
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 CONFIG_KEY = "platform"
@@ -18,11 +19,6 @@ CONFIG_KEY = "platform"
 
 class Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ClusterMode(str, Enum):
-    STANDARD = "standard"
-    AUTOPILOT = "autopilot"
 
 
 class TpuCapacity(str, Enum):

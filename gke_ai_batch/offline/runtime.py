@@ -12,7 +12,7 @@ from pulumi.runtime import mocks, settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
-from .stackfile import PROJECT, ROOT, StackFile
+from .stackfile import StackFile, project
 
 SECRET_SIG = "4dabf18193072939515e22adb298388d"
 RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
@@ -92,7 +92,7 @@ def record(program, stack: str, config: dict[str, str] | None = None) -> list[Re
     """Run any Pulumi program callable under the mock runtime and return its registrations."""
     settings.ROOT.set(None)
     monitor = RecordingMonitor(PlanMocks())
-    mocks.set_mocks(monitor.mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor)
+    mocks.set_mocks(monitor.mocks, project=project().name, stack=stack, preview=False, monitor=monitor)
     pulumi.runtime.set_all_config(config or {})
     _sync_await(run_pulumi_func(program))
     return monitor.registrations
@@ -101,7 +101,7 @@ def record(program, stack: str, config: dict[str, str] | None = None) -> list[Re
 def run_program(stack: StackFile) -> list[Registration]:
     """Register every resource of the stack's `__main__.py` under mocks; PlanError for bad config."""
     try:
-        return record(lambda: runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__"), stack.name,
+        return record(lambda: runpy.run_path(str(project().root / "__main__.py"), run_name="__main__"), stack.name,
                       stack.pulumi_config())
     except pulumi.RunError as e:
         raise PlanError(str(e)) from None

@@ -5,10 +5,35 @@ one built directly in Python are judged by the same facts the catalog holds."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Mapping, Optional
 
-from . import catalog
-from .pools import FLEX_START_LABEL, SPOT_LABEL, PoolCapacity
+from gke_ai_batch import vocabulary
+from gke_ai_batch.model import catalog
+from gke_ai_batch.model.machines import allocatable
+from gke_ai_batch.vocabulary import FIXED_CAPACITY, FLEX_START_LABEL, SPOT_LABEL
+
+
+class PoolCapacity:
+    """What a pool provides at full size, from its `nodes`, `per_node` and `capacity`."""
+
+    @property
+    def accelerators(self) -> int:
+        return self.nodes * self.per_node
+
+    @property
+    def fixed_capacity(self) -> bool:
+        """On-demand and reserved pools hold their accelerators; spot, flex-start and queued do not."""
+        return self.capacity in FIXED_CAPACITY
+
+    def provides(self) -> dict[str, Decimal]:
+        """What pods can ask for on the pool at full size: its accelerators, and the cpu and memory
+        GKE leaves allocatable on its nodes (where the machine type is known)."""
+        out: dict[str, Decimal] = {self.resource: Decimal(self.accelerators)} if self.resource else {}
+        for name, amount in (allocatable(self.machine_type) or {}).items():
+            out[name] = amount * self.nodes
+        return out
+
 
 
 @dataclass(frozen=True)
@@ -73,14 +98,14 @@ def pool_facts(props: Mapping) -> PoolFacts:
     gen = catalog.tpu_machine_generation(machine)
     gpus = nc.get("guestAccelerators") or []
     if gen is not None:
-        kind, accelerator, resource = "tpu", gen.accelerator, catalog.TPU_RESOURCE
+        kind, accelerator, resource = "tpu", gen.accelerator, vocabulary.TPU_RESOURCE
         per_node = catalog.tpu_machine(machine).chips_per_vm
         topology = (props.get("placementPolicy") or {}).get("tpuTopology") or catalog.single_host_topology(machine)
-        labels.update({catalog.TPU_ACCELERATOR_LABEL: accelerator, catalog.TPU_TOPOLOGY_LABEL: topology})
+        labels.update({vocabulary.TPU_ACCELERATOR_LABEL: accelerator, vocabulary.TPU_TOPOLOGY_LABEL: topology})
     elif gpus:
-        kind, accelerator, resource = "gpu", gpus[0].get("type"), catalog.GPU_RESOURCE
+        kind, accelerator, resource = "gpu", gpus[0].get("type"), vocabulary.GPU_RESOURCE
         per_node, topology = int(gpus[0].get("count") or 0), None
-        labels[catalog.GPU_ACCELERATOR_LABEL] = accelerator
+        labels[vocabulary.GPU_ACCELERATOR_LABEL] = accelerator
     else:
         kind, accelerator, resource, per_node, topology = "cpu", None, None, 0, None
     fixed = props.get("nodeCount")

@@ -1,6 +1,6 @@
-"""CLI: `python -m offline.admit STACK WORKLOAD...`: would Kueue admit these Jobs and JobSets?
+"""CLI: `python -m gke_ai_batch.offline.admit STACK WORKLOAD...`: would Kueue admit these Jobs and JobSets?
 
-Plans STACK under mocks, then runs gkebatch.admission's model of Kueue v0.19.2 on an empty cluster
+Plans STACK under mocks, then runs gke_ai_batch.offline.admission's model of Kueue v0.19.2 on an empty cluster
 for every Job and JobSet in the WORKLOAD files or folders (a folder contributes `<stack>.yaml` if it
 has one, else all its .yaml files). One line per workload; exit 1 if any is inadmissible, 2 if the
 stack or a workload file cannot be read.
@@ -13,10 +13,16 @@ from pathlib import Path
 
 import yaml
 
-from gkebatch.admission import FRAMEWORKS, AdmissionResult, Cluster, kueue_config_from_values
-from gkebatch.pool_facts import pool_facts
+from gke_ai_batch.model.pool_facts import pool_facts
+from gke_ai_batch.offline.admission import (
+    FRAMEWORKS,
+    AdmissionResult,
+    Cluster,
+    kueue_config_from_values,
+)
+from gke_ai_batch.vocabulary import HELM_RELEASE, NODE_POOL
 
-from .render import HELM_RELEASE, NODE_POOL, is_manifest, manifest_of
+from .render import is_manifest, manifest_of
 from .runtime import PlanError, Registration, close_thread_loops, run_program
 from .stackfile import resolve
 
@@ -72,7 +78,7 @@ def _flavors(ps) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Exit 0 if every workload is admitted, 1 if any is not, 2 if the stack or a file is unusable."""
-    ap = argparse.ArgumentParser(prog="python -m offline.admit", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m gke_ai_batch.offline.admit", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("stack", help="a stack name in stacks/ or a path to Pulumi.<stack>.yaml")
     ap.add_argument("workloads", nargs="+", metavar="WORKLOAD", help="YAML files or folders of Jobs/JobSets")

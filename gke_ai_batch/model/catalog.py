@@ -14,13 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-TPU_RESOURCE = "google.com/tpu"
-GPU_RESOURCE = "nvidia.com/gpu"
-
 # Node labels GKE sets on accelerator nodes (used by nodeSelectors and Kueue ResourceFlavors).
-TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
-TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
-GPU_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 
 
 @dataclass(frozen=True)

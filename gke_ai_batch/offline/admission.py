@@ -28,12 +28,16 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 import yaml
 
-from . import catalog
-from .quantity import parse_quantity
-from .scheduling import PROVISIONING_CONTROLLER, QUEUED_PROVISIONING_CLASS
+from gke_ai_batch import vocabulary
+from gke_ai_batch.model import catalog
+from gke_ai_batch.model.quantity import parse_quantity
+from gke_ai_batch.vocabulary import (
+    PRIORITY_LABEL,
+    PROVISIONING_CONTROLLER,
+    QUEUE_LABEL,
+    QUEUED_PROVISIONING_CLASS,
+)
 
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 NAME_LABEL = "kubernetes.io/metadata.name"
 DEFAULT_LOCAL_QUEUE = "default"
 BLOCK_UNDECLARED, IGNORE_UNDECLARED = "BlockUndeclared", "IgnoreUndeclared"
@@ -489,7 +493,7 @@ def quota_check_strategy(config: Mapping | None) -> str:
 @dataclass(frozen=True)
 class Cluster:
     """What admission reads: the stack's objects by kind and name (LocalQueues by `ns/name`),
-    Kueue's Configuration, and the node pools (gkebatch.pool_facts.PoolFacts)."""
+    Kueue's Configuration, and the node pools (gke_ai_batch.model.pool_facts.PoolFacts)."""
 
     objects: Mapping[str, Mapping[str, dict]]
     config: Mapping = field(default_factory=dict)
@@ -794,13 +798,13 @@ def tpu_slice_warnings(cluster: Cluster, ps: PodSet, psa: PodSetAssignment) -> l
     slice: some pool behind the flavor must have per-VM chips equal to the pod's request, the pod's
     topology, and as many VMs as pods per replica; a JobSet needs one such pool per replica
     (exclusive placement on `cloud.google.com/gke-nodepool`)."""
-    chips, flavor = ps.per_pod.get(catalog.TPU_RESOURCE, 0), _flavor_for(psa, catalog.TPU_RESOURCE)
-    if not chips or flavor is None or not any(p.resource == catalog.TPU_RESOURCE for p in cluster.pools):
+    chips, flavor = ps.per_pod.get(vocabulary.TPU_RESOURCE, 0), _flavor_for(psa, vocabulary.TPU_RESOURCE)
+    if not chips or flavor is None or not any(p.resource == vocabulary.TPU_RESOURCE for p in cluster.pools):
         return []  # no TPU node pools at all: Autopilot or auto-provisioning, nothing to judge against
-    topology = (ps.spec.get("nodeSelector") or {}).get(catalog.TPU_TOPOLOGY_LABEL)
-    pools = [p for p in cluster.pools_behind(flavor, catalog.TPU_RESOURCE) if _pool_matches_pod(p, ps.spec)]
+    topology = (ps.spec.get("nodeSelector") or {}).get(vocabulary.TPU_TOPOLOGY_LABEL)
+    pools = [p for p in cluster.pools_behind(flavor, vocabulary.TPU_RESOURCE) if _pool_matches_pod(p, ps.spec)]
     if not any(p.per_node >= chips for p in pools):
-        return [f"pod set {ps.name}: a pod asks for {chips} {catalog.TPU_RESOURCE} but no node behind flavor "
+        return [f"pod set {ps.name}: a pod asks for {chips} {vocabulary.TPU_RESOURCE} but no node behind flavor "
                 f"{flavor} has that many: {_describe_pools(pools)}"]
     multi = _topology_chips(topology) > chips if topology else any(p.multi_host for p in pools)
     if not multi:
@@ -808,7 +812,7 @@ def tpu_slice_warnings(cluster: Cluster, ps: PodSet, psa: PodSetAssignment) -> l
     per_slice = ps.pods_per_replica
     slices = [p for p in pools if p.multi_host and p.per_node == chips and _slice_vms(p) == per_slice]
     if not slices:
-        return [f"pod set {ps.name}: {per_slice} pods x {chips} {catalog.TPU_RESOURCE} = {per_slice * chips} "
+        return [f"pod set {ps.name}: {per_slice} pods x {chips} {vocabulary.TPU_RESOURCE} = {per_slice * chips} "
                 f"chips per slice{f' in topology {topology}' if topology else ''} match no TPU slice behind "
                 f"flavor {flavor}: {_describe_pools(pools)}"]
     if ps.replicas > len(slices):
@@ -842,13 +846,13 @@ def provisioning_warnings(cluster: Cluster, cq: Mapping, ps: PodSet, psa: PodSet
     out = []
     for check in applicable_checks(cq, [c.flavor for c in psa.flavors]):
         setup = _provisioning_setup(cluster, check)
-        gpus = ps.per_pod.get(catalog.GPU_RESOURCE, 0)
+        gpus = ps.per_pod.get(vocabulary.GPU_RESOURCE, 0)
         managed = (setup or {}).get("managedResources") or []
         if setup is None or not gpus or (managed and not set(managed) & set(ps.per_pod)):
             continue
-        flavor = _flavor_for(psa, catalog.GPU_RESOURCE)
+        flavor = _flavor_for(psa, vocabulary.GPU_RESOURCE)
         queued = setup.get("provisioningClassName", QUEUED_PROVISIONING_CLASS) == QUEUED_PROVISIONING_CLASS
-        pools = [p for p in cluster.pools_behind(flavor, catalog.GPU_RESOURCE)
+        pools = [p for p in cluster.pools_behind(flavor, vocabulary.GPU_RESOURCE)
                  if not queued or p.capacity == "queued-provisioning"] if flavor else []
         out += _pool_size_warning(ps, check, flavor, gpus, pools)
     return out
@@ -865,11 +869,11 @@ def _pool_size_warning(ps: PodSet, check: str, flavor: str, gpus: int, pools: li
         return []
     biggest = max(pools, key=lambda p: (p.nodes, p.per_node))
     needed = _nodes_needed(ps.count, gpus, biggest.per_node)
-    need = (f"needs {needed} nodes of node pool {biggest.name} ({biggest.per_node} {catalog.GPU_RESOURCE} "
+    need = (f"needs {needed} nodes of node pool {biggest.name} ({biggest.per_node} {vocabulary.GPU_RESOURCE} "
             f"per node) but the pool's maximum size is {biggest.nodes}") if needed else \
-        (f"asks for {gpus} {catalog.GPU_RESOURCE} per pod but nodes of node pool {biggest.name} "
+        (f"asks for {gpus} {vocabulary.GPU_RESOURCE} per pod but nodes of node pool {biggest.name} "
          f"have {biggest.per_node}")
-    return [f"pod set {ps.name} ({ps.count} pods x {gpus} {catalog.GPU_RESOURCE}, flavor {flavor}) {need}: "
+    return [f"pod set {ps.name} ({ps.count} pods x {gpus} {vocabulary.GPU_RESOURCE}, flavor {flavor}) {need}: "
             f"the ProvisioningRequest of admission check {check} fails with \"Max nodepool size reached\" "
             f"and the check is retried and fails again and again (Kueue issue 5129, {ISSUE_5129})"]
 

@@ -9,28 +9,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from . import catalog
-from .config import ClusterMode, PlatformConfig, QueueSpec
-from .errors import ConfigError, path_of
-from .pools import PoolPlan
-from .quantity import parse_quantity, render_quantity
+from gke_ai_batch import vocabulary
+from gke_ai_batch.model.config import PlatformConfig, QueueSpec
+from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.quantity import parse_quantity, render_quantity
+from gke_ai_batch.plan.pools import PoolPlan
+from gke_ai_batch.vocabulary import (
+    CLUSTER_QUEUE_LABEL,
+    KUEUE_API,
+    PROVISIONING_CONTROLLER,
+    QUEUED_PROVISIONING_CLASS,
+    SHARED_QUEUE_LABEL,
+    TEAM_LABEL,
+    ClusterMode,
+)
 
-KUEUE_API = "kueue.x-k8s.io/v1beta2"
-PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
-QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 # Kueue docs for GKE queued provisioning: pin the pods to the nodes GKE provisioned for the request.
 PROVISIONING_NODE_SELECTOR = {"key": "autoscaling.gke.io/provisioning-request",
                               "valueFromProvisioningClassDetail": "ResizeRequestName"}
-TEAM_LABEL = "gke-ai-batch.io/team"  # on team namespaces: what Kueue manages (managedJobsNamespaceSelector)
-CLUSTER_QUEUE_LABEL = "gke-ai-batch.io/cluster-queue"  # on team namespaces: which ClusterQueue admits them
-SHARED_QUEUE_LABEL = "gke-ai-batch.io/shared-queue"  # a ClusterQueue declared shared by several teams
 PREEXISTING_NAMESPACES = frozenset({"default"})  # labelled in place, never created or deleted
 # Namespaces of the cluster and its controllers: a team there would get edit on them and put system pods
 # under Kueue (Kueue itself refuses to manage kube-system and its own namespace).
 SYSTEM_NAMESPACES = frozenset({"kube-system", "kube-public", "kube-node-lease", "kueue-system", "jobset-system"})
 SYSTEM_PREFIXES = ("kube-", "gke-", "gmp-")
 BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage")
-RESOURCE_ORDER = BASE_RESOURCES + (catalog.TPU_RESOURCE, catalog.GPU_RESOURCE)
+RESOURCE_ORDER = BASE_RESOURCES + (vocabulary.TPU_RESOURCE, vocabulary.GPU_RESOURCE)
 MAX_USER_PRIORITY = 1_000_000_000  # values above are reserved for system-critical classes
 DWS_RETRY = {"backoffLimitCount": 3, "backoffBaseSeconds": 60, "backoffMaxSeconds": 1800}
 
@@ -121,7 +124,7 @@ def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan]) -> dict[str, Flav
     if default not in flavors and (not flavors or referenced):
         autopilot = cfg.cluster.mode == ClusterMode.AUTOPILOT
         # On Autopilot GKE creates accelerator nodes per workload, so the default flavor may hold them too.
-        extra = (catalog.GPU_RESOURCE, catalog.TPU_RESOURCE) if autopilot else ()
+        extra = (vocabulary.GPU_RESOURCE, vocabulary.TPU_RESOURCE) if autopilot else ()
         flavors[default] = FlavorPlan(name=default, node_labels={}, resources=BASE_RESOURCES + extra)
     return flavors
 

@@ -5,10 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pulumi_policy import (EnforcementLevel, PolicyResource, PolicyResourceOptions, ResourceValidationArgs,
-                           ResourceValidationPolicy, StackValidationArgs)
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyResource,
+    PolicyResourceOptions,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+)
 
-from policies.pack import policies
+from gke_ai_batch.policies.pack import policies
 
 from .runtime import Registration
 

@@ -1,4 +1,4 @@
-"""CLI: `python -m offline plan STACK [--out DIR]` and `python -m offline check STACK [--out DIR]`."""
+"""CLI: `python -m gke_ai_batch.offline plan STACK [--out DIR]` and `python -m gke_ai_batch.offline check STACK [--out DIR]`."""
 from __future__ import annotations
 
 import argparse
@@ -7,18 +7,18 @@ from pathlib import Path
 
 from .render import summary, write_outputs
 from .runtime import PlanError, close_thread_loops, run_program
-from .stackfile import ROOT, resolve
+from .stackfile import project, resolve
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m offline", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m gke_ai_batch.offline", description=__doc__)
     ap.add_argument("command", choices=["plan", "check"])
-    ap.add_argument("stack", nargs="?", default="dev", help="a stack name in stacks/ or a path to Pulumi.<stack>.yaml")
+    ap.add_argument("stack", nargs="?", default="dev", help="a stack name of the project or a path to Pulumi.<stack>.yaml")
     ap.add_argument("--out", help="output folder (default out/<stack>)")
     ap.add_argument("--policy-config", help="JSON: enforcement level per policy, as in Pulumi policy config")
     args = ap.parse_args(argv)
     stack = resolve(args.stack)
-    out = Path(args.out) if args.out else ROOT / "out" / stack.name
+    out = Path(args.out) if args.out else project().root / "out" / stack.name
     try:
         regs = run_program(stack)
     except PlanError as e:

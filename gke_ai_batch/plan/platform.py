@@ -7,11 +7,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .config import PlatformConfig
-from .errors import ConfigError, ROOT
-from .gke_check import enforce_gke_rules
-from .pools import PoolPlan, plan_pools
-from .scheduling import SchedulingPlan, derive_scheduling
+from gke_ai_batch.model.config import PlatformConfig
+from gke_ai_batch.model.errors import ROOT, ConfigError
+from gke_ai_batch.plan.gke_check import enforce_gke_rules
+from gke_ai_batch.plan.pools import PoolPlan, plan_pools
+from gke_ai_batch.plan.scheduling import SchedulingPlan, derive_scheduling
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 
-from .config import ClusterMode, PlatformConfig
-from .pools import PoolPlan, WorkloadPolicyPlan
+from gke_ai_batch.model.config import PlatformConfig
+from gke_ai_batch.plan.pools import PoolPlan, WorkloadPolicyPlan
+from gke_ai_batch.vocabulary import RESERVATION_KEY, ClusterMode
 
 NODE_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
-RESERVATION_KEY = "compute.googleapis.com/reservation-name"
 
 
 def cluster_location(cfg: PlatformConfig) -> str:

@@ -2,11 +2,16 @@
 the first broken rule with a ConfigError at the rule's config path."""
 from __future__ import annotations
 
-from .config import PlatformConfig
-from .errors import ROOT, ConfigError
-from .gke_inputs import cluster_inputs, engine_form, node_pool_inputs
-from .gke_rules import Rule, cluster_findings, pool_findings, stack_findings
-from .pools import PoolPlan
+from gke_ai_batch.model.config import PlatformConfig
+from gke_ai_batch.model.errors import ROOT, ConfigError
+from gke_ai_batch.model.gke_rules import (
+    Rule,
+    cluster_findings,
+    pool_findings,
+    stack_findings,
+)
+from gke_ai_batch.plan.gke_inputs import cluster_inputs, engine_form, node_pool_inputs
+from gke_ai_batch.plan.pools import PoolPlan
 
 
 def _path(base: str, rule: Rule, at: str) -> str:

@@ -7,14 +7,12 @@ from pathlib import Path
 
 import yaml
 
-from gkebatch.pool_facts import pool_facts
-from policies import stack_rules as sr
+from gke_ai_batch.model.pool_facts import pool_facts
+from gke_ai_batch.policies import stack_rules as sr
+from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, NODE_POOL
 
 from .runtime import Registration
 
-NODE_POOL = "gcp:container/nodePool:NodePool"
-CLUSTER = "gcp:container/cluster:Cluster"
-HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 # kubectl apply -f <dir> applies files in name order: namespaces and CRD-free kinds first.
 APPLY_ORDER = ["Namespace", "PriorityClass", "WorkloadPriorityClass", "ResourceFlavor", "Cohort",
                "ProvisioningRequestConfig", "AdmissionCheck", "ClusterQueue", "LocalQueue", "RoleBinding"]

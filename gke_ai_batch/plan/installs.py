@@ -3,10 +3,7 @@ from __future__ import annotations
 
 import yaml
 
-from .scheduling import TEAM_LABEL
-
-KUEUE_NAMESPACE = "kueue-system"
-JOBSET_NAMESPACE = "jobset-system"
+from gke_ai_batch.vocabulary import TEAM_LABEL
 
 
 def controller_resources(cpu: str, memory: str) -> dict:

@@ -1,0 +1,85 @@
+"""The names the layers share, each defined once: capacity modes and pool kinds, the labels and
+taints GKE and the platform put on nodes and namespaces, API versions, and resource type tokens.
+Planner, components, policies and offline tools all import them from here."""
+from __future__ import annotations
+
+from enum import Enum
+
+PACKAGE = "gke-ai-batch"  # the Pulumi package name: component type tokens are `gke-ai-batch:index:<Type>`
+
+
+def component_type(name: str) -> str:
+    return f"{PACKAGE}:index:{name}"
+
+
+class ClusterMode(str, Enum):
+    STANDARD = "standard"
+    AUTOPILOT = "autopilot"
+
+
+class Capacity(str, Enum):
+    """Where a pool's VMs come from. On-demand and reserved capacity stays; the rest can vanish or
+    may never come (spot is reclaimed, flex-start and queued provisioning wait for stock)."""
+
+    ON_DEMAND = "on-demand"
+    SPOT = "spot"
+    RESERVATION = "reservation"
+    FLEX_START = "flex-start"
+    QUEUED = "queued-provisioning"
+
+
+FIXED_CAPACITY = (Capacity.ON_DEMAND.value, Capacity.RESERVATION.value)
+
+
+class PoolKind(str, Enum):
+    SYSTEM = "system"  # the plain CPU pool the controllers run on
+    TPU = "tpu"
+    GPU = "gpu"
+    CPU = "cpu"  # a node pool without accelerators, as read back from any program
+
+
+# Extended resources pods request.
+TPU_RESOURCE = "google.com/tpu"
+GPU_RESOURCE = "nvidia.com/gpu"
+ACCELERATOR_RESOURCES = (TPU_RESOURCE, GPU_RESOURCE)
+
+# Node labels and taints GKE sets (source pages 000-004).
+TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
+TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
+GPU_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
+SPOT_LABEL = "cloud.google.com/gke-spot"
+FLEX_START_LABEL = "cloud.google.com/gke-flex-start"  # source page 003: workloads select it
+QUEUED_TAINT = {"key": "cloud.google.com/gke-queued", "value": "true", "effect": "NoSchedule"}  # page 004
+RESERVATION_KEY = "compute.googleapis.com/reservation-name"  # reservationAffinity key for a named reservation
+
+# Labels the platform sets. GKE documents reservation labels only as ComputeClass selectors, so the
+# reservation label is ours; its value is label-safe (model.labels.label_safe).
+RESERVATION_LABEL = "gke-ai-batch.io/reservation"
+FLAVOR_LABEL = "gke-ai-batch.io/flavor"  # on accelerator pools: each flavor selects exactly its pools
+TEAM_LABEL = "gke-ai-batch.io/team"  # on team namespaces: what Kueue manages (managedJobsNamespaceSelector)
+CLUSTER_QUEUE_LABEL = "gke-ai-batch.io/cluster-queue"  # on team namespaces: which ClusterQueue admits them
+SHARED_QUEUE_LABEL = "gke-ai-batch.io/shared-queue"  # on a ClusterQueue declared shared by several teams
+
+# Kueue and JobSet.
+KUEUE_GROUP = "kueue.x-k8s.io"
+KUEUE_API = f"{KUEUE_GROUP}/v1beta2"
+KUEUE_CONFIG_API = f"config.{KUEUE_GROUP}/v1beta2"
+QUEUE_LABEL = f"{KUEUE_GROUP}/queue-name"
+PRIORITY_LABEL = f"{KUEUE_GROUP}/priority-class"
+PROVISIONING_CONTROLLER = f"{KUEUE_GROUP}/provisioning-request"
+QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
+JOBSET_FRAMEWORK = "jobset.x-k8s.io/jobset"
+KUEUE_NAMESPACE = "kueue-system"
+JOBSET_NAMESPACE = "jobset-system"
+
+# Pulumi resource type tokens the policies and offline tools read.
+CLUSTER = "gcp:container/cluster:Cluster"
+NODE_POOL = "gcp:container/nodePool:NodePool"
+RESOURCE_POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+KUEUE_TYPE_PREFIX = f"kubernetes:{KUEUE_API}:"
+
+
+def kueue_type(kind: str) -> str:
+    """`kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue` from `ClusterQueue`."""
+    return f"{KUEUE_TYPE_PREFIX}{kind}"
