@@ -9,7 +9,7 @@ out_flag = $(if $(OUT),--out $(OUT))
 
 WORKLOAD ?= examples/workloads
 
-.PHONY: setup plan check admit admit-all test conform check-all golden docs bench clean
+.PHONY: setup plan check admit admit-all test lint conform check-all golden docs bench clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,14 @@ admit-all: setup  ## every sample workload against the stack it is named after
 
 test: setup
 	$(PY) -m pytest
+
+TYPECHECK := build/typecheck
+lint: setup  ## ruff over the repository, mypy --strict over the package (through a link tree of its installed layout)
+	$(VENV)/bin/ruff check .
+	@rm -rf $(TYPECHECK) && mkdir -p $(TYPECHECK)/gke_ai_batch
+	@for f in gke_ai_batch/*; do ln -s "$$PWD/$$f" $(TYPECHECK)/gke_ai_batch/; done
+	@ln -s "$$PWD/components" "$$PWD/policies" $(TYPECHECK)/gke_ai_batch/
+	cd $(TYPECHECK) && $(CURDIR)/$(VENV)/bin/mypy --config-file $(CURDIR)/pyproject.toml -p gke_ai_batch
 
 conform: setup  ## render every stack and run kube-conform over all manifests
 	@for s in $(STACKS); do $(PY) -m gke_ai_batch.offline plan $$s > /dev/null || exit 1; done

@@ -3,8 +3,8 @@ builds the CrossGuard objects that `pulumi preview --policy-pack policies` and t
 both run; levels can be overridden through the pack's config (`enforcementLevel` per policy)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from pulumi_policy import (
     EnforcementLevel,

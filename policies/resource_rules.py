@@ -2,7 +2,7 @@
 They take plain dicts so the offline check, the policy pack and the tests call them alike."""
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.pool_facts import pool_facts

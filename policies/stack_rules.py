@@ -3,9 +3,9 @@ once, indexes them in one pass, and returns (urn or None, message) findings."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Mapping, Sequence
 
 from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings, stack_findings
 from gke_ai_batch.model.pool_facts import pool_facts

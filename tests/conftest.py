@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def planned(stack: str):
     return run_program(resolve(stack))
 

@@ -6,7 +6,7 @@ live in pools.py and scheduling.py, and GKE's own rules in gke_rules.py, each er
 from __future__ import annotations
 
 from enum import Enum
-from typing import Literal, Optional, Union
+from typing import Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -62,7 +62,7 @@ class ClusterConfig(Model):
     mode: ClusterMode = ClusterMode.STANDARD
     regional: bool = True
     release_channel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"
-    version: Optional[str] = None
+    version: str | None = None
     network: str = "default"
     subnetwork: str = "default"
     private_nodes: bool = False
@@ -71,7 +71,7 @@ class ClusterConfig(Model):
     maintenance_window: MaintenanceWindow = MaintenanceWindow()
     maintenance_exclusions: list[MaintenanceExclusion] = []
     deletion_protection: bool = True
-    security_group: Optional[str] = None  # gke-security-groups@<domain>, for Google Groups for RBAC
+    security_group: str | None = None  # gke-security-groups@<domain>, for Google Groups for RBAC
     labels: dict[str, str] = {}
 
 
@@ -87,28 +87,28 @@ class TpuPoolConfig(Model):
     name: str = Field(pattern=DNS_LABEL, max_length=36)
     generation: str
     topology: str
-    machine_type: Optional[str] = None
+    machine_type: str | None = None
     slices: int = 1
     capacity: TpuCapacity = TpuCapacity.ON_DEMAND
-    reservation: Optional[str] = None
+    reservation: str | None = None
     zones: list[str] = []  # default: the platform's first zone
-    max_run_duration: Optional[str] = Field(None, pattern=r"^\d+s$")
-    flavor: Optional[str] = Field(None, pattern=DNS_LABEL)
+    max_run_duration: str | None = Field(None, pattern=r"^\d+s$")
+    flavor: str | None = Field(None, pattern=DNS_LABEL)
 
 
 class GpuPoolConfig(Model):
     name: str = Field(pattern=DNS_LABEL, max_length=36)
     gpu: str
-    machine_type: Optional[str] = None
+    machine_type: str | None = None
     capacity: GpuCapacity = GpuCapacity.ON_DEMAND
-    reservation: Optional[str] = None
+    reservation: str | None = None
     nodes: int = Field(1, ge=0)  # fixed size (on-demand, spot, reservation)
-    max_nodes: Optional[int] = Field(None, ge=1)  # total autoscaling ceiling (queued provisioning)
+    max_nodes: int | None = Field(None, ge=1)  # total autoscaling ceiling (queued provisioning)
     zones: list[str] = []
     driver_version: Literal["DEFAULT", "LATEST"] = "LATEST"
     gvnic: bool = True
-    max_run_duration: Optional[str] = Field(None, pattern=r"^\d+s$")
-    flavor: Optional[str] = Field(None, pattern=DNS_LABEL)
+    max_run_duration: str | None = Field(None, pattern=r"^\d+s$")
+    flavor: str | None = Field(None, pattern=DNS_LABEL)
 
 
 Quantity = Union[int, str]
@@ -116,8 +116,8 @@ Quantity = Union[int, str]
 
 class QuotaSpec(Model):
     nominal: Quantity
-    borrowing_limit: Optional[Quantity] = None
-    lending_limit: Optional[Quantity] = None
+    borrowing_limit: Quantity | None = None
+    lending_limit: Quantity | None = None
 
     @field_validator("nominal", "borrowing_limit", "lending_limit")
     @classmethod
@@ -133,23 +133,23 @@ def _quota_spec(v):
 
 class BorrowWithinCohort(Model):
     policy: Literal["Never", "LowerPriority"] = "LowerPriority"
-    max_priority_threshold: Optional[int] = None
+    max_priority_threshold: int | None = None
 
 
 class Preemption(Model):
     reclaim_within_cohort: Literal["Never", "LowerPriority", "Any"] = "Any"
     within_cluster_queue: Literal["Never", "LowerPriority", "LowerOrNewerEqualPriority"] = "LowerPriority"
-    borrow_within_cohort: Optional[BorrowWithinCohort] = None
+    borrow_within_cohort: BorrowWithinCohort | None = None
 
 
 class QueueSpec(Model):
     """What a ClusterQueue holds: quota per flavor and resource, and how it shares and preempts."""
 
-    cohort: Optional[str] = None
+    cohort: str | None = None
     quotas: dict[str, dict[str, QuotaSpec]] = {}
     queueing_strategy: Literal["BestEffortFIFO", "StrictFIFO"] = "BestEffortFIFO"
     preemption: Preemption = Preemption()
-    fair_sharing_weight: Optional[Quantity] = None
+    fair_sharing_weight: Quantity | None = None
 
     @field_validator("quotas", mode="before")
     @classmethod
@@ -179,10 +179,10 @@ class TeamConfig(Model):
     name: str = Field(pattern=DNS_LABEL, max_length=40)
     namespaces: list[str] = []  # default: [name]
     groups: list[str] = []  # Google groups granted edit in the team's namespaces
-    default_priority: Optional[str] = None  # refused: see NO_TEAM_DEFAULT_PRIORITY
-    local_queue: Optional[str] = Field(None, pattern=DNS_LABEL)  # default: <name>-queue
-    cluster_queue: Optional[str] = Field(None, pattern=DNS_LABEL)  # a shared queue, or this team's own
-    queue: Optional[QueueSpec] = None  # this team's own ClusterQueue
+    default_priority: str | None = None  # refused: see NO_TEAM_DEFAULT_PRIORITY
+    local_queue: str | None = Field(None, pattern=DNS_LABEL)  # default: <name>-queue
+    cluster_queue: str | None = Field(None, pattern=DNS_LABEL)  # a shared queue, or this team's own
+    queue: QueueSpec | None = None  # this team's own ClusterQueue
 
     @field_validator("default_priority")
     @classmethod
@@ -203,8 +203,8 @@ class TeamConfig(Model):
 
 class CohortConfig(Model):
     name: str = Field(pattern=DNS_LABEL)
-    parent: Optional[str] = None
-    fair_sharing_weight: Optional[Quantity] = None
+    parent: str | None = None
+    fair_sharing_weight: Quantity | None = None
 
 
 class PriorityConfig(Model):
@@ -225,7 +225,7 @@ NO_WAIT_FOR_PODS_READY_OFF = (
 class KueueConfig(Model):
     version: str = "0.19.2"
     chart: str = "oci://registry.k8s.io/kueue/charts/kueue"
-    wait_for_pods_ready: Optional[bool] = None  # always on in Kueue 0.19; false is refused
+    wait_for_pods_ready: bool | None = None  # always on in Kueue 0.19; false is refused
     wait_for_pods_ready_timeout: str = Field("10m", pattern=r"^\d+(s|m|h)$")
     # IgnoreUndeclared: quotas cover the accelerators a queue names; cpu and memory requests of its pods
     # do not block admission (BlockUndeclared, Kueue's default, refuses every pod asking for cpu).
@@ -267,7 +267,7 @@ class PlatformConfig(Model):
     environment: str = Field(pattern=DNS_LABEL)
     production: bool = False
     owner: str = Field(pattern=r"^[a-z0-9_-]{1,63}$")
-    cost_center: Optional[str] = Field(None, pattern=r"^[a-z0-9_-]{1,63}$")
+    cost_center: str | None = Field(None, pattern=r"^[a-z0-9_-]{1,63}$")
     labels: dict[str, str] = {}
     cluster: ClusterConfig
     system_pool: SystemPoolConfig = SystemPoolConfig()

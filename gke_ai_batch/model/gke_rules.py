@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Callable, Iterator, Mapping
 
 from gke_ai_batch.model import catalog, labels
 from gke_ai_batch.model.maintenance import WindowError, parse_time, worst_case_hours

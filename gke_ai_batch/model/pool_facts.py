@@ -4,9 +4,9 @@ The plan summary and the policies both use this, so that a pool built from the s
 one built directly in Python are judged by the same facts the catalog holds."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Mapping, Optional
 
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
@@ -43,13 +43,13 @@ class PoolFacts(PoolCapacity):
     machine_type: str
     capacity: str  # on-demand | spot | reservation | flex-start | queued-provisioning
     zones: tuple[str, ...]
-    accelerator: Optional[str]
-    topology: Optional[str]
+    accelerator: str | None
+    topology: str | None
     per_node: int
-    resource: Optional[str]
-    fixed_nodes: Optional[int]  # per zone
-    min_nodes: Optional[int]
-    max_nodes: Optional[int]  # per zone, or total when total_autoscaling
+    resource: str | None
+    fixed_nodes: int | None  # per zone
+    min_nodes: int | None
+    max_nodes: int | None  # per zone, or total when total_autoscaling
     total_autoscaling: bool
     node_labels: dict
 

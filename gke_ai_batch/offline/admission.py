@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import cached_property
-from typing import Iterable, Mapping, Optional, Sequence
 
 import yaml
 
@@ -85,10 +85,10 @@ class AdmissionResult:
     kind: str
     namespace: str
     name: str
-    cluster_queue: Optional[str] = None
+    cluster_queue: str | None = None
     pod_sets: tuple[PodSetAssignment, ...] = ()
     checks: tuple[str, ...] = ()
-    reason: Optional[str] = None
+    reason: str | None = None
     warnings: tuple[str, ...] = ()
 
     @property
@@ -321,7 +321,7 @@ def tolerates(toleration: Mapping, taint: Mapping) -> bool:
     return theirs > ours if op == "Gt" else theirs < ours if op == "Lt" else False
 
 
-def untolerated_taint(taints: Sequence[Mapping], tolerations: Sequence[Mapping]) -> Optional[Mapping]:
+def untolerated_taint(taints: Sequence[Mapping], tolerations: Sequence[Mapping]) -> Mapping | None:
     """The first NoSchedule/NoExecute taint no toleration covers (`FindMatchingUntoleratedTaint`
     with the filter in flavorassigner.go: PreferNoSchedule taints never block)."""
     for taint in taints:
@@ -355,7 +355,7 @@ def affinity_matches(pod: Mapping, flavor_labels: Mapping) -> bool:
     return not terms or any(all(_requirement_matches(e, flavor_labels) for e in t) for t in terms)
 
 
-def flavor_mismatch(flavor_name: str, flavor: Optional[Mapping], pod: Mapping) -> Optional[str]:
+def flavor_mismatch(flavor_name: str, flavor: Mapping | None, pod: Mapping) -> str | None:
     """Why a pod set cannot use a flavor, in Kueue's words (flavorassigner.go `checkFlavorForPodSets`):
     the flavor's own tolerations are added to the pod's before its nodeTaints are checked."""
     if flavor is None:
@@ -377,8 +377,8 @@ def flavor_mismatch(flavor_name: str, flavor: Optional[Mapping], pod: Mapping) -
 @dataclass(frozen=True)
 class Quota:
     nominal: int
-    borrowing_limit: Optional[int]
-    lending_limit: Optional[int]
+    borrowing_limit: int | None
+    lending_limit: int | None
 
 
 def quotas_of(spec: Mapping | None) -> dict[tuple[str, str], Quota]:
@@ -401,7 +401,7 @@ class QuotaTree:
 
     def __init__(self, objects: Mapping[str, Mapping[str, dict]]):
         self.quotas: dict[tuple, dict] = {}
-        self.parent: dict[tuple, Optional[tuple]] = {}
+        self.parent: dict[tuple, tuple | None] = {}
         for name, cq in (objects.get("ClusterQueue") or {}).items():
             spec = cq.get("spec") or {}
             cohort = spec.get("cohortName") or spec.get("cohort")
@@ -417,7 +417,7 @@ class QuotaTree:
             if parent:
                 self.children[parent].append(node)
 
-    def _add(self, node: tuple, spec: Mapping, parent: Optional[tuple]) -> None:
+    def _add(self, node: tuple, spec: Mapping, parent: tuple | None) -> None:
         self.quotas[node] = quotas_of(spec)
         self.parent[node] = parent
 
@@ -500,7 +500,7 @@ class Cluster:
     pools: tuple = ()
 
     @classmethod
-    def build(cls, manifests: Iterable[Mapping], config: Mapping | None = None, pools: Iterable = ()) -> "Cluster":
+    def build(cls, manifests: Iterable[Mapping], config: Mapping | None = None, pools: Iterable = ()) -> Cluster:
         """Index manifests (as `offline.render.manifest_of` gives them) by kind and name."""
         objects: dict[str, dict] = defaultdict(dict)
         for m in manifests:
@@ -510,10 +510,10 @@ class Cluster:
             objects[m.get("kind")][key] = dict(m)
         return cls(dict(objects), dict(config or {}), tuple(pools))
 
-    def get(self, kind: str, key: str) -> Optional[dict]:
+    def get(self, kind: str, key: str) -> dict | None:
         return (self.objects.get(kind) or {}).get(key)
 
-    def admit(self, workload: Mapping) -> "AdmissionResult":
+    def admit(self, workload: Mapping) -> AdmissionResult:
         """The decision for one Job or JobSet; build the Cluster once to check many workloads."""
         return admit_in(self, workload)
 
@@ -526,7 +526,7 @@ class Cluster:
         labels = dict(((self.get("Namespace", ns) or {}).get("metadata") or {}).get("labels") or {})
         return {**labels, NAME_LABEL: ns}
 
-    def pools_behind(self, flavor: str, resource: Optional[str] = None) -> list:
+    def pools_behind(self, flavor: str, resource: str | None = None) -> list:
         """Node pools whose nodes carry every nodeLabel of the flavor (and provide `resource`)."""
         labels = ((self.get("ResourceFlavor", flavor) or {}).get("spec") or {}).get("nodeLabels") or {}
         return [p for p in self.pools if all(p.node_labels.get(k) == v for k, v in labels.items())
@@ -545,7 +545,7 @@ def _managed_jobs_selector(config: Mapping) -> Mapping:
     return default if selector is None else selector
 
 
-def management_blocker(cluster: Cluster, kind: str, ns: str) -> Optional[str]:
+def management_blocker(cluster: Cluster, kind: str, ns: str) -> str | None:
     """Kueue ignores objects whose integration is off, and (ManagedJobsNamespaceSelectorAlwaysRespected,
     GA in 0.19) any job in a namespace the managedJobsNamespaceSelector does not select
     (pkg/controller/jobframework/reconciler.go: "Namespace not opted in for Kueue management")."""
@@ -559,7 +559,7 @@ def management_blocker(cluster: Cluster, kind: str, ns: str) -> Optional[str]:
     return None
 
 
-def queue_name(cluster: Cluster, workload: Mapping, ns: str) -> tuple[Optional[str], Optional[str]]:
+def queue_name(cluster: Cluster, workload: Mapping, ns: str) -> tuple[str | None, str | None]:
     """The `kueue.x-k8s.io/queue-name` label, else the LocalQueue named `default` of the namespace
     (pkg/controller/jobframework/defaults.go `ApplyDefaultLocalQueue`, always on since 0.19)."""
     labels = (workload.get("metadata") or {}).get("labels") or {}
@@ -574,7 +574,7 @@ def queue_name(cluster: Cluster, workload: Mapping, ns: str) -> tuple[Optional[s
     return None, f"no {QUEUE_LABEL} label and no LocalQueue {DEFAULT_LOCAL_QUEUE} in namespace {ns}: the job {fate}"
 
 
-def priority_blocker(cluster: Cluster, workload: Mapping, pod_sets: Sequence[PodSet]) -> Optional[str]:
+def priority_blocker(cluster: Cluster, workload: Mapping, pod_sets: Sequence[PodSet]) -> str | None:
     """`ExtractPriority` (pkg/controller/jobframework/reconciler.go) looks up the WorkloadPriorityClass
     label, else the first pod set's PriorityClass; a missing one fails Workload creation."""
     wpc = ((workload.get("metadata") or {}).get("labels") or {}).get(PRIORITY_LABEL)
@@ -609,7 +609,7 @@ def _cq_flavors(cq: Mapping) -> list[str]:
     return [f["name"] for g in (cq.get("spec") or {}).get("resourceGroups") or [] for f in g.get("flavors") or []]
 
 
-def inactive_message(cluster: Cluster, cq: Mapping) -> Optional[str]:
+def inactive_message(cluster: Cluster, cq: Mapping) -> str | None:
     """The ClusterQueue's Active=False message (pkg/cache/scheduler/clusterqueue.go `inactiveReason`)."""
     messages = []
     if (cq.get("spec") or {}).get("stopPolicy", "None") != "None":
@@ -628,7 +628,7 @@ def inactive_message(cluster: Cluster, cq: Mapping) -> Optional[str]:
     return f"Can't admit new workloads: {', '.join(messages)}." if messages else None
 
 
-def queue_blocker(cluster: Cluster, ns: str, queue: str) -> tuple[Optional[str], Optional[str], tuple]:
+def queue_blocker(cluster: Cluster, ns: str, queue: str) -> tuple[str | None, str | None, tuple]:
     """(ClusterQueue, Kueue's message, details) in the workload controller's order
     (pkg/controller/core/workload_controller.go `getQueueBlocker`)."""
     lq = cluster.get("LocalQueue", f"{ns}/{queue}")
@@ -650,7 +650,7 @@ def queue_blocker(cluster: Cluster, ns: str, queue: str) -> tuple[Optional[str],
 # The scheduler: flavor assignment (pkg/scheduler/flavorassigner/flavorassigner.go)
 # ---------------------------------------------------------------------------------------------
 
-def _group_of(cq: Mapping, resource: str) -> Optional[Mapping]:
+def _group_of(cq: Mapping, resource: str) -> Mapping | None:
     return next((g for g in (cq.get("spec") or {}).get("resourceGroups") or []
                  if resource in (g.get("coveredResources") or [])), None)
 
@@ -680,7 +680,7 @@ def flavor_quota(cluster: Cluster, cq: str, flavor: str, requests: Mapping[str, 
 
 
 def find_flavor(cluster: Cluster, cq: Mapping, group: Mapping, ps: PodSet, requests: Mapping[str, int],
-                usage: Mapping) -> tuple[Optional[FlavorChoice], list[str]]:
+                usage: Mapping) -> tuple[FlavorChoice | None, list[str]]:
     """`findFlavorForPodSets`: flavors in resourceGroups order; with FlavorFungibility's default
     (whenCanBorrow: MayStopSearch) the first that fits wins even if it borrows; under TryNextFlavor
     the least-borrowing fit wins, ties to the earlier flavor. Reasons only matter if none fits."""
@@ -707,7 +707,7 @@ def find_flavor(cluster: Cluster, cq: Mapping, group: Mapping, ps: PodSet, reque
 
 
 def assign_pod_set(cluster: Cluster, cq: Mapping, ps: PodSet, usage: Mapping,
-                   strategy: str) -> tuple[Optional[PodSetAssignment], Optional[str]]:
+                   strategy: str) -> tuple[PodSetAssignment | None, str | None]:
     """`assignFlavors` for one pod set: resources in Kueue's order; one not covered by any resource
     group blocks the pod set under BlockUndeclared (unless its request is 0) and is skipped under
     IgnoreUndeclared; the first resource of a group picks the flavor for the whole group."""
@@ -732,7 +732,7 @@ def assign_pod_set(cluster: Cluster, cq: Mapping, ps: PodSet, usage: Mapping,
 
 
 def assign_flavors(cluster: Cluster, cq: Mapping, pod_sets: Sequence[PodSet],
-                   strategy: str) -> tuple[list[PodSetAssignment], Optional[str]]:
+                   strategy: str) -> tuple[list[PodSetAssignment], str | None]:
     """All pod sets in order; the first that fails stops the search (`Assignment.Message`:
     `couldn't assign flavors to pod set <name>: <sorted reasons>`)."""
     usage: dict[tuple[str, str], int] = defaultdict(int)
@@ -768,7 +768,7 @@ def applicable_checks(cq: Mapping, assigned: Iterable[str]) -> tuple[str, ...]:
 # What Kueue does not check: TPU slices and queued-provisioning node pool sizes
 # ---------------------------------------------------------------------------------------------
 
-def _flavor_for(psa: PodSetAssignment, resource: str) -> Optional[str]:
+def _flavor_for(psa: PodSetAssignment, resource: str) -> str | None:
     return next((c.flavor for c in psa.flavors if resource in c.resources), None)
 
 
@@ -777,7 +777,7 @@ def _pool_matches_pod(pool, pod: Mapping) -> bool:
     return all(pool.node_labels.get(k, v) == v for k, v in (pod.get("nodeSelector") or {}).items())
 
 
-def _topology_chips(topology: Optional[str]) -> int:
+def _topology_chips(topology: str | None) -> int:
     try:
         return catalog.topology_chips(topology) if topology else 0
     except ValueError:
@@ -822,7 +822,7 @@ def tpu_slice_warnings(cluster: Cluster, ps: PodSet, psa: PodSetAssignment) -> l
     return []
 
 
-def _provisioning_setup(cluster: Cluster, check: str) -> Optional[Mapping]:
+def _provisioning_setup(cluster: Cluster, check: str) -> Mapping | None:
     """The ProvisioningRequestConfig spec behind a provisioning-request check, or None if another controller."""
     ac = cluster.get("AdmissionCheck", check) or {}
     spec = ac.get("spec") or {}
@@ -832,7 +832,7 @@ def _provisioning_setup(cluster: Cluster, check: str) -> Optional[Mapping]:
     return (cluster.get("ProvisioningRequestConfig", params.get("name")) or {}).get("spec") or {}
 
 
-def _nodes_needed(pods: int, per_pod: int, per_node: int) -> Optional[int]:
+def _nodes_needed(pods: int, per_pod: int, per_node: int) -> int | None:
     """Nodes for `pods` pods of `per_pod` GPUs each: whole pods per node, rounded up (equals
     ceil(pods x per_pod / per_node) when per_pod divides per_node); None if one pod exceeds a node."""
     fit = per_node // per_pod if per_pod else 0

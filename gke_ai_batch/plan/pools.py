@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Optional
 
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
@@ -67,25 +66,25 @@ class PoolPlan(PoolCapacity):
     machine_type: str
     zones: tuple[str, ...]
     capacity: str
-    node_count: Optional[int] = None  # fixed size
-    min_nodes: Optional[int] = None  # per-zone autoscaling
-    max_nodes: Optional[int] = None
-    total_max_nodes: Optional[int] = None  # queued provisioning: total, location policy ANY
-    accelerator: Optional[str] = None
-    topology: Optional[str] = None
+    node_count: int | None = None  # fixed size
+    min_nodes: int | None = None  # per-zone autoscaling
+    max_nodes: int | None = None
+    total_max_nodes: int | None = None  # queued provisioning: total, location policy ANY
+    accelerator: str | None = None
+    topology: str | None = None
     multi_host: bool = False
     per_node: int = 0  # chips or GPUs per VM
-    resource: Optional[str] = None
-    reservation: Optional[str] = None
-    max_run_duration: Optional[str] = None
-    driver_version: Optional[str] = None
+    resource: str | None = None
+    reservation: str | None = None
+    max_run_duration: str | None = None
+    driver_version: str | None = None
     gvnic: bool = False
-    flavor: Optional[str] = None
+    flavor: str | None = None
     node_labels: dict = field(default_factory=dict)  # labels the nodes carry (GKE's and ours)
     custom_labels: dict = field(default_factory=dict)  # the part of node_labels we set
     taints: tuple = ()  # taints GKE puts on the nodes that workloads must tolerate
-    disk_size_gb: Optional[int] = None  # boot disk (system pool)
-    workload_policy: Optional[WorkloadPolicyPlan] = None  # TPU7x multi-host slices
+    disk_size_gb: int | None = None  # boot disk (system pool)
+    workload_policy: WorkloadPolicyPlan | None = None  # TPU7x multi-host slices
 
     @property
     def flex_start(self) -> bool:
@@ -129,7 +128,7 @@ RESERVATION_FORM = re.compile(rf"^(projects/[a-z][-a-z0-9]{{4,28}}[a-z0-9]/reser
                               rf"(/reservationBlocks/{_RFC1035}(/reservationSubBlocks/{_RFC1035})?)?$")
 
 
-def _capacity_args(capacity: str, reservation: Optional[str], path: str) -> None:
+def _capacity_args(capacity: str, reservation: str | None, path: str) -> None:
     if capacity == "reservation" and not reservation:
         raise ConfigError(f"{path}.reservation", "capacity 'reservation' needs the reservation's name")
     if reservation and not RESERVATION_FORM.match(reservation):
@@ -142,7 +141,7 @@ def _capacity_args(capacity: str, reservation: Optional[str], path: str) -> None
                           "and spot capacity never come from a reservation)")
 
 
-def _capacity_labels(capacity: str, reservation: Optional[str], flavor: str) -> tuple[dict, dict]:
+def _capacity_labels(capacity: str, reservation: str | None, flavor: str) -> tuple[dict, dict]:
     """(labels GKE sets, labels we set): the capacity's own labels and the flavor label. GKE's labels
     alone cannot tell an on-demand pool from a spot pool of the same shape (a flavor cannot select
     "no spot label"), so every accelerator pool carries the name of its flavor."""

@@ -7,7 +7,6 @@ reaches the components is already consistent. Emits kueue.x-k8s.io/v1beta2 only.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model.config import PlatformConfig, QueueSpec
@@ -48,7 +47,7 @@ class FlavorPlan:
     queued: bool = False
 
     @property
-    def accelerator_resource(self) -> Optional[str]:
+    def accelerator_resource(self) -> str | None:
         return self.pools[0].resource if self.pools else None
 
     def manifest(self) -> dict:
