@@ -23,7 +23,8 @@ def main() -> int:
     for r in rows:
         print(" | ".join(str(r[c]) for c in cols))
     per_res = [r["plan_s"] / r["resources"] for r in rows]
-    print(f"time per resource at {rows[-1]['teams']} teams / at {rows[0]['teams']} teams: {per_res[-1] / per_res[0]:.2f}")
+    print(f"time per resource at {rows[-1]['teams']} teams / at {rows[0]['teams']} teams: "
+          f"{per_res[-1] / per_res[0]:.2f}")
     Path("out").mkdir(exist_ok=True)
     Path("out/bench.json").write_text(json.dumps(rows, indent=2) + "\n")
     print("wrote out/bench.json")

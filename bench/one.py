@@ -46,7 +46,8 @@ def floor(regs) -> float:
 
 
 def main(teams: int) -> dict:
-    stack = StackFile(name=f"bench-{teams}", path=Path("bench"), config={f"{project().name}:platform": json.dumps(platform(teams))})
+    stack = StackFile(name=f"bench-{teams}", path=Path("bench"),
+                      config={f"{project().name}:platform": json.dumps(platform(teams))})
     plan_times, check_times, floor_times = [], [], []
     for _ in range(RUNS):
         t = time.perf_counter()

@@ -1,5 +1,6 @@
 """A valid synthetic environment of N teams: one 2-slice v5e multislice pool per four teams (one
-flavor, as same-shaped pools share one), two flex-start v6e pools and two DWS GPU pools, two priorities, every team in one cohort."""
+flavor, as same-shaped pools share one), two flex-start v6e pools and two DWS GPU pools, two priorities,
+every team in one cohort."""
 from __future__ import annotations
 
 

@@ -1,3 +1,6 @@
-"""Pulumi ComponentResources of the platform, one per module. They only declare resources: every
-decision is made beforehand by gkebatch (pure functions) from the validated stack config."""
-PKG = "gke-ai-batch"
+"""The platform's Pulumi components, one per module. They only declare: every decision is made by
+gke_ai_batch.plan (pure functions) from validated arguments.
+
+Public, with plain arguments (also served to other Pulumi languages, see provider/): GkeCluster,
+SystemNodePool, TpuSlicePool, GpuPool and KueueLayer; Platform takes a whole stack config.
+KueueInstall, JobSetInstall, KueueQueues, Priorities and Team are the KueueLayer's parts."""

@@ -1,19 +1,107 @@
-"""GkeCluster: a Standard or Autopilot cluster (inputs from gke_ai_batch.plan.gke_inputs), its kubeconfig and a
-Kubernetes provider for the components that install into it."""
-from __future__ import annotations
+"""GkeCluster: a Standard or Autopilot cluster, its kubeconfig and a Kubernetes provider for the
+components that install into it. Every setting comes from gke_ai_batch.plan (cluster_inputs),
+checked against GKE's cluster rules.
 
-from dataclasses import dataclass
+No `from __future__ import annotations`: the component analyzer reads the annotations at run time."""
+from typing import NotRequired, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from . import PKG
+from gke_ai_batch.plan import parts
+from gke_ai_batch.vocabulary import component_type
 
 
-@dataclass
-class GkeClusterArgs:
-    inputs: dict  # the Cluster's inputs, from gke_ai_batch.plan.gke_inputs.cluster_inputs
+class AuthorizedNetworkArgs(TypedDict):
+    """A CIDR allowed to reach the control plane."""
+
+    cidr: str
+    """The range, e.g. 203.0.113.0/24."""
+    name: NotRequired[str]
+    """A display name."""
+
+
+class MaintenanceWindowArgs(TypedDict):
+    """A recurring maintenance window (RFC 5545 RRULE); GKE needs 48 hours in any 32 days."""
+
+    start: str
+    """RFC 3339 start of the first window."""
+    end: str
+    """RFC 3339 end of the first window."""
+    recurrence: str
+    """RRULE, e.g. FREQ=WEEKLY;BYDAY=SA,SU."""
+
+
+class MaintenanceExclusionArgs(TypedDict):
+    """A period without upgrades, e.g. around a long training run."""
+
+    name: str
+    """The exclusion's name."""
+    start: str
+    """RFC 3339 start."""
+    end: str
+    """RFC 3339 end."""
+    scope: NotRequired[str]
+    """NO_UPGRADES, NO_MINOR_UPGRADES or NO_MINOR_OR_NODE_UPGRADES (default)."""
+
+
+class ClusterSettingsArgs(TypedDict):
+    """The cluster's own settings (stack config: the cluster block)."""
+
+    name: str
+    """The cluster's name: up to 40 lowercase letters, digits and '-'."""
+    mode: NotRequired[str]
+    """standard (default) or autopilot."""
+    regional: NotRequired[bool]
+    """A regional control plane (default true)."""
+    release_channel: NotRequired[str]
+    """RAPID, REGULAR (default), STABLE or EXTENDED."""
+    version: NotRequired[str]
+    """A pinned minimum GKE version."""
+    network: NotRequired[str]
+    """VPC network (default: default)."""
+    subnetwork: NotRequired[str]
+    """Subnetwork (default: default)."""
+    private_nodes: NotRequired[bool]
+    """Nodes without external addresses."""
+    master_ipv4_cidr: NotRequired[str]
+    """The control plane's /28 for private nodes."""
+    master_authorized_networks: NotRequired[list[AuthorizedNetworkArgs]]
+    """Who may reach the control plane."""
+    maintenance_window: NotRequired[MaintenanceWindowArgs]
+    """Default: weekends 00:00-08:00 UTC."""
+    maintenance_exclusions: NotRequired[list[MaintenanceExclusionArgs]]
+    """At most 20."""
+    deletion_protection: NotRequired[bool]
+    """Refuse to delete the cluster (default true)."""
+    security_group: NotRequired[str]
+    """gke-security-groups@<domain>, for Google Groups for RBAC."""
+    labels: NotRequired[dict[str, str]]
+    """Extra resource labels of the cluster."""
+
+
+class GkeClusterArgs(TypedDict):
+    """The environment a cluster belongs to and its settings."""
+
+    project: str
+    """The Google Cloud project."""
+    region: str
+    """The region, e.g. us-east5."""
+    zones: NotRequired[list[str]]
+    """The node zones (regional cluster) or the zone (zonal cluster)."""
+    environment: str
+    """The environment label, e.g. dev or prod."""
+    owner: str
+    """The owner label."""
+    production: NotRequired[bool]
+    """A production cluster (the policy pack then requires private nodes and a closed control plane)."""
+    cost_center: NotRequired[str]
+    """The cost-center label."""
+    labels: NotRequired[dict[str, str]]
+    """Extra resource labels of every resource."""
+    cluster: ClusterSettingsArgs
+    """The cluster's settings."""
 
 
 def kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
@@ -44,18 +132,27 @@ users:
 
 
 class GkeCluster(pulumi.ComponentResource):
-    cluster: gcp.container.Cluster
+    """A GKE cluster with the platform's baseline (Workload Identity, shielded nodes, Dataplane V2, a
+    release channel, maintenance windows GKE accepts) and a Kubernetes provider for it."""
+
+    name: pulumi.Output[str]
+    """The cluster's name: node pools join it."""
+    location: pulumi.Output[str]
+    """The cluster's location: node pools are created there."""
+    endpoint: pulumi.Output[str]
+    """The control plane's address."""
     kubeconfig: pulumi.Output[str]
-    provider: k8s.Provider
+    """A kubeconfig using gke-gcloud-auth-plugin (secret)."""
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PKG}:index:GkeCluster", name, None, opts)
-        self.cluster = gcp.container.Cluster(f"{name}-cluster", **args.inputs,
-                                             opts=pulumi.ResourceOptions(parent=self))
+        _, inputs = parts.cluster(name, args)  # refused before anything registers
+        super().__init__(component_type("GkeCluster"), name, None, opts)
+        self.cluster = gcp.container.Cluster(f"{name}-cluster", **inputs, opts=pulumi.ResourceOptions(parent=self))
+        self.name, self.location, self.endpoint = self.cluster.name, self.cluster.location, self.cluster.endpoint
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(
             self.cluster.name, self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate,
         ).apply(lambda v: kubeconfig(v[0], v[1], v[2])))
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig,
                                      opts=pulumi.ResourceOptions(parent=self))
-        self.register_outputs({"name": self.cluster.name, "endpoint": self.cluster.endpoint,
+        self.register_outputs({"name": self.name, "location": self.location, "endpoint": self.endpoint,
                                "kubeconfig": self.kubeconfig})

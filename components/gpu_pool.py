@@ -1,28 +1,33 @@
 """GpuPool: a GPU node pool on on-demand, spot or reserved capacity, or on Dynamic Workload
-Scheduler queued provisioning (nodes appear only for an admitted ProvisioningRequest)."""
-from __future__ import annotations
+Scheduler queued provisioning (nodes appear only for an admitted ProvisioningRequest).
 
-from dataclasses import dataclass
+No `from __future__ import annotations`: the component analyzer reads the annotations at run time."""
 
 import pulumi
-import pulumi_gcp as gcp
 
-from gke_ai_batch.plan.gke_inputs import node_pool_inputs
-from gke_ai_batch.plan.pools import PoolPlan
+from gke_ai_batch.plan import parts
+from gke_ai_batch.vocabulary import component_type
 
-from . import PKG
-from .node_pools import PoolPlacement
+from .args import GpuShape, NodePoolTarget
+from .node_pools import declare_node_pool
 
 
-@dataclass
-class GpuPoolArgs(PoolPlacement):
-    plan: PoolPlan
+class GpuPoolArgs(NodePoolTarget, GpuShape):
+    """A GPU pool shape, its capacity, and the cluster it joins."""
 
 
 class GpuPool(pulumi.ComponentResource):
+    """A GPU node pool, checked against the GPU catalog and GKE's rules."""
+
+    pool_name: pulumi.Output[str]
+    """The GKE node pool."""
+    gpus: pulumi.Output[int]
+    """GPUs at full size."""
+
     def __init__(self, name: str, args: GpuPoolArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PKG}:index:GpuPool", name, None, opts)
-        self.pool = gcp.container.NodePool(
-            f"{name}-pool", project=args.project, cluster=args.cluster, location=args.location,
-            **node_pool_inputs(args.plan, args.labels), opts=pulumi.ResourceOptions(parent=self))
-        self.register_outputs({"name": self.pool.name})
+        plan = parts.gpu_pool(name, args)  # refused before anything registers
+        super().__init__(component_type("GpuPool"), name, None, opts)
+        self.pool = declare_node_pool(f"{name}-pool", plan, args, self)
+        self.pool_name = self.pool.name
+        self.gpus = pulumi.Output.from_input(plan.accelerators)
+        self.register_outputs({"pool_name": self.pool_name, "gpus": self.gpus})

@@ -5,9 +5,8 @@ from dataclasses import dataclass
 
 import pulumi
 
-from gke_ai_batch.vocabulary import JOBSET_NAMESPACE
+from gke_ai_batch.vocabulary import JOBSET_NAMESPACE, component_type
 
-from . import PKG
 from .helm_install import child_options, helm_release
 
 
@@ -19,7 +18,7 @@ class JobSetInstallArgs:
 
 class JobSetInstall(pulumi.ComponentResource):
     def __init__(self, name: str, args: JobSetInstallArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PKG}:index:JobSetInstall", name, None, opts)
+        super().__init__(component_type("JobSetInstall"), name, None, opts)
         self.release = helm_release(f"{name}-release", "jobset", args.chart, args.version, JOBSET_NAMESPACE,
                                     {}, child_options(self, opts))
         self.register_outputs({"status": self.release.status})

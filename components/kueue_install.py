@@ -5,9 +5,8 @@ from dataclasses import dataclass
 
 import pulumi
 
-from gke_ai_batch.vocabulary import KUEUE_NAMESPACE
+from gke_ai_batch.vocabulary import KUEUE_NAMESPACE, component_type
 
-from . import PKG
 from .helm_install import child_options, helm_release
 
 
@@ -20,7 +19,7 @@ class KueueInstallArgs:
 
 class KueueInstall(pulumi.ComponentResource):
     def __init__(self, name: str, args: KueueInstallArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PKG}:index:KueueInstall", name, None, opts)
+        super().__init__(component_type("KueueInstall"), name, None, opts)
         self.release = helm_release(f"{name}-release", "kueue", args.chart, args.version, KUEUE_NAMESPACE,
                                     args.values, child_options(self, opts))
         self.register_outputs({"status": self.release.status})

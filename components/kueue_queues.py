@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import pulumi
 
 from gke_ai_batch.plan.scheduling import SchedulingPlan
+from gke_ai_batch.vocabulary import component_type
 
-from . import PKG
 from .manifests import declare
 
 
@@ -20,7 +20,7 @@ class KueueQueuesArgs:
 
 class KueueQueues(pulumi.ComponentResource):
     def __init__(self, name: str, args: KueueQueuesArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PKG}:index:KueueQueues", name, None, opts)
+        super().__init__(component_type("KueueQueues"), name, None, opts)
         after_install = pulumi.ResourceOptions(parent=self, depends_on=args.installs)
         p = args.plan
 

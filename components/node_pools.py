@@ -1,16 +1,18 @@
-"""Where a node pool goes: the cluster it joins and the resource labels its VMs carry."""
-from __future__ import annotations
-
-from dataclasses import dataclass
+"""How every node pool component declares its GKE NodePool: the plan's inputs, placed in the
+target cluster, after what the component was told to wait for."""
+from collections.abc import Mapping
+from typing import Any
 
 import pulumi
+import pulumi_gcp as gcp
+
+from gke_ai_batch.plan.gke_inputs import node_pool_inputs
+from gke_ai_batch.plan.pools import PoolPlan
 
 
-@dataclass
-class PoolPlacement:
-    """The cluster a pool joins and the labels its VMs carry."""
-
-    project: str
-    cluster: pulumi.Input[str]
-    location: pulumi.Input[str]
-    labels: dict[str, str]
+def declare_node_pool(name: str, plan: PoolPlan, target: Mapping[str, Any], parent: pulumi.Resource,
+                      depends_on: list[pulumi.Resource] | None = None, **overrides: Any) -> gcp.container.NodePool:
+    inputs = {**node_pool_inputs(plan, dict(target.get("labels") or {})), **overrides}
+    return gcp.container.NodePool(
+        name, project=target["project"], cluster=target["cluster"], location=target["location"], **inputs,
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on))

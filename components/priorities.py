@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import pulumi
 
-from . import PKG
+from gke_ai_batch.vocabulary import component_type
+
 from .manifests import declare
 
 
@@ -19,7 +20,7 @@ class PrioritiesArgs:
 
 class Priorities(pulumi.ComponentResource):
     def __init__(self, name: str, args: PrioritiesArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PKG}:index:Priorities", name, None, opts)
+        super().__init__(component_type("Priorities"), name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         self.priority_classes = {m["metadata"]["name"]: declare(f"{name}-pc-{m['metadata']['name']}", m, child)
                                  for m in args.priority_classes}

@@ -1,28 +1,40 @@
 """SystemNodePool: the plain CPU pool GKE requires beside flex-start and queued-provisioning pools,
-where Kueue, JobSet and system pods run."""
-from __future__ import annotations
+where Kueue, JobSet and system pods run.
 
-from dataclasses import dataclass
+No `from __future__ import annotations`: the component analyzer reads the annotations at run time."""
+from typing import NotRequired
 
 import pulumi
-import pulumi_gcp as gcp
 
-from gke_ai_batch.plan.gke_inputs import node_pool_inputs
-from gke_ai_batch.plan.pools import PoolPlan
+from gke_ai_batch.plan import parts
+from gke_ai_batch.vocabulary import component_type
 
-from . import PKG
-from .node_pools import PoolPlacement
+from .args import NodePoolTarget
+from .node_pools import declare_node_pool
 
 
-@dataclass
-class SystemNodePoolArgs(PoolPlacement):
-    plan: PoolPlan
+class SystemNodePoolArgs(NodePoolTarget):
+    """The system pool's size and machine, and the cluster it joins."""
+
+    machine_type: NotRequired[str]
+    """Machine type (default e2-standard-4)."""
+    min_nodes: NotRequired[int]
+    """Autoscaling floor per zone (default 1)."""
+    max_nodes: NotRequired[int]
+    """Autoscaling ceiling per zone (default 3)."""
+    disk_size_gb: NotRequired[int]
+    """Boot disk size (default 100)."""
 
 
 class SystemNodePool(pulumi.ComponentResource):
+    """An autoscaled CPU node pool for the controllers and system pods."""
+
+    pool_name: pulumi.Output[str]
+    """The GKE node pool."""
+
     def __init__(self, name: str, args: SystemNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PKG}:index:SystemNodePool", name, None, opts)
-        self.pool = gcp.container.NodePool(
-            f"{name}-pool", project=args.project, cluster=args.cluster, location=args.location,
-            **node_pool_inputs(args.plan, args.labels), opts=pulumi.ResourceOptions(parent=self))
-        self.register_outputs({"name": self.pool.name})
+        plan = parts.system_pool(name, args)  # refused before anything registers
+        super().__init__(component_type("SystemNodePool"), name, None, opts)
+        self.pool = declare_node_pool(f"{name}-pool", plan, args, self)
+        self.pool_name = self.pool.name
+        self.register_outputs({"pool_name": self.pool_name})

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import pulumi
 
 from gke_ai_batch.plan.scheduling import TeamPlan
+from gke_ai_batch.vocabulary import component_type
 
-from . import PKG
 from .manifests import declare
 
 
@@ -21,7 +21,7 @@ class TeamArgs:
 
 class Team(pulumi.ComponentResource):
     def __init__(self, name: str, args: TeamArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PKG}:index:Team", name, None, opts)
+        super().__init__(component_type("Team"), name, None, opts)
         t = args.plan
         child = pulumi.ResourceOptions(parent=self)
         # Pre-existing namespaces (`default`) only get the team's labels, patched in place.

@@ -1,38 +1,48 @@
 """TpuSlicePool: N TPU slices of one shape as N node pools (one slice per pool), the layout JobSet's
-exclusive-topology placement and multislice training expect."""
-from __future__ import annotations
+exclusive-topology placement and multislice training expect. TPU7x multi-host slices also get the
+HIGH_THROUGHPUT workload policy that places them.
 
-from dataclasses import dataclass
+No `from __future__ import annotations`: the component analyzer reads the annotations at run time."""
 
 import pulumi
 import pulumi_gcp as gcp
 
-from gke_ai_batch.plan.gke_inputs import node_pool_inputs, workload_policy_inputs
-from gke_ai_batch.plan.pools import PoolPlan
+from gke_ai_batch.plan import parts
+from gke_ai_batch.plan.gke_inputs import workload_placement, workload_policy_inputs
+from gke_ai_batch.plan.pools import workload_policy_name
+from gke_ai_batch.vocabulary import component_type
 
-from . import PKG
-from .node_pools import PoolPlacement
+from .args import NodePoolTarget, TpuShape
+from .node_pools import declare_node_pool
 
 
-@dataclass
-class TpuSlicePoolArgs(PoolPlacement):
-    slices: list[PoolPlan]  # one plan per slice, all of one shape
+class TpuSlicePoolArgs(NodePoolTarget, TpuShape):
+    """A TPU slice shape, its capacity, and the cluster its node pools join."""
 
 
 class TpuSlicePool(pulumi.ComponentResource):
-    """One node pool per slice; TPU7x multi-host slices also get the workload policy they name."""
+    """TPU slices of one shape, one GKE node pool per slice, checked against the TPU catalog and GKE's rules."""
+
+    pool_names: pulumi.Output[list[str]]
+    """The node pools, one per slice."""
+    chips: pulumi.Output[int]
+    """TPU chips in all slices."""
 
     def __init__(self, name: str, args: TpuSlicePoolArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{PKG}:index:TpuSlicePool", name, None, opts)
-        policy = args.slices[0].workload_policy
-        self.workload_policy = gcp.compute.ResourcePolicy(
-            f"{name}-workload-policy", **workload_policy_inputs(policy, args.project),
-            opts=pulumi.ResourceOptions(parent=self)) if policy else None
-        after = [self.workload_policy] if self.workload_policy else []
-        self.pools = [
-            gcp.container.NodePool(
-                f"{name}-slice-{i}", project=args.project, cluster=args.cluster, location=args.location,
-                **node_pool_inputs(p, args.labels), opts=pulumi.ResourceOptions(parent=self, depends_on=after))
-            for i, p in enumerate(args.slices)
-        ]
-        self.register_outputs({"pools": [p.name for p in self.pools]})
+        plans = parts.tpu_slices(name, args)  # refused before anything registers
+        super().__init__(component_type("TpuSlicePool"), name, None, opts)
+        policy_plan = plans[0].workload_policy
+        self.workload_policy = None
+        overrides = {}
+        if policy_plan:
+            policy_name = pulumi.Output.from_input(args["cluster"]).apply(lambda c: workload_policy_name(c, name))
+            self.workload_policy = gcp.compute.ResourcePolicy(
+                f"{name}-workload-policy", **{**workload_policy_inputs(policy_plan, args["project"]),
+                                               "name": policy_name},
+                opts=pulumi.ResourceOptions(parent=self))
+            overrides["placement_policy"] = {**workload_placement(plans[0]), "policy_name": self.workload_policy.name}
+        self.pools = [declare_node_pool(f"{name}-slice-{i}", p, args, self, **overrides)
+                      for i, p in enumerate(plans)]
+        self.pool_names = pulumi.Output.all(*[p.name for p in self.pools])
+        self.chips = pulumi.Output.from_input(sum(p.accelerators for p in plans))
+        self.register_outputs({"pool_names": self.pool_names, "chips": self.chips})

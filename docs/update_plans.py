@@ -9,6 +9,7 @@ from gke_ai_batch.offline.stackfile import resolve
 
 for page in sorted((Path(__file__).parent / "scenarios").glob("*.md")):
     block = summary(run_program(resolve(page.stem)))
-    page.write_text(re.sub(r"```text\n.*?\n```", lambda _: f"```text\n{block}\n```", page.read_text(), flags=re.S))
+    page.write_text(re.sub(r"```text\n.*?\n```", lambda _, block=block: f"```text\n{block}\n```", page.read_text(),
+                           flags=re.S))
     print(f"updated {page}")
 close_thread_loops()

@@ -1,44 +1,97 @@
-"""Components used directly from Python, with no stack config to validate them: the policies still
-judge what they declare, and the component contract (type tokens, child names) holds."""
-import dataclasses
+"""The public components used directly from Python with plain arguments: the same catalog, rules and
+clear errors as the stack config, the component contract (type tokens, child names), and the
+policies still judging node pools a program builds by hand."""
+import typing
 
-from gke_ai_batch.components.gpu_pool import GpuPool, GpuPoolArgs
-from gke_ai_batch.components.tpu_slice_pool import TpuSlicePool, TpuSlicePoolArgs
+import pulumi
+import pulumi_gcp as gcp
+import pytest
 
+from gke_ai_batch.components import args as public_args
+from gke_ai_batch.components.gke_cluster import ClusterSettingsArgs, GkeClusterArgs
+from gke_ai_batch.components.gpu_pool import GpuPoolArgs
+from gke_ai_batch.components.kueue_layer import KueueLayer, QueueArgs, TeamSpec
+from gke_ai_batch.components.platform import Platform, PlatformArgs
+from gke_ai_batch.components.system_pool import SystemNodePoolArgs
+from gke_ai_batch.components.tpu_slice_pool import TpuSlicePool
+from gke_ai_batch.model import config
 from gke_ai_batch.offline.check import violations
 from gke_ai_batch.offline.runtime import record
+from gke_ai_batch.plan.gke_inputs import node_pool_inputs
 from gke_ai_batch.plan.platform import build_platform
 
-from .conftest import platform_of
+from .conftest import planned, platform_of
 
 LABELS = {"environment": "dev", "owner": "ml-platform"}
-WHERE = dict(project="acme-ml-dev", cluster="ml-dev", location="us-east5-b", labels=LABELS)
-
-
-def dev_pools():
-    return {p.name: p for p in build_platform(platform_of("dev")).pools}
+TARGET = dict(project="acme-ml-dev", region="us-east5", cluster="ml-dev", location="us-east5", labels=LABELS)
+TRAIN = dict(generation="v5e", topology="2x4", slices=2, zones=["us-east5-b"])
 
 
 def test_component_tokens_and_stable_child_names():
-    plans = dev_pools()
-    regs = record(lambda: TpuSlicePool("train", TpuSlicePoolArgs(
-        slices=[plans["v5e-train-0"], plans["v5e-train-1"]], **WHERE)), "direct")
+    regs = record(lambda: TpuSlicePool("train", {**TARGET, **TRAIN}), "direct")
     types = {r.name: r.type for r in regs}
     assert types["train"] == "gke-ai-batch:index:TpuSlicePool"
     assert types["train-slice-0"] == types["train-slice-1"] == "gcp:container/nodePool:NodePool"
+    pool = next(r for r in regs if r.name == "train-slice-0")
+    assert pool.inputs["nodeCount"] == 2 and pool.inputs["placementPolicy"]["tpuTopology"] == "2x4"
     # The pools are sound; alone in a stack they lack the JobSet install multi-host slices need.
     assert [v["policy"] for v in violations(regs) if v["level"] == "mandatory"] == ["jobset-installed"]
 
 
-def test_policies_guard_hand_built_pools():
-    plans = dev_pools()
-    wrong_slice = dataclasses.replace(plans["v5e-train-0"], node_count=3, zones=("us-east5-a", "us-east5-b"))
-    wrong_gpu = dataclasses.replace(plans["h100-dws"], per_node=4, capacity="on-demand", node_count=1,
-                                    total_max_nodes=None, min_nodes=None)
+@pytest.mark.parametrize("change, message", [
+    ({"topology": "2x3"}, "invalid TpuSlicePool 'train' arguments at topology: unknown topology for TPU v5e '2x3'"),
+    ({"slices": 0}, "invalid TpuSlicePool 'train' arguments at slices: 0 slices: a pool needs at least 1 slice"),
+    ({"capacity": "queued-provisioning"}, "invalid TpuSlicePool 'train' arguments at capacity: "
+     "'queued-provisioning': allowed: 'on-demand', 'spot', 'reservation' or 'flex-start'"),
+    ({"zones": ["us-west1-a"]}, "invalid TpuSlicePool 'train' arguments at zones[0]"),
+])
+def test_bad_arguments_are_refused_before_any_resource(change, message):
+    registered: list = []
 
     def program():
-        TpuSlicePool("bad-tpu", TpuSlicePoolArgs(slices=[wrong_slice], **WHERE))
-        GpuPool("bad-gpu", GpuPoolArgs(plan=wrong_gpu, **{**WHERE, "labels": {"environment": "dev"}}))
+        try:
+            TpuSlicePool("train", {**TARGET, **TRAIN, **change})
+        except Exception as e:  # what `pulumi up` prints, before the component registers
+            registered.append(e)
+
+    regs = record(program, "direct")
+    assert [r.type for r in regs] == ["pulumi:pulumi:Stack"] and str(registered[0]).startswith(message), registered
+
+
+def test_kueue_layer_from_plain_arguments():
+    team: TeamSpec = {"name": "research", "queue": {"quotas": {"train": {"google.com/tpu": {"nominal": "16"}}}}}
+    regs = record(lambda: KueueLayer("batch", {"region": "us-east5", "zones": ["us-east5-b"],
+                                               "tpu_pools": [{"name": "train", **TRAIN}], "teams": [team]}),
+                  "direct")
+    by_kind = {(r.inputs.get("kind"), r.inputs.get("metadata", {}).get("name")) for r in regs}
+    assert {("ResourceFlavor", "train"), ("ClusterQueue", "research"), ("LocalQueue", "research-queue")} <= by_kind
+    assert {r.type for r in regs if r.name == "jobset-release"} == {"kubernetes:helm.sh/v3:Release"}
+
+
+def test_kueue_layer_refuses_a_quota_on_a_missing_flavor():
+    team: TeamSpec = {"name": "research", "queue": {"quotas": {"h100": {"nvidia.com/gpu": {"nominal": "8"}}}}}
+    with pytest.raises(Exception, match=r"invalid KueueLayer 'batch' arguments at teams\[0\]\.queue\.quotas\.h100"):
+        record(lambda: KueueLayer("batch", {"region": "us-east5", "teams": [team]}), "direct")
+
+
+def test_platform_component_declares_what_the_stack_declares():
+    regs = record(lambda: Platform("ml", PlatformArgs(platform_of("dev"))), "dev")
+    stack = planned("dev")
+    assert sorted((r.type, r.name) for r in regs if r.name != "ml") == sorted((r.type, r.name) for r in stack)
+    assert next(r for r in regs if r.name == "gke").parent.endswith("::ml")
+
+
+def test_policies_guard_node_pools_built_by_hand():
+    """A program may declare NodePools without the components: the pack still judges them."""
+    plans = {p.name: p for p in build_platform(platform_of("dev")).pools}
+
+    def program():
+        inputs = node_pool_inputs(plans["v5e-train-0"], LABELS)
+        gcp.container.NodePool("bad-tpu", **{**inputs, "node_count": 3, "node_locations": ["us-east5-a", "us-east5-b"]},
+                               cluster="ml-dev", location="us-east5")
+        gpu = node_pool_inputs(plans["h100-dws"], {"environment": "dev"})
+        gpu["node_config"]["guest_accelerators"][0]["count"] = 4
+        gcp.container.NodePool("bad-gpu", **gpu, cluster="ml-dev", location="us-east5")
 
     found = {(v["policy"], v["message"]) for v in violations(record(program, "direct")) if v["level"] == "mandatory"}
     assert ("tpu-pool-shape", "node pool v5e-train-0: a 2x4 slice on ct5lp-hightpu-4t is 2 VMs; set nodeCount "
@@ -47,3 +100,29 @@ def test_policies_guard_hand_built_pools():
     assert ("gpu-pool-shape", "node pool h100-dws: a3-highgpu-8g carries 8 x nvidia-h100-80gb; set "
             "guestAccelerators count to 8, not 4") in found
     assert ("required-labels", "h100-dws: add the label(s) owner") in found
+
+
+PLACEMENT = set(public_args.NodePoolTarget.__annotations__) - {"zones"}
+
+
+@pytest.mark.parametrize("args, model, extra", [
+    (public_args.TpuShape, config.TpuPoolConfig, set()),
+    (public_args.GpuShape, config.GpuPoolConfig, set()),
+    (SystemNodePoolArgs, config.SystemPoolConfig, PLACEMENT | {"zones"}),
+    (GpuPoolArgs, config.GpuPoolConfig, PLACEMENT),
+    (ClusterSettingsArgs, config.ClusterConfig, set()),
+    (GkeClusterArgs, config.PlatformConfig, set()),
+    (QueueArgs, config.QueueSpec, set()),
+    (TeamSpec, config.TeamConfig, set()),
+])
+def test_public_arguments_mirror_the_config_model(args, model, extra):
+    """Every plain argument is a field of the model that validates it (a renamed field would
+    otherwise be refused as an unknown key only at run time)."""
+    assert set(args.__annotations__) - extra <= set(model.model_fields)
+
+
+def test_every_exported_component_takes_plain_arguments():
+    for component in (TpuSlicePool, KueueLayer):
+        hints = component.__init__.__annotations__
+        assert typing.is_typeddict(hints["args"]) and hints["opts"] in (pulumi.ResourceOptions | None,
+                                                                         typing.Optional[pulumi.ResourceOptions])

@@ -43,7 +43,8 @@ def exclusion(c, start, end, scope="NO_UPGRADES"):
 BROKEN = {
     "maintenance-availability": ("prod", lambda c: window(c, "2025-01-04T02:00:00Z", "2025-01-04T08:00:00Z",
                                                           "FREQ=WEEKLY;BYDAY=SA"),
-                                 "platform.cluster.maintenance_window", "gives 24 h in the worst 32 days; GKE needs 48"),
+                                 "platform.cluster.maintenance_window",
+                                 "gives 24 h in the worst 32 days; GKE needs 48"),
     "maintenance-exclusion": ("dws-gpu", lambda c: exclusion(c, "tomorrow", "2027-01-01T00:00:00Z"),
                               "platform.cluster.maintenance_exclusions[0]", "'tomorrow' is not an RFC 3339"),
     "private-control-plane-range": ("prod", lambda c: c["cluster"].update(master_ipv4_cidr="172.16.0.0/24"),
@@ -62,7 +63,8 @@ BROKEN = {
                        "beginning with a letter"),
     "pool-zones": ("dev", lambda c: c["gpu_pools"][0].update(zones=["us-east5-a", "us-east5-a"]),
                    "platform.gpu_pools[0].zones[1]", "listed twice"),
-    "reservation-zone": ("prod", lambda c: c["tpu_pools"][0].update(zones=["us-east5-a", "us-east5-b"], topology="2x2x1"),
+    "reservation-zone": ("prod", lambda c: c["tpu_pools"][0].update(zones=["us-east5-a", "us-east5-b"],
+                                                                    topology="2x2x1"),
                          "platform.tpu_pools[0].zones", "a reservation is zonal"),
     "node-labels": None,  # every label the planner writes is label-safe: see the policy test
     "node-resource-labels": ("dev", lambda c: c.update(labels={"cost": "x" * 64}), "platform.labels",
@@ -137,7 +139,8 @@ def test_scoped_exclusions_need_a_release_channel(plan):
     assert ids(cluster_findings(cluster)) == []
     cluster["releaseChannel"] = {"channel": "UNSPECIFIED"}
     ((rule, finding),) = cluster_findings(cluster)
-    assert rule.id == "maintenance-exclusion" and finding.at == "[0].scope" and "needs a release channel" in finding.message
+    assert rule.id == "maintenance-exclusion" and finding.at == "[0].scope"
+    assert "needs a release channel" in finding.message
 
 
 def test_zonal_cluster_without_zones_is_a_config_error():
@@ -198,10 +201,12 @@ def test_shared_reservation_plans_with_label_safe_values():
     from gke_ai_batch.model.labels import k8s_value_ok
     long = "projects/acme-shared-capacity-01/reservations/" + "v5p-" * 12 + "x/reservationBlocks/block-0001"
     for reservation in ("projects/acme-shared/reservations/v5p-prod", long):
-        plan = build_platform(variant("prod", lambda c: c["tpu_pools"][0].update(reservation=reservation))).pools[1]
+        def reserve(c, reservation=reservation):
+            c["tpu_pools"][0].update(reservation=reservation)
+        plan = build_platform(variant("prod", reserve)).pools[1]
         value = plan.node_labels["gke-ai-batch.io/reservation"]
         assert k8s_value_ok(value) and len(value) <= 63 and value.endswith(("v5p-prod", "block-0001"))
-        flavor = build_platform(variant("prod", lambda c: c["tpu_pools"][0].update(reservation=reservation)))
+        flavor = build_platform(variant("prod", reserve))
         assert flavor.scheduling.flavors["v5p-res"].node_labels["gke-ai-batch.io/reservation"] == value
     e = refused("prod", lambda c: c["tpu_pools"][0].update(reservation="projects/acme/reservation/x"))
     assert e.path == "platform.tpu_pools[0].reservation" and "projects/OWNER_PROJECT/reservations/NAME" in e.message

@@ -93,7 +93,8 @@ def test_every_gcp_resource_is_labelled(plan):
     for r in plan("dev"):
         labels = r.inputs.get("resourceLabels") or (r.inputs.get("nodeConfig") or {}).get("resourceLabels")
         if r.type.startswith("gcp:"):
-            assert {"environment": "dev", "owner": "ml-platform", "cost-center": "ml-research"}.items() <= labels.items()
+            expected = {"environment": "dev", "owner": "ml-platform", "cost-center": "ml-research"}
+            assert expected.items() <= labels.items()
 
 
 def test_kubernetes_objects_use_the_cluster_provider(plan):

@@ -51,9 +51,11 @@ def test_dws_admission_check_on_the_queued_flavor_only(plan):
         {"key": "cloud.google.com/gke-queued", "operator": "Equal", "value": "true", "effect": "NoSchedule"}]
     assert "tolerations" not in flavors["v5e-train"]["spec"]
     research = objects(regs, "ClusterQueue")["research"]["spec"]
-    assert research["admissionChecksStrategy"] == {"admissionChecks": [{"name": "dws-prov", "onFlavors": ["h100-dws"]}]}
+    assert research["admissionChecksStrategy"] == {
+        "admissionChecks": [{"name": "dws-prov", "onFlavors": ["h100-dws"]}]}
     prc = objects(regs, "ProvisioningRequestConfig")["dws-config"]["spec"]
-    assert prc["provisioningClassName"] == "queued-provisioning.gke.io" and prc["managedResources"] == ["nvidia.com/gpu"]
+    assert prc["provisioningClassName"] == "queued-provisioning.gke.io"
+    assert prc["managedResources"] == ["nvidia.com/gpu"]
     check = objects(regs, "AdmissionCheck")["dws-prov"]["spec"]
     assert check["controllerName"] == "kueue.x-k8s.io/provisioning-request"
     assert check["parameters"]["name"] == "dws-config"

@@ -165,6 +165,7 @@ def tpu_shape(generation: str, topology: str, machine_type: str | None = None) -
     if topology not in gen.topologies:
         raise CatalogError(f"topology for TPU {generation}", topology, gen.topologies,
                            _topology_in_words(topology, gen.machines))
+    machine: TpuMachine | None
     if machine_type is None:
         machine = next(m for m in gen.machines if topology in m.topologies)
     else:

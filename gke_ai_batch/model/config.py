@@ -6,7 +6,7 @@ live in pools.py and scheduling.py, and GKE's own rules in gke_rules.py, each er
 from __future__ import annotations
 
 from enum import Enum
-from typing import Literal, Union
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -111,7 +111,7 @@ class GpuPoolConfig(Model):
     flavor: str | None = Field(None, pattern=DNS_LABEL)
 
 
-Quantity = Union[int, str]
+Quantity = int | str
 
 
 class QuotaSpec(Model):
@@ -121,13 +121,13 @@ class QuotaSpec(Model):
 
     @field_validator("nominal", "borrowing_limit", "lending_limit")
     @classmethod
-    def _quantity(cls, v):
+    def _quantity(cls, v: Quantity | None) -> Quantity | None:
         if v is not None:
             parse_quantity(v)
         return v
 
 
-def _quota_spec(v):
+def _quota_spec(v: object) -> object:
     return v if isinstance(v, dict) else {"nominal": v}
 
 
@@ -153,7 +153,7 @@ class QueueSpec(Model):
 
     @field_validator("quotas", mode="before")
     @classmethod
-    def _short_quotas(cls, v):
+    def _short_quotas(cls, v: object) -> object:
         if isinstance(v, dict):
             return {f: ({r: _quota_spec(q) for r, q in res.items()} if isinstance(res, dict) else res)
                     for f, res in v.items()}
@@ -186,14 +186,14 @@ class TeamConfig(Model):
 
     @field_validator("default_priority")
     @classmethod
-    def _no_default_priority(cls, v):
+    def _no_default_priority(cls, v: str | None) -> str | None:
         if v is not None:
             raise ValueError(NO_TEAM_DEFAULT_PRIORITY)
         return v
 
     @field_validator("namespaces")
     @classmethod
-    def _ns(cls, v):
+    def _ns(cls, v: list[str]) -> list[str]:
         import re
         for ns in v:
             if not re.match(DNS_LABEL, ns) or len(ns) > 63:
@@ -242,14 +242,14 @@ class KueueConfig(Model):
 
     @field_validator("wait_for_pods_ready")
     @classmethod
-    def _always_ready(cls, v):
+    def _always_ready(cls, v: bool | None) -> bool | None:
         if v is False:
             raise ValueError(NO_WAIT_FOR_PODS_READY_OFF)
         return v
 
     @field_validator("controller_cpu", "controller_memory")
     @classmethod
-    def _quantity(cls, v):
+    def _quantity(cls, v: str) -> str:
         parse_quantity(v)
         return v
 

@@ -1,13 +1,14 @@
-"""One error type for bad stack config: where it is, what it was, and what is allowed."""
+"""One error type for bad input: where it is, what it was, and what is allowed. The subject is
+the stack config, or a public component's arguments when it is used on its own."""
 from __future__ import annotations
 
 ROOT = "platform"
 
 
 class ConfigError(ValueError):
-    def __init__(self, path: str, message: str):
-        self.path, self.message = path, message
-        super().__init__(f"invalid stack config at {path}: {message}")
+    def __init__(self, path: str, message: str, subject: str = "stack config"):
+        self.path, self.message, self.subject = path, message, subject
+        super().__init__(f"invalid {subject} at {path}: {message}")
 
 
 def path_of(*parts: object) -> str:

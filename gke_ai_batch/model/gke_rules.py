@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from gke_ai_batch.model import catalog, labels
 from gke_ai_batch.model.maintenance import WindowError, parse_time, worst_case_hours
 from gke_ai_batch.model.pool_facts import pool_facts
 
-Props = Mapping
+Props = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -320,7 +321,7 @@ def _placement(p: Props, c: Props) -> Iterator[Finding]:
                       "placementPolicy.policyName, not by a COMPACT placement")
 
 
-def _cluster_nodes(pools: list[Props], c: Props) -> Iterator[Finding]:
+def _cluster_nodes(pools: Sequence[Props], c: Props) -> Iterator[Finding]:
     total = 0
     for i, p in enumerate(pools):
         total += pool_facts(p).nodes
@@ -382,7 +383,7 @@ def pool_findings(pool: Props, cluster: Props) -> Iterator[tuple[Rule, Finding]]
             yield rule, finding
 
 
-def stack_findings(pools: list[Props], cluster: Props) -> Iterator[tuple[Rule, Finding]]:
+def stack_findings(pools: Sequence[Props], cluster: Props) -> Iterator[tuple[Rule, Finding]]:
     for rule in STACK_RULES:
         for finding in rule.check(pools, cluster):
             yield rule, finding

@@ -35,7 +35,8 @@ def k8s_key_ok(key: str) -> bool:
 
 def k8s_label_problem(key: str, value: str) -> str | None:
     if not k8s_key_ok(key):
-        return f"label key {key!r} is not a Kubernetes label key (an optional DNS prefix and '/', then {K8S_VALUE_RULE})"
+        return (f"label key {key!r} is not a Kubernetes label key "
+                f"(an optional DNS prefix and '/', then {K8S_VALUE_RULE})")
     if not k8s_value_ok(value):
         return f"label {key}={value!r}: a Kubernetes label value is {K8S_VALUE_RULE}"
     return None

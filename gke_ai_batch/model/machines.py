@@ -8,6 +8,7 @@ checked against `gcloud compute machine-types list`. GKE's reservations are the 
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 
 MACHINES: dict[str, tuple[int, int]] = {  # machine type -> (vCPUs, memory GiB)
@@ -35,7 +36,7 @@ _MEMORY_RESERVED = ((4, Decimal("0.25")), (4, Decimal("0.20")), (8, Decimal("0.1
 EVICTION_MIB = 100
 
 
-def _bracketed(amount: Decimal, brackets) -> Decimal:
+def _bracketed(amount: Decimal, brackets: Iterable[tuple[int | None, Decimal]]) -> Decimal:
     reserved, left = Decimal(0), amount
     for width, rate in brackets:
         take = left if width is None else min(left, Decimal(width))

@@ -53,13 +53,14 @@ def weekdays(recurrence: str) -> frozenset[int]:
                       "maintenance availability this project can compute)")
 
 
-def _occurrences(start: datetime, length: timedelta, days: frozenset[int], horizon: int) -> list[tuple]:
+def _occurrences(start: datetime, length: timedelta, days: frozenset[int],
+                 horizon: int) -> list[tuple[datetime, datetime]]:
     return [(start + n * DAY, start + n * DAY + length) for n in range(horizon)
             if (start + n * DAY).weekday() in days]
 
 
-def _merge(spans: list[tuple]) -> list[tuple]:
-    merged: list[list] = []
+def _merge(spans: list[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
+    merged: list[list[datetime]] = []
     for a, b in sorted(spans):
         if merged and a <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], b)
@@ -68,7 +69,7 @@ def _merge(spans: list[tuple]) -> list[tuple]:
     return [(a, b) for a, b in merged]
 
 
-def _covered(spans: list[tuple], a: datetime, b: datetime) -> timedelta:
+def _covered(spans: list[tuple[datetime, datetime]], a: datetime, b: datetime) -> timedelta:
     return sum((min(b, y) - max(a, x) for x, y in spans if y > a and x < b), timedelta())
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any, Protocol
 
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
@@ -14,19 +15,36 @@ from gke_ai_batch.model.machines import allocatable
 from gke_ai_batch.vocabulary import FIXED_CAPACITY, FLEX_START_LABEL, SPOT_LABEL
 
 
+class _Sized(Protocol):
+    """What PoolCapacity reads from the dataclass it is mixed into (for the type checker only)."""
+
+    @property
+    def nodes(self) -> int: ...
+    @property
+    def per_node(self) -> int: ...
+    @property
+    def capacity(self) -> str: ...
+    @property
+    def resource(self) -> str | None: ...
+    @property
+    def machine_type(self) -> str: ...
+    @property
+    def accelerators(self) -> int: ...
+
+
 class PoolCapacity:
     """What a pool provides at full size, from its `nodes`, `per_node` and `capacity`."""
 
     @property
-    def accelerators(self) -> int:
+    def accelerators(self: _Sized) -> int:
         return self.nodes * self.per_node
 
     @property
-    def fixed_capacity(self) -> bool:
+    def fixed_capacity(self: _Sized) -> bool:
         """On-demand and reserved pools hold their accelerators; spot, flex-start and queued do not."""
         return self.capacity in FIXED_CAPACITY
 
-    def provides(self) -> dict[str, Decimal]:
+    def provides(self: _Sized) -> dict[str, Decimal]:
         """What pods can ask for on the pool at full size: its accelerators, and the cpu and memory
         GKE leaves allocatable on its nodes (where the machine type is known)."""
         out: dict[str, Decimal] = {self.resource: Decimal(self.accelerators)} if self.resource else {}
@@ -51,11 +69,13 @@ class PoolFacts(PoolCapacity):
     min_nodes: int | None
     max_nodes: int | None  # per zone, or total when total_autoscaling
     total_autoscaling: bool
-    node_labels: dict
+    node_labels: dict[str, str]
 
     @property
     def multi_host(self) -> bool:
-        return self.kind == "tpu" and bool(self.topology) and catalog.topology_chips(self.topology) > self.per_node
+        if self.kind != "tpu" or not self.topology:
+            return False
+        return catalog.topology_chips(self.topology) > self.per_node
 
     @property
     def nodes(self) -> int:
@@ -71,7 +91,7 @@ class PoolFacts(PoolCapacity):
         return f"autoscale {self.min_nodes or 0}..{self.max_nodes} ({scope})"
 
 
-def capacity_of(props: Mapping) -> str:
+def capacity_of(props: Mapping[str, Any]) -> str:
     nc = props.get("nodeConfig") or {}
     if (props.get("queuedProvisioning") or {}).get("enabled"):
         return "queued-provisioning"
@@ -84,7 +104,7 @@ def capacity_of(props: Mapping) -> str:
     return "on-demand"
 
 
-def pool_facts(props: Mapping) -> PoolFacts:
+def pool_facts(props: Mapping[str, Any]) -> PoolFacts:
     nc = props.get("nodeConfig") or {}
     machine = nc.get("machineType") or ""
     auto = props.get("autoscaling") or {}
@@ -99,7 +119,9 @@ def pool_facts(props: Mapping) -> PoolFacts:
     gpus = nc.get("guestAccelerators") or []
     if gen is not None:
         kind, accelerator, resource = "tpu", gen.accelerator, vocabulary.TPU_RESOURCE
-        per_node = catalog.tpu_machine(machine).chips_per_vm
+        tpu = catalog.tpu_machine(machine)
+        assert tpu is not None  # tpu_machine_generation found this machine type
+        per_node = tpu.chips_per_vm
         topology = (props.get("placementPolicy") or {}).get("tpuTopology") or catalog.single_host_topology(machine)
         labels.update({vocabulary.TPU_ACCELERATOR_LABEL: accelerator, vocabulary.TPU_TOPOLOGY_LABEL: topology})
     elif gpus:

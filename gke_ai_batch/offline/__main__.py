@@ -1,4 +1,5 @@
-"""CLI: `python -m gke_ai_batch.offline plan STACK [--out DIR]` and `python -m gke_ai_batch.offline check STACK [--out DIR]`."""
+"""CLI: `python -m gke_ai_batch.offline plan STACK [--out DIR]` and
+`python -m gke_ai_batch.offline check STACK [--out DIR]`."""
 from __future__ import annotations
 
 import argparse
@@ -13,7 +14,8 @@ from .stackfile import project, resolve
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m gke_ai_batch.offline", description=__doc__)
     ap.add_argument("command", choices=["plan", "check"])
-    ap.add_argument("stack", nargs="?", default="dev", help="a stack name of the project or a path to Pulumi.<stack>.yaml")
+    ap.add_argument("stack", nargs="?", default="dev",
+                    help="a stack name of the project or a path to Pulumi.<stack>.yaml")
     ap.add_argument("--out", help="output folder (default out/<stack>)")
     ap.add_argument("--policy-config", help="JSON: enforcement level per policy, as in Pulumi policy config")
     args = ap.parse_args(argv)

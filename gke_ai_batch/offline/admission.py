@@ -882,7 +882,7 @@ def physical_warnings(cluster: Cluster, cq: Mapping, pod_sets: Sequence[PodSet],
                       assignments: Sequence[PodSetAssignment]) -> tuple[str, ...]:
     """Problems Kueue's quota check cannot see, per assigned pod set: they make it inadmissible too."""
     out = []
-    for ps, psa in zip(pod_sets, assignments):
+    for ps, psa in zip(pod_sets, assignments, strict=True):
         out += tpu_slice_warnings(cluster, ps, psa) + provisioning_warnings(cluster, cq, ps, psa)
     return tuple(out)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -18,6 +19,7 @@ from gke_ai_batch.offline.admission import (
     FRAMEWORKS,
     AdmissionResult,
     Cluster,
+    PodSetAssignment,
     kueue_config_from_values,
 )
 from gke_ai_batch.vocabulary import HELM_RELEASE, NODE_POOL
@@ -50,7 +52,7 @@ def workload_files(args: list[str], stack: str) -> list[Path]:
     return out
 
 
-def workloads_in(path: Path) -> list[dict]:
+def workloads_in(path: Path) -> list[dict[str, Any]]:
     """The Jobs and JobSets of a multi-document YAML file (Services and the like are skipped)."""
     docs = yaml.safe_load_all(path.read_text())
     return [d for d in docs if isinstance(d, dict) and d.get("kind") in FRAMEWORKS]
@@ -66,7 +68,7 @@ def describe(r: AdmissionResult) -> str:
     return f"admitted: {who} -> ClusterQueue {r.cluster_queue}, {', '.join(parts)}{checks}"
 
 
-def _flavors(ps) -> str:
+def _flavors(ps: PodSetAssignment) -> str:
     if not ps.flavors:
         return "no flavor (requests no resource the ClusterQueue covers)"
     if len(ps.flavors) == 1:

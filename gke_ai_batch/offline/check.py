@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from pulumi_policy import (
     EnforcementLevel,
+    Policy,
     PolicyResource,
     PolicyResourceOptions,
     ResourceValidationArgs,
@@ -17,6 +19,7 @@ from pulumi_policy import (
 from gke_ai_batch.policies.pack import policies
 
 from .runtime import Registration
+from .stackfile import StackFile
 
 
 def load_levels(path: str | None) -> dict[str, EnforcementLevel]:
@@ -33,26 +36,34 @@ def load_levels(path: str | None) -> dict[str, EnforcementLevel]:
 
 def _options(r: Registration) -> PolicyResourceOptions:
     return PolicyResourceOptions(protect=False, ignore_changes=[], delete_before_replace=None, aliases=[],
-                                 additional_secret_outputs=[], custom_timeouts=None, parent=r.parent)
+                                 additional_secret_outputs=[],
+                                 custom_timeouts=None,  # type: ignore[arg-type]  # none; the SDK's hint has no None
+                                 parent=r.parent)
 
 
-def violations(regs: list[Registration], levels: dict[str, EnforcementLevel] | None = None) -> list[dict]:
+def violations(regs: list[Registration],
+               levels: dict[str, EnforcementLevel] | None = None) -> list[dict[str, Any]]:
     """[{policy, level, urn, message}] for the stack; levels override the pack's defaults."""
     levels = levels or {}
-    found: list[dict] = []
+    found: list[dict[str, Any]] = []
     custom = [r for r in regs if r.custom and not r.type.startswith("pulumi:providers:")]
     for policy in policies():
         level = levels.get(policy.name, policy.enforcement_level)
         if level == EnforcementLevel.DISABLED:
             continue
 
-        def report(message: str, urn: str | None = None, _urn: str | None = None, _p=policy, _l=level):
+        def report(message: str, urn: str | None = None, _urn: str | None = None, _p: Policy = policy,
+                   _l: EnforcementLevel = level) -> None:
             found.append({"policy": _p.name, "level": _l.value, "urn": urn or _urn, "message": message})
 
         if isinstance(policy, ResourceValidationPolicy):
             for r in custom:
                 args = ResourceValidationArgs(r.type, r.inputs, r.urn, r.name, _options(r), None)
-                policy.validate(args, lambda m, u=None, r=r: report(m, None, r.urn))
+
+                def report_on(m: str, u: str | None = None, r: Registration = r) -> None:
+                    report(m, None, r.urn)
+
+                policy.validate(args, report_on)
         else:
             by_urn: dict[str, PolicyResource] = {}
             for r in custom:
@@ -63,16 +74,17 @@ def violations(regs: list[Registration], levels: dict[str, EnforcementLevel] | N
     return found
 
 
-def table(found: list[dict]) -> str:
+def table(found: list[dict[str, Any]]) -> str:
     if not found:
         return "policy check: no violations"
     rows = [("policy", "level", "resource", "message")] + [
         (v["policy"], v["level"], (v["urn"] or "(stack)").split("::")[-1], v["message"]) for v in found]
     widths = [max(len(r[c]) for r in rows) for c in range(3)]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r[:3], widths)) + "  " + r[3] for r in rows)
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r[:3], widths, strict=True)) + "  " + r[3]
+                     for r in rows)
 
 
-def run_checks(regs: list[Registration], stack, out: Path, levels_file: str | None = None) -> int:
+def run_checks(regs: list[Registration], stack: StackFile, out: Path, levels_file: str | None = None) -> int:
     found = violations(regs, load_levels(levels_file))
     (out / "violations.json").write_text(json.dumps(found, indent=2) + "\n")
     print(table(found))

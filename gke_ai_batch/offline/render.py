@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -22,13 +24,13 @@ def is_manifest(r: Registration) -> bool:
     return r.type.startswith("kubernetes:") and r.type != HELM_RELEASE and "apiVersion" in r.inputs
 
 
-def manifest_of(r: Registration) -> dict:
+def manifest_of(r: Registration) -> dict[str, Any]:
     body = dict(r.inputs)
     head = {"apiVersion": body.pop("apiVersion"), "kind": body.pop("kind"), "metadata": body.pop("metadata")}
     return {**head, **body}
 
 
-def manifest_filename(m: dict) -> str:
+def manifest_filename(m: Mapping[str, Any]) -> str:
     kind, meta = m["kind"], m["metadata"]
     order = APPLY_ORDER.index(kind) if kind in APPLY_ORDER else len(APPLY_ORDER)
     ns = f"{meta['namespace']}-" if meta.get("namespace") else ""
@@ -54,9 +56,9 @@ def write_outputs(regs: list[Registration], out: Path) -> None:
             (out / "helm" / f"{i['name']}.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
 
 
-def _table(rows: list[tuple[str, ...]]) -> list[str]:
+def _table(rows: Sequence[tuple[str, ...]]) -> list[str]:
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
-    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
 
 
 def quota_lines(regs: list[Registration]) -> list[str]:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import runpy
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
-from google.protobuf import json_format
+from google.protobuf import json_format  # type: ignore[import-untyped]  # protobuf ships no type hints
 from pulumi.runtime import mocks, settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
@@ -21,7 +23,7 @@ MOCK_ENDPOINT = "203.0.113.10"  # TEST-NET-3: never a real address
 MOCK_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm9mZmxpbmUtcGxhbgotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="
 
 
-def plain(value):
+def plain(value: Any) -> Any:
     """JSON from the wire form: secrets shown as [secret], references as their URN, integral
     numbers as integers (protobuf carries every number as a double)."""
     if isinstance(value, dict):
@@ -45,11 +47,11 @@ class Registration:
     name: str
     parent: str | None
     custom: bool
-    inputs: dict
+    inputs: dict[str, Any]
     dependencies: list[str] = field(default_factory=list)
     provider: str | None = None
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {"urn": self.urn, "type": self.type, "name": self.name, "parent": self.parent,
                 "custom": self.custom, "inputs": self.inputs, "dependencies": self.dependencies}
 
@@ -57,25 +59,25 @@ class Registration:
 class PlanMocks(mocks.Mocks):
     """Echo inputs as outputs, adding what GKE computes that the program reads back."""
 
-    def new_resource(self, args: mocks.MockResourceArgs):
+    def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         state = dict(args.inputs)
         if args.typ == "gcp:container/cluster:Cluster":
             state.update(endpoint=MOCK_ENDPOINT, masterAuth={**state.get("masterAuth", {}),
                                                              "clusterCaCertificate": MOCK_CA})
         return f"{args.name}-id", state
 
-    def call(self, args: mocks.MockCallArgs):
+    def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
         return {}, None
 
 
 class RecordingMonitor(mocks.MockMonitor):
-    def __init__(self, mocks_: mocks.Mocks):
+    def __init__(self, mocks_: mocks.Mocks) -> None:
         super().__init__(mocks_)
         self.registrations: list[Registration] = []
 
-    def RegisterResource(self, request):
-        response = super().RegisterResource(request)
-        _THREAD_LOOPS.add(_ensure_event_loop())
+    def RegisterResource(self, request: Any) -> Any:  # a RegisterResourceRequest, its response (protobuf)
+        response = super().RegisterResource(request)  # type: ignore[no-untyped-call]  # pulumi leaves it unannotated
+        _THREAD_LOOPS.add(_ensure_event_loop())  # type: ignore[no-untyped-call]  # likewise
         self.registrations.append(Registration(
             urn=response.urn, type=request.type, name=request.name, parent=request.parent or None,
             custom=request.custom, inputs=plain(json_format.MessageToDict(request.object)),
@@ -88,7 +90,7 @@ class PlanError(Exception):
     """The program refused the stack (bad config): message only, no traceback."""
 
 
-def record(program, stack: str, config: dict[str, str] | None = None) -> list[Registration]:
+def record(program: Callable[[], Any], stack: str, config: dict[str, str] | None = None) -> list[Registration]:
     """Run any Pulumi program callable under the mock runtime and return its registrations."""
     settings.ROOT.set(None)
     monitor = RecordingMonitor(PlanMocks())
@@ -109,7 +111,7 @@ def run_program(stack: StackFile) -> list[Registration]:
 
 # The SDK gives each executor thread an event loop and never closes it; left to the garbage
 # collector at interpreter exit they fail noisily. A process that is done planning closes them.
-_THREAD_LOOPS: set = set()
+_THREAD_LOOPS: set[asyncio.AbstractEventLoop] = set()
 
 
 def close_thread_loops() -> None:

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -35,7 +36,7 @@ def project(start: Path | None = None) -> Project:
 class StackFile:
     name: str
     path: Path
-    config: dict  # "namespace:key" -> value, as in the file
+    config: dict[str, Any]  # "namespace:key" -> value, as in the file
 
     def pulumi_config(self) -> dict[str, str]:
         """The engine's config map: plain strings, structured values as JSON."""

@@ -26,8 +26,9 @@ def enforce_gke_rules(cfg: PlatformConfig, pools: list[PoolPlan]) -> None:
     for rule, finding in cluster_findings(cluster):
         raise ConfigError(_path(ROOT, rule, finding.at), finding.message)
     declared = [engine_form(node_pool_inputs(plan, labels)) for plan in pools]
-    for plan, pool in zip(pools, declared):
+    for plan, pool in zip(pools, declared, strict=True):
         for rule, finding in pool_findings(pool, cluster):
             raise ConfigError(_path(plan.path, rule, finding.at), finding.message)
-    for rule, finding in stack_findings(declared, cluster):
+    for _rule, finding in stack_findings(declared, cluster):
+        assert finding.pool is not None  # a rule over all pools points at one of them
         raise ConfigError(pools[finding.pool].path, finding.message)

@@ -7,6 +7,7 @@ policy pack see), so the rules judge exactly what would be sent.
 from __future__ import annotations
 
 import re
+from typing import Any, cast
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.plan.pools import PoolPlan, WorkloadPolicyPlan
@@ -24,9 +25,9 @@ def cluster_location(cfg: PlatformConfig) -> str:
     return cfg.zones[0] if cfg.zones else ""
 
 
-def _control_plane(cfg: PlatformConfig) -> dict:
+def _control_plane(cfg: PlatformConfig) -> dict[str, Any]:
     c, autopilot = cfg.cluster, cfg.cluster.mode == ClusterMode.AUTOPILOT
-    private = None
+    private: dict[str, bool | str] | None = None
     if c.private_nodes:
         private = {"enable_private_nodes": True, "enable_private_endpoint": False}
         if not autopilot:
@@ -41,7 +42,7 @@ def _control_plane(cfg: PlatformConfig) -> dict:
     )
 
 
-def _maintenance(cfg: PlatformConfig) -> dict:
+def _maintenance(cfg: PlatformConfig) -> dict[str, Any]:
     c = cfg.cluster
     w = c.maintenance_window
     return {
@@ -52,7 +53,7 @@ def _maintenance(cfg: PlatformConfig) -> dict:
     }
 
 
-def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict:
+def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any]:
     """The Cluster's inputs: VPC-native, Workload Identity, shielded nodes and Dataplane V2 on
     Standard (Autopilot enforces them itself), no default node pool."""
     c = cfg.cluster
@@ -75,7 +76,7 @@ def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict:
     }
 
 
-def reservation_affinity(plan: PoolPlan) -> dict | None:
+def reservation_affinity(plan: PoolPlan) -> dict[str, Any] | None:
     if plan.capacity == "reservation":
         return {"consume_reservation_type": "SPECIFIC_RESERVATION", "key": RESERVATION_KEY,
                 "values": [plan.reservation]}
@@ -84,10 +85,10 @@ def reservation_affinity(plan: PoolPlan) -> dict | None:
     return None
 
 
-def node_config(plan: PoolPlan, labels: dict[str, str], **extra) -> dict:
+def node_config(plan: PoolPlan, labels: dict[str, str], **extra: Any) -> dict[str, Any]:
     """Shielded, Workload-Identity-only nodes with the platform's resource labels, and the settings
     of the plan's capacity mode (spot, flex-start, reservation affinity, maximum run duration)."""
-    config = {
+    config: dict[str, Any] = {
         "machine_type": plan.machine_type,
         "oauth_scopes": NODE_SCOPES,
         "resource_labels": labels,
@@ -108,7 +109,7 @@ def node_config(plan: PoolPlan, labels: dict[str, str], **extra) -> dict:
     return config
 
 
-def _sizing(p: PoolPlan) -> dict:
+def _sizing(p: PoolPlan) -> dict[str, Any]:
     if p.total_max_nodes is not None:
         return dict(initial_node_count=0, autoscaling={
             "total_min_node_count": 0, "total_max_node_count": p.total_max_nodes, "location_policy": "ANY"})
@@ -120,7 +121,7 @@ def _sizing(p: PoolPlan) -> dict:
     return dict(node_count=p.node_count)
 
 
-def _accelerators(p: PoolPlan) -> dict:
+def _accelerators(p: PoolPlan) -> dict[str, Any]:
     if p.kind != "gpu":
         return {}
     return {"guest_accelerators": [{"type": p.accelerator, "count": p.per_node,
@@ -128,7 +129,7 @@ def _accelerators(p: PoolPlan) -> dict:
             "gvnic": {"enabled": p.gvnic}}
 
 
-def node_pool_inputs(p: PoolPlan, labels: dict[str, str]) -> dict:
+def node_pool_inputs(p: PoolPlan, labels: dict[str, str]) -> dict[str, Any]:
     """A node pool's inputs from its plan (without cluster and location, which are outputs).
 
     Multi-host TPU slices are placed COMPACT with their topology, or by the workload policy that
@@ -136,7 +137,7 @@ def node_pool_inputs(p: PoolPlan, labels: dict[str, str]) -> dict:
     without auto-repair (source pages 003 and 004). Auto-upgrade stays on everywhere: GKE refuses it
     off under a release channel, and upgrades flex-start and queued nodes short-lived (a running
     node is never upgraded in place; new nodes start on the new version)."""
-    inputs = dict(name=p.name, node_locations=list(p.zones), **_sizing(p),
+    inputs: dict[str, Any] = dict(name=p.name, node_locations=list(p.zones), **_sizing(p),
                   management={"auto_repair": p.auto_repair, "auto_upgrade": True},
                   node_config=node_config(p, labels, **_accelerators(p)))
     if p.kind == "system":
@@ -151,15 +152,16 @@ def node_pool_inputs(p: PoolPlan, labels: dict[str, str]) -> dict:
     return inputs
 
 
-def workload_placement(p: PoolPlan) -> dict:
+def workload_placement(p: PoolPlan) -> dict[str, Any]:
     """A TPU7x slice names its workload policy. The docs say the policy replaces the topology flag
     and xpk sends no placement type; GKE stores the policy name and the topology with no type, so
     the pool states exactly that, or every refresh would differ and replace the pool (vllm-project/
     ci-infra#547, verified on a live cluster)."""
+    assert p.workload_policy is not None  # only TPU7x multi-host slices are placed by a workload policy
     return {"type": "", "policy_name": p.workload_policy.name, "tpu_topology": p.topology}
 
 
-def workload_policy_inputs(wp: WorkloadPolicyPlan, project: str) -> dict:
+def workload_policy_inputs(wp: WorkloadPolicyPlan, project: str) -> dict[str, Any]:
     """`gcloud compute resource-policies create workload-policy NAME --type=HIGH_THROUGHPUT
     --accelerator-topology=T --region=R`, as pulumi-gcp's ResourcePolicy takes it."""
     return dict(name=wp.name, project=project, region=wp.region,
@@ -170,12 +172,12 @@ def _camel(key: str) -> str:
     return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), key)
 
 
-def engine_form(inputs: dict) -> dict:
+def engine_form(inputs: dict[str, Any]) -> dict[str, Any]:
     """The camelCase shape the engine records and policies read (None values are not sent)."""
-    def convert(v):
+    def convert(v: Any) -> Any:
         if isinstance(v, dict):
             return {_camel(k): convert(x) for k, x in v.items() if x is not None}
         if isinstance(v, list):
             return [convert(x) for x in v]
         return v
-    return convert(inputs)
+    return cast(dict[str, Any], convert(inputs))  # a dict converts to a dict

@@ -1,12 +1,17 @@
 """Helm values for the Kueue and JobSet installs, derived from the platform (pure, testable)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import yaml
 
 from gke_ai_batch.vocabulary import TEAM_LABEL
 
+if TYPE_CHECKING:
+    from gke_ai_batch.plan.platform import Platform
 
-def controller_resources(cpu: str, memory: str) -> dict:
+
+def controller_resources(cpu: str, memory: str) -> dict[str, dict[str, str]]:
     """Requests equal to limits: the chart's default cpu limit of 2 would otherwise stay below any
     larger request (an invalid pod)."""
     return {"requests": {"cpu": cpu, "memory": memory}, "limits": {"cpu": cpu, "memory": memory}}
@@ -18,7 +23,7 @@ def recommended_memory(queues: int) -> int:
     return 512 + 256 * (queues // 100)
 
 
-def _frameworks(platform) -> list[str]:
+def _frameworks(platform: Platform) -> list[str]:
     """Jobs and JobSets, and Kueue's pod, deployment and statefulset integrations, so that a bare
     Pod, Deployment or StatefulSet in a team namespace is gated until its queue admits it instead of
     running on accelerator nodes outside every quota (Kueue docs: run plain Pods, deployments)."""
@@ -26,11 +31,11 @@ def _frameworks(platform) -> list[str]:
     return ["batch/job", *jobset, "pod", "deployment", "statefulset"]
 
 
-def kueue_manager_config(platform) -> dict:
+def kueue_manager_config(platform: Platform) -> dict[str, Any]:
     """The controller's Configuration (config.kueue.x-k8s.io/v1beta2), as the chart embeds it. Nothing
     in it depends on the teams, so onboarding a team never changes the release (or restarts Kueue)."""
     k = platform.config.kueue
-    conf: dict = {
+    conf: dict[str, Any] = {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
         "kind": "Configuration",
         "health": {"healthProbeBindAddress": ":8081"},
@@ -56,7 +61,7 @@ def kueue_manager_config(platform) -> dict:
     return conf
 
 
-def kueue_values(platform) -> dict:
+def kueue_values(platform: Platform) -> dict[str, Any]:
     k = platform.config.kueue
     return {
         "controllerManager": {"manager": {"resources": controller_resources(k.controller_cpu, k.controller_memory)}},

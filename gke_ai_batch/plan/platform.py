@@ -30,7 +30,7 @@ class Platform:
         return mode == "always" or (mode == "auto" and self.multi_host)
 
 
-def _pydantic_path(loc: tuple) -> str:
+def _pydantic_path(loc: tuple[int | str, ...]) -> str:
     out = ROOT
     for part in loc:
         if isinstance(part, int):
@@ -42,7 +42,7 @@ def _pydantic_path(loc: tuple) -> str:
     return out
 
 
-def _short_form(raw: Any, loc: tuple) -> bool:
+def _short_form(raw: Any, loc: tuple[int | str, ...]) -> bool:
     """True when a quota was written as a bare quantity (`cpu: 4`), so `.nominal` is not in the file."""
     node = raw
     for part in loc[:-1]:
@@ -76,6 +76,13 @@ def build_platform(raw: Any) -> Platform:
         cfg = PlatformConfig.model_validate(raw)
     except ValidationError as e:
         raise config_error(e, raw) from None
+    return derive_platform(cfg, check_gke_rules=True)
+
+
+def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False) -> Platform:
+    """Pools, then GKE's rules over them (a pool GKE refuses is reported before the queues that name
+    it), then scheduling. The KueueLayer component skips the rules: the pools' components check them."""
     pools = plan_pools(cfg)
-    enforce_gke_rules(cfg, pools)
+    if check_gke_rules:
+        enforce_gke_rules(cfg, pools)
     return Platform(config=cfg, pools=tuple(pools), scheduling=derive_scheduling(cfg, pools))

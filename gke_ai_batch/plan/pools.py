@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
@@ -14,6 +15,7 @@ from gke_ai_batch.model.config import (
     GpuCapacity,
     GpuPoolConfig,
     PlatformConfig,
+    SystemPoolConfig,
     TpuCapacity,
     TpuPoolConfig,
 )
@@ -80,9 +82,9 @@ class PoolPlan(PoolCapacity):
     driver_version: str | None = None
     gvnic: bool = False
     flavor: str | None = None
-    node_labels: dict = field(default_factory=dict)  # labels the nodes carry (GKE's and ours)
-    custom_labels: dict = field(default_factory=dict)  # the part of node_labels we set
-    taints: tuple = ()  # taints GKE puts on the nodes that workloads must tolerate
+    node_labels: dict[str, str] = field(default_factory=dict)  # labels the nodes carry (GKE's and ours)
+    custom_labels: dict[str, str] = field(default_factory=dict)  # the part of node_labels we set
+    taints: tuple[dict[str, str], ...] = ()  # taints GKE puts on the nodes that workloads must tolerate
     disk_size_gb: int | None = None  # boot disk (system pool)
     workload_policy: WorkloadPolicyPlan | None = None  # TPU7x multi-host slices
 
@@ -109,7 +111,21 @@ class PoolPlan(PoolCapacity):
         return (self.max_nodes or 0) * len(self.zones)
 
 
-def _zones(cfg: PlatformConfig, zones: list[str], path: str, every_zone: bool = False) -> tuple[str, ...]:
+@dataclass(frozen=True)
+class PoolContext:
+    """What a pool is planned against: the region, the platform's zones (the default for pools that
+    name none) and the cluster's name (which names a TPU7x slice's workload policy)."""
+
+    region: str
+    zones: tuple[str, ...]
+    cluster: str
+
+    @classmethod
+    def of(cls, cfg: PlatformConfig) -> PoolContext:
+        return cls(cfg.region, tuple(cfg.zones), cfg.cluster.name)
+
+
+def _zones(cfg: PoolContext, zones: list[str], path: str, every_zone: bool = False) -> tuple[str, ...]:
     """The pool's zones (checked against the region by the pool-zones rule); by default the first
     platform zone, or all of them where GKE picks the zone itself (queued provisioning, location
     policy ANY)."""
@@ -141,7 +157,7 @@ def _capacity_args(capacity: str, reservation: str | None, path: str) -> None:
                           "and spot capacity never come from a reservation)")
 
 
-def _capacity_labels(capacity: str, reservation: str | None, flavor: str) -> tuple[dict, dict]:
+def _capacity_labels(capacity: str, reservation: str | None, flavor: str) -> tuple[dict[str, str], dict[str, str]]:
     """(labels GKE sets, labels we set): the capacity's own labels and the flavor label. GKE's labels
     alone cannot tell an on-demand pool from a spot pool of the same shape (a flavor cannot select
     "no spot label"), so every accelerator pool carries the name of its flavor."""
@@ -151,12 +167,22 @@ def _capacity_labels(capacity: str, reservation: str | None, flavor: str) -> tup
     if capacity == "flex-start":
         return {FLEX_START_LABEL: "true"}, ours
     if capacity == "reservation":
+        assert reservation is not None  # _capacity_args refuses capacity 'reservation' without one
         return {}, {**ours, RESERVATION_LABEL: label_safe(reservation)}
     return {}, ours
 
 
-def tpu_pool_plans(cfg: PlatformConfig, i: int, p: TpuPoolConfig) -> list[PoolPlan]:
-    path = path_of("tpu_pools", i)
+class _Sizing(TypedDict, total=False):
+    """A pool's size: fixed (node_count per zone) or autoscaling (min_nodes and max_nodes per zone,
+    or total_max_nodes)."""
+
+    node_count: int
+    min_nodes: int
+    max_nodes: int
+    total_max_nodes: int
+
+
+def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPlan]:
     try:
         shape = catalog.tpu_shape(p.generation, p.topology, p.machine_type)
     except CatalogError as e:
@@ -174,8 +200,8 @@ def tpu_pool_plans(cfg: PlatformConfig, i: int, p: TpuPoolConfig) -> list[PoolPl
     labels = {vocabulary.TPU_ACCELERATOR_LABEL: shape.accelerator, vocabulary.TPU_TOPOLOGY_LABEL: shape.topology,
               **gke_labels, **ours}
     flex = p.capacity == TpuCapacity.FLEX_START
-    sizing = dict(min_nodes=0, max_nodes=shape.vms) if flex else dict(node_count=shape.vms)
-    policy = (WorkloadPolicyPlan(workload_policy_name(cfg.cluster.name, p.name), cfg.region, shape.topology)
+    sizing: _Sizing = dict(min_nodes=0, max_nodes=shape.vms) if flex else dict(node_count=shape.vms)
+    policy = (WorkloadPolicyPlan(workload_policy_name(cfg.cluster, p.name), cfg.region, shape.topology)
               if shape.multi_host and shape.machine_type in catalog.WORKLOAD_POLICY_MACHINES else None)
     return [
         PoolPlan(
@@ -190,8 +216,7 @@ def tpu_pool_plans(cfg: PlatformConfig, i: int, p: TpuPoolConfig) -> list[PoolPl
     ]
 
 
-def gpu_pool_plan(cfg: PlatformConfig, i: int, p: GpuPoolConfig) -> PoolPlan:
-    path = path_of("gpu_pools", i)
+def gpu_pool_plan(cfg: PoolContext, path: str, p: GpuPoolConfig) -> PoolPlan:
     try:
         machine_type, per_node = catalog.gpu_machine(p.gpu, p.machine_type)
     except CatalogError as e:
@@ -204,8 +229,8 @@ def gpu_pool_plan(cfg: PlatformConfig, i: int, p: GpuPoolConfig) -> PoolPlan:
         if p.max_nodes is None:
             raise ConfigError(f"{path}.max_nodes", "queued provisioning needs max_nodes, the total autoscaling "
                               "ceiling (the pool starts at 0 nodes; at most 1000 VMs per request)")
-        sizing = dict(min_nodes=0, total_max_nodes=p.max_nodes)
-        taints: tuple = (QUEUED_TAINT,)
+        sizing: _Sizing = dict(min_nodes=0, total_max_nodes=p.max_nodes)
+        taints: tuple[dict[str, str], ...] = (QUEUED_TAINT,)
     else:
         if p.max_nodes is not None:
             raise ConfigError(f"{path}.max_nodes", f"{p.max_nodes}: only queued-provisioning pools autoscale "
@@ -220,6 +245,14 @@ def gpu_pool_plan(cfg: PlatformConfig, i: int, p: GpuPoolConfig) -> PoolPlan:
     )
 
 
+def system_pool_plan(cfg: PoolContext, path: str, s: SystemPoolConfig) -> PoolPlan:
+    if s.min_nodes > s.max_nodes:
+        raise ConfigError(f"{path}.min_nodes", f"{s.min_nodes} is above max_nodes {s.max_nodes}")
+    return PoolPlan(name=s.name, source=s.name, path=path, kind="system", machine_type=s.machine_type,
+                    zones=cfg.zones, capacity="on-demand", min_nodes=s.min_nodes, max_nodes=s.max_nodes,
+                    disk_size_gb=s.disk_size_gb)
+
+
 def plan_pools(cfg: PlatformConfig) -> list[PoolPlan]:
     """All node pools of the platform; raises ConfigError on the first impossible one."""
     for i, z in enumerate(cfg.zones):
@@ -232,16 +265,12 @@ def plan_pools(cfg: PlatformConfig) -> list[PoolPlan]:
                               "nodes from each workload's nodeSelector. Remove the pools, or set "
                               "cluster.mode: standard")
         return []
-    s = cfg.system_pool
-    if s.min_nodes > s.max_nodes:
-        raise ConfigError(path_of("system_pool", "min_nodes"), f"{s.min_nodes} is above max_nodes {s.max_nodes}")
-    plans = [PoolPlan(name=s.name, source=s.name, path=path_of("system_pool"), kind="system",
-                      machine_type=s.machine_type, zones=tuple(cfg.zones) or (), capacity="on-demand",
-                      min_nodes=s.min_nodes, max_nodes=s.max_nodes, disk_size_gb=s.disk_size_gb)]
-    for i, p in enumerate(cfg.tpu_pools):
-        plans += tpu_pool_plans(cfg, i, p)
-    for i, p in enumerate(cfg.gpu_pools):
-        plans.append(gpu_pool_plan(cfg, i, p))
+    ctx = PoolContext.of(cfg)
+    plans = [system_pool_plan(ctx, path_of("system_pool"), cfg.system_pool)]
+    for i, tpu in enumerate(cfg.tpu_pools):
+        plans += tpu_pool_plans(ctx, path_of("tpu_pools", i), tpu)
+    for i, gpu in enumerate(cfg.gpu_pools):
+        plans.append(gpu_pool_plan(ctx, path_of("gpu_pools", i), gpu))
     seen: dict[str, str] = {}
     for plan in plans:
         if plan.name in seen:

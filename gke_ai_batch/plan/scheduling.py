@@ -6,10 +6,12 @@ reaches the components is already consistent. Emits kueue.x-k8s.io/v1beta2 only.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from gke_ai_batch import vocabulary
-from gke_ai_batch.model.config import PlatformConfig, QueueSpec
+from gke_ai_batch.model.config import PlatformConfig, QueueSpec, TeamConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.quantity import parse_quantity, render_quantity
 from gke_ai_batch.plan.pools import PoolPlan
@@ -36,12 +38,14 @@ RESOURCE_ORDER = BASE_RESOURCES + (vocabulary.TPU_RESOURCE, vocabulary.GPU_RESOU
 MAX_USER_PRIORITY = 1_000_000_000  # values above are reserved for system-critical classes
 DWS_RETRY = {"backoffLimitCount": 3, "backoffBaseSeconds": 60, "backoffMaxSeconds": 1800}
 
+Manifest = dict[str, Any]  # a Kubernetes object as plain data
+
 
 @dataclass(frozen=True)
 class FlavorPlan:
     name: str
-    node_labels: dict
-    tolerations: tuple = ()
+    node_labels: dict[str, str]
+    tolerations: tuple[dict[str, str], ...] = ()
     pools: tuple[PoolPlan, ...] = ()
     resources: tuple[str, ...] = BASE_RESOURCES  # what a quota on this flavor may name
     queued: bool = False
@@ -50,8 +54,8 @@ class FlavorPlan:
     def accelerator_resource(self) -> str | None:
         return self.pools[0].resource if self.pools else None
 
-    def manifest(self) -> dict:
-        spec: dict = {}
+    def manifest(self) -> Manifest:
+        spec: dict[str, Any] = {}
         if self.node_labels:
             spec["nodeLabels"] = dict(self.node_labels)
         if self.tolerations:
@@ -66,7 +70,7 @@ class ClusterQueuePlan:
     spec: QueueSpec
     namespaces: tuple[str, ...]  # empty: admits every namespace (a declared shared queue)
     shared: bool
-    manifest: dict
+    manifest: Manifest
 
 
 @dataclass(frozen=True)
@@ -78,23 +82,23 @@ class TeamPlan:
     cluster_queue: str
     local_queue: str
     groups: tuple[str, ...]
-    namespace_manifests: tuple[dict, ...]  # created, or (pre-existing ones) labels patched in place
-    local_queue_manifests: tuple[dict, ...]
-    role_binding_manifests: tuple[dict, ...]
+    namespace_manifests: tuple[Manifest, ...]  # created, or (pre-existing ones) labels patched in place
+    local_queue_manifests: tuple[Manifest, ...]
+    role_binding_manifests: tuple[Manifest, ...]
 
 
 @dataclass(frozen=True)
 class SchedulingPlan:
     flavors: dict[str, FlavorPlan]
-    cohorts: tuple[dict, ...]
+    cohorts: tuple[Manifest, ...]
     cluster_queues: tuple[ClusterQueuePlan, ...]
     teams: tuple[TeamPlan, ...]
-    admission_checks: tuple[dict, ...]  # ProvisioningRequestConfig and AdmissionCheck
-    priority_classes: tuple[dict, ...]
-    workload_priority_classes: tuple[dict, ...]
+    admission_checks: tuple[Manifest, ...]  # ProvisioningRequestConfig and AdmissionCheck
+    priority_classes: tuple[Manifest, ...]
+    workload_priority_classes: tuple[Manifest, ...]
 
 
-def _name_list(names) -> str:
+def _name_list(names: Iterable[str]) -> str:
     return ", ".join(sorted(names)) or "(none)"
 
 
@@ -102,6 +106,7 @@ def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan]) -> dict[str, Flav
     by_name: dict[str, list[PoolPlan]] = {}
     for p in pools:
         if p.kind != "system":
+            assert p.flavor is not None  # every accelerator pool names its flavor
             by_name.setdefault(p.flavor, []).append(p)
     flavors: dict[str, FlavorPlan] = {}
     for name, members in by_name.items():
@@ -113,6 +118,7 @@ def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan]) -> dict[str, Flav
                                   f"with different nodes ({first.machine_type}, {first.capacity}); a flavor "
                                   "selects one machine type, shape and capacity: name another flavor")
         queued = bool(first.taints)
+        assert first.resource is not None  # accelerator pools provide TPU chips or GPUs
         flavors[name] = FlavorPlan(
             name=name, node_labels=first.node_labels,
             tolerations=tuple({"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
@@ -132,10 +138,11 @@ def _queue_specs(cfg: PlatformConfig) -> list[QueueSpec]:
     return [t.queue for t in cfg.teams if t.queue] + list(cfg.shared_queues)
 
 
-def derive_cohorts(cfg: PlatformConfig) -> tuple[dict, ...]:
+def derive_cohorts(cfg: PlatformConfig) -> tuple[Manifest, ...]:
     names = {c.name for c in cfg.cohorts}
     parents = {c.name: c.parent for c in cfg.cohorts}
-    out, declared = [], set()
+    out: list[Manifest] = []
+    declared: set[str] = set()
     for i, c in enumerate(cfg.cohorts):
         if c.name in declared:
             raise ConfigError(path_of("cohorts", i, "name"), f"cohort {c.name!r} is declared twice")
@@ -149,7 +156,7 @@ def derive_cohorts(cfg: PlatformConfig) -> tuple[dict, ...]:
                 raise ConfigError(path_of("cohorts", i, "parent"), f"cohort {c.name!r} is its own ancestor")
             seen.add(cur)
             cur = parents.get(cur)
-        spec: dict = {}
+        spec: dict[str, Any] = {}
         if c.parent:
             spec["parentName"] = c.parent
         if c.fair_sharing_weight is not None:
@@ -158,8 +165,8 @@ def derive_cohorts(cfg: PlatformConfig) -> tuple[dict, ...]:
     return tuple(out)
 
 
-def _resource_groups(spec: QueueSpec, flavors: dict[str, FlavorPlan], path: str) -> list[dict]:
-    groups: dict[tuple[str, ...], list[dict]] = {}
+def _resource_groups(spec: QueueSpec, flavors: dict[str, FlavorPlan], path: str) -> list[dict[str, Any]]:
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for fname, resources in spec.quotas.items():
         fpath = f"{path}.quotas.{fname}"
         flavor = flavors.get(fname)
@@ -184,12 +191,10 @@ def _resource_groups(spec: QueueSpec, flavors: dict[str, FlavorPlan], path: str)
                                       f"nominal quota {q.nominal!r}; a queue can lend at most what it has")
         covered = tuple(r for r in RESOURCE_ORDER if r in resources)
         entry = {"name": fname, "resources": [
-            {"name": r, "nominalQuota": render_quantity(resources[r].nominal),
-             **({"borrowingLimit": render_quantity(resources[r].borrowing_limit)}
-                if resources[r].borrowing_limit is not None else {}),
-             **({"lendingLimit": render_quantity(resources[r].lending_limit)}
-                if resources[r].lending_limit is not None else {})}
-            for r in covered]}
+            {"name": r, "nominalQuota": render_quantity(rq.nominal),
+             **({"borrowingLimit": render_quantity(rq.borrowing_limit)} if rq.borrowing_limit is not None else {}),
+             **({"lendingLimit": render_quantity(rq.lending_limit)} if rq.lending_limit is not None else {})}
+            for r in covered for rq in (resources[r],)]}
         groups.setdefault(covered, []).append(entry)
     keys = list(groups)
     for i, a in enumerate(keys):
@@ -202,7 +207,8 @@ def _resource_groups(spec: QueueSpec, flavors: dict[str, FlavorPlan], path: str)
 
 
 def _cluster_queue(name: str, path: str, spec: QueueSpec, namespaces: tuple[str, ...], shared: bool,
-                   shared_all: bool, flavors: dict[str, FlavorPlan], cohorts: set[str], cfg: PlatformConfig) -> dict:
+                   shared_all: bool, flavors: dict[str, FlavorPlan], cohorts: set[str],
+                   cfg: PlatformConfig) -> Manifest:
     if spec.cohort is not None and spec.cohort not in cohorts:
         raise ConfigError(f"{path}.cohort", f"cohort {spec.cohort!r} does not exist; declared cohorts: "
                           f"{_name_list(cohorts)}")
@@ -215,12 +221,13 @@ def _cluster_queue(name: str, path: str, spec: QueueSpec, namespaces: tuple[str,
         raise ConfigError(f"{path}.preemption.borrow_within_cohort", "borrowing preemption needs "
                           "reclaim_within_cohort other than 'Never' (Kueue rejects the pair)")
     p = spec.preemption
-    preemption: dict = {"reclaimWithinCohort": p.reclaim_within_cohort, "withinClusterQueue": p.within_cluster_queue}
+    preemption: dict[str, Any] = {"reclaimWithinCohort": p.reclaim_within_cohort,
+                                  "withinClusterQueue": p.within_cluster_queue}
     if p.borrow_within_cohort:
         preemption["borrowWithinCohort"] = {"policy": p.borrow_within_cohort.policy, **(
             {"maxPriorityThreshold": p.borrow_within_cohort.max_priority_threshold}
             if p.borrow_within_cohort.max_priority_threshold is not None else {})}
-    body: dict = {
+    body: dict[str, Any] = {
         # By label, not by namespace list: a team joining a shared queue changes its namespaces, not the queue.
         "namespaceSelector": {} if shared_all else {"matchLabels": {CLUSTER_QUEUE_LABEL: name}},
         "queueingStrategy": spec.queueing_strategy,
@@ -235,14 +242,16 @@ def _cluster_queue(name: str, path: str, spec: QueueSpec, namespaces: tuple[str,
     if queued:
         body["admissionChecksStrategy"] = {"admissionChecks": [
             {"name": cfg.kueue.dws_admission_check, "onFlavors": queued}]}
-    meta: dict = {"name": name}
+    meta: dict[str, Any] = {"name": name}
     if shared:
         meta["labels"] = {SHARED_QUEUE_LABEL: "true"}
     return {"apiVersion": KUEUE_API, "kind": "ClusterQueue", "metadata": meta, "spec": body}
 
 
-def derive_priorities(cfg: PlatformConfig) -> tuple[tuple[dict, ...], tuple[dict, ...]]:
-    pcs, wpcs, names = [], [], set()
+def derive_priorities(cfg: PlatformConfig) -> tuple[tuple[Manifest, ...], tuple[Manifest, ...]]:
+    pcs: list[Manifest] = []
+    wpcs: list[Manifest] = []
+    names: set[str] = set()
     defaults = [i for i, p in enumerate(cfg.priorities) if p.global_default]
     if len(defaults) > 1:
         raise ConfigError(path_of("priorities", defaults[1], "global_default"),
@@ -257,13 +266,13 @@ def derive_priorities(cfg: PlatformConfig) -> tuple[tuple[dict, ...], tuple[dict
                               f"classes take values from -{MAX_USER_PRIORITY:,} to {MAX_USER_PRIORITY - 1:,} "
                               "(higher values are reserved for system-critical pods)")
         if p.pod_priority_class:
-            pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": p.name},
+            pc: Manifest = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": p.name},
                   "value": p.value, "globalDefault": p.global_default, "preemptionPolicy": p.preemption_policy}
             if p.description:
                 pc["description"] = p.description
             pcs.append(pc)
         if p.workload_priority_class:
-            wpc = {"apiVersion": KUEUE_API, "kind": "WorkloadPriorityClass", "metadata": {"name": p.name},
+            wpc: Manifest = {"apiVersion": KUEUE_API, "kind": "WorkloadPriorityClass", "metadata": {"name": p.name},
                    "value": p.value}
             if p.description:
                 wpc["description"] = p.description
@@ -271,16 +280,18 @@ def derive_priorities(cfg: PlatformConfig) -> tuple[tuple[dict, ...], tuple[dict
     return tuple(pcs), tuple(wpcs)
 
 
-def _admission_checks(cfg: PlatformConfig, flavors: dict[str, FlavorPlan]) -> tuple[dict, ...]:
+def _admission_checks(cfg: PlatformConfig, flavors: dict[str, FlavorPlan]) -> tuple[Manifest, ...]:
     queued = [f for f in flavors.values() if f.queued]
     if not queued:
         return ()
     k = cfg.kueue
-    managed = sorted({f.accelerator_resource for f in queued})
+    # A queued flavor comes from accelerator pools, so it always has an accelerator resource.
+    managed = sorted({r for f in queued if (r := f.accelerator_resource) is not None})
     return (
         {"apiVersion": KUEUE_API, "kind": "ProvisioningRequestConfig", "metadata": {"name": k.dws_config},
          "spec": {"provisioningClassName": QUEUED_PROVISIONING_CLASS, "managedResources": managed,
-                  "retryStrategy": dict(DWS_RETRY), "podSetUpdates": {"nodeSelector": [dict(PROVISIONING_NODE_SELECTOR)]}}},
+                  "retryStrategy": dict(DWS_RETRY),
+                  "podSetUpdates": {"nodeSelector": [dict(PROVISIONING_NODE_SELECTOR)]}}},
         {"apiVersion": KUEUE_API, "kind": "AdmissionCheck", "metadata": {"name": k.dws_admission_check},
          "spec": {"controllerName": PROVISIONING_CONTROLLER,
                   "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig",
@@ -288,7 +299,8 @@ def _admission_checks(cfg: PlatformConfig, flavors: dict[str, FlavorPlan]) -> tu
     )
 
 
-def _team_manifests(cfg, i, team, namespaces, cq_name) -> TeamPlan:
+def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: tuple[str, ...],
+                    cq_name: str) -> TeamPlan:
     lq = team.local_queue or f"{team.name}-queue"
     labels = {TEAM_LABEL: team.name}
     created = tuple(ns for ns in namespaces if ns not in PREEXISTING_NAMESPACES)
@@ -366,6 +378,7 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingP
             queues.append(ClusterQueuePlan(cq_name, path, t.queue, team_ns[i], False, _cluster_queue(
                 cq_name, path, t.queue, team_ns[i], False, False, flavors, cohort_names, cfg)))
         else:
+            assert t.cluster_queue is not None  # a shared queue's name, checked above
             cq_name = t.cluster_queue
         teams.append(_team_manifests(cfg, i, t, team_ns[i], cq_name))
     for name, (i, q) in shared.items():

@@ -1,0 +1,232 @@
+"""KueueLayer: Kueue and JobSet installed, and every queueing object a set of teams needs (flavors
+from the pools' shapes, cohorts, ClusterQueues, admission checks, priorities, team namespaces with
+their LocalQueues), from plain arguments. Install it with the cluster's Kubernetes provider
+(`opts=ResourceOptions(providers=[cluster.provider], depends_on=[system_pool])`).
+
+No `from __future__ import annotations`: the component analyzer reads the annotations at run time."""
+from dataclasses import dataclass
+from typing import NotRequired, TypedDict
+
+import pulumi
+
+from gke_ai_batch.plan import parts
+from gke_ai_batch.plan.installs import kueue_values
+from gke_ai_batch.plan.platform import Platform
+from gke_ai_batch.vocabulary import component_type
+
+from .args import GpuPoolSpec, TpuPoolSpec
+from .jobset_install import JobSetInstall, JobSetInstallArgs
+from .kueue_install import KueueInstall, KueueInstallArgs
+from .kueue_queues import KueueQueues, KueueQueuesArgs
+from .priorities import Priorities, PrioritiesArgs
+from .team import Team, TeamArgs
+
+
+class QuotaArgs(TypedDict):
+    """A quota of one resource on one flavor: Kubernetes quantities such as 16, 500m or 64Gi."""
+
+    nominal: str
+    """Guaranteed to the queue."""
+    borrowing_limit: NotRequired[str]
+    """Most the queue may borrow from its cohort."""
+    lending_limit: NotRequired[str]
+    """Most of its nominal quota the queue lends to its cohort."""
+
+
+class BorrowWithinCohortArgs(TypedDict, total=False):
+    """Preemption while borrowing."""
+
+    policy: str
+    """Never or LowerPriority (default)."""
+    max_priority_threshold: int
+    """Only workloads at or below this priority are preempted."""
+
+
+class PreemptionArgs(TypedDict, total=False):
+    """How the queue preempts."""
+
+    reclaim_within_cohort: str
+    """Never, LowerPriority or Any (default)."""
+    within_cluster_queue: str
+    """Never, LowerPriority (default) or LowerOrNewerEqualPriority."""
+    borrow_within_cohort: BorrowWithinCohortArgs
+    """Preemption while borrowing."""
+
+
+class QueueArgs(TypedDict, total=False):
+    """A ClusterQueue: quotas per flavor and resource, and how it shares and preempts."""
+
+    cohort: str
+    """The cohort it shares unused quota with."""
+    quotas: dict[str, dict[str, QuotaArgs]]
+    """flavor -> resource -> quota."""
+    queueing_strategy: str
+    """BestEffortFIFO (default) or StrictFIFO."""
+    preemption: PreemptionArgs
+    """How the queue preempts."""
+    fair_sharing_weight: str
+    """Its weight under fair sharing."""
+
+
+class SharedQueueArgs(QueueArgs):
+    """A ClusterQueue several teams share."""
+
+    name: str
+    """The ClusterQueue's name."""
+    admit: NotRequired[str]
+    """teams (default: the namespaces of the teams that name it) or all."""
+
+
+class TeamSpec(TypedDict):
+    """One tenant: namespaces, a LocalQueue in each, and its ClusterQueue."""
+
+    name: str
+    """The team's name."""
+    namespaces: NotRequired[list[str]]
+    """Its namespaces (default: [name])."""
+    groups: NotRequired[list[str]]
+    """Google groups granted edit in the namespaces."""
+    local_queue: NotRequired[str]
+    """The LocalQueue's name (default: <name>-queue)."""
+    cluster_queue: NotRequired[str]
+    """A shared queue's name (instead of a queue of its own)."""
+    queue: NotRequired[QueueArgs]
+    """The team's own ClusterQueue."""
+
+
+class CohortSpec(TypedDict):
+    """A Kueue Cohort."""
+
+    name: str
+    """The cohort's name."""
+    parent: NotRequired[str]
+    """Its parent cohort."""
+    fair_sharing_weight: NotRequired[str]
+    """Its weight under fair sharing."""
+
+
+class PrioritySpec(TypedDict):
+    """A priority: a PriorityClass for pod preemption and a WorkloadPriorityClass for admission order."""
+
+    name: str
+    """The class name."""
+    value: int
+    """Its value (below 1,000,000,000)."""
+    description: NotRequired[str]
+    """What it is for."""
+    global_default: NotRequired[bool]
+    """The cluster's default PriorityClass."""
+    preemption_policy: NotRequired[str]
+    """PreemptLowerPriority (default) or Never."""
+    pod_priority_class: NotRequired[bool]
+    """Declare the PriorityClass (default true)."""
+    workload_priority_class: NotRequired[bool]
+    """Declare the WorkloadPriorityClass (default true)."""
+
+
+class KueueSettingsArgs(TypedDict, total=False):
+    """The Kueue install (stack config: the kueue block)."""
+
+    version: str
+    """Chart version (default 0.19.2)."""
+    chart: str
+    """Chart (default oci://registry.k8s.io/kueue/charts/kueue)."""
+    wait_for_pods_ready_timeout: str
+    """How long an admitted workload may take to start, e.g. 10m."""
+    quota_check: str
+    """IgnoreUndeclared (default) or BlockUndeclared."""
+    manage_jobs_without_queue_name: bool
+    """Kueue holds team jobs that name no queue (default true)."""
+    fair_sharing: bool
+    """Fair sharing between queues of a cohort."""
+    default_flavor: str
+    """The flavor of cpu and memory quotas."""
+    dws_admission_check: str
+    """The Dynamic Workload Scheduler admission check's name."""
+    dws_config: str
+    """The ProvisioningRequestConfig's name."""
+    controller_cpu: str
+    """The controller's cpu."""
+    controller_memory: str
+    """The controller's memory."""
+
+
+class JobSetSettingsArgs(TypedDict, total=False):
+    """The JobSet install."""
+
+    version: str
+    """Chart version (default 0.12.0)."""
+    chart: str
+    """Chart (default oci://registry.k8s.io/jobset/charts/jobset)."""
+    install: str
+    """auto (default: when a multi-host TPU pool exists), always or never."""
+
+
+class KueueLayerArgs(TypedDict):
+    """The pools the queues admit onto, and the teams, queues and priorities."""
+
+    region: str
+    """The cluster's region."""
+    zones: NotRequired[list[str]]
+    """The platform's zones (the default zones of pools that name none)."""
+    autopilot: NotRequired[bool]
+    """An Autopilot cluster (no node pools)."""
+    tpu_pools: NotRequired[list[TpuPoolSpec]]
+    """TPU pools, as declared with TpuSlicePool: each gives a flavor."""
+    gpu_pools: NotRequired[list[GpuPoolSpec]]
+    """GPU pools, as declared with GpuPool: each gives a flavor."""
+    teams: list[TeamSpec]
+    """The tenants."""
+    cohorts: NotRequired[list[CohortSpec]]
+    """Cohorts, when they need a parent or a weight."""
+    shared_queues: NotRequired[list[SharedQueueArgs]]
+    """ClusterQueues several teams share."""
+    priorities: NotRequired[list[PrioritySpec]]
+    """Priorities."""
+    kueue: NotRequired[KueueSettingsArgs]
+    """The Kueue install."""
+    jobset: NotRequired[JobSetSettingsArgs]
+    """The JobSet install."""
+
+
+@dataclass
+class KueueResources:
+    kueue: KueueInstall
+    jobset: JobSetInstall | None
+    queues: KueueQueues
+    teams: list[Team]
+
+
+def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions) -> KueueResources:
+    """The installs, then priorities, queues and teams. `opts` carries the parent, the Kubernetes
+    provider and what the installs wait for (the pool the controllers run on)."""
+    kueue = KueueInstall("kueue", KueueInstallArgs(platform.config.kueue.chart, platform.config.kueue.version,
+                                                   kueue_values(platform)), opts)
+    jobset = (JobSetInstall("jobset", JobSetInstallArgs(platform.config.jobset.chart, platform.config.jobset.version),
+                            opts) if platform.install_jobset else None)
+    releases: list[pulumi.Resource] = [kueue.release] + ([jobset.release] if jobset else [])
+    after = pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers)
+    s = platform.scheduling
+    Priorities("priorities", PrioritiesArgs(s.priority_classes, s.workload_priority_classes, kueue.release), after)
+    queues = KueueQueues("queues", KueueQueuesArgs(s, releases), after)
+    teams = [Team(f"team-{t.name}", TeamArgs(t, queues.cluster_queues[t.cluster_queue], kueue.release), after)
+             for t in s.teams]
+    return KueueResources(kueue, jobset, queues, teams)
+
+
+class KueueLayer(pulumi.ComponentResource):
+    """Kueue, JobSet and every queue, flavor and team namespace, checked before any resource exists."""
+
+    cluster_queues: pulumi.Output[list[str]]
+    """The ClusterQueues."""
+    local_queues: pulumi.Output[dict[str, str]]
+    """Each team's LocalQueue."""
+
+    def __init__(self, name: str, args: KueueLayerArgs, opts: pulumi.ResourceOptions | None = None):
+        platform = parts.scheduling(name, args)  # refused before anything registers
+        super().__init__(component_type("KueueLayer"), name, None, opts)
+        depends = (opts.depends_on if opts else None)
+        declare_kueue(platform, pulumi.ResourceOptions(parent=self, depends_on=depends))
+        self.cluster_queues = pulumi.Output.from_input([q.name for q in platform.scheduling.cluster_queues])
+        self.local_queues = pulumi.Output.from_input({t.name: t.local_queue for t in platform.scheduling.teams})
+        self.register_outputs({"cluster_queues": self.cluster_queues, "local_queues": self.local_queues})

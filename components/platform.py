@@ -1,0 +1,81 @@
+"""Platform: the whole environment from one typed stack config (gke_ai_batch.model.config), for
+programs that want everything: the cluster, its node pools, Kueue, JobSet, queues and teams.
+`declare_platform` is what the project's own `__main__.py` runs at the top level of the stack.
+
+No `from __future__ import annotations`: the component analyzer reads the annotations at run time."""
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+
+from gke_ai_batch.model.config import PlatformConfig
+from gke_ai_batch.plan import parts
+from gke_ai_batch.plan.platform import Platform as PlatformPlan
+from gke_ai_batch.plan.platform import build_platform
+from gke_ai_batch.vocabulary import ClusterMode, component_type
+
+from .gke_cluster import GkeCluster
+from .gpu_pool import GpuPool
+from .kueue_layer import KueueResources, declare_kueue
+from .system_pool import SystemNodePool
+from .tpu_slice_pool import TpuSlicePool
+
+
+@dataclass
+class PlatformResources:
+    cluster: GkeCluster
+    pools: list[pulumi.ComponentResource]
+    kueue: KueueResources
+
+
+def _json(model: Any, **kw: Any) -> dict[str, Any]:
+    return dict(model.model_dump(mode="json", exclude_none=True, **kw))
+
+
+def _pools(platform: PlatformPlan, target: dict[str, Any],
+           opts: pulumi.ResourceOptions) -> list[pulumi.ComponentResource]:
+    """Each pool's component, with the zones the plan resolved (the platform's defaults applied)."""
+    cfg = platform.config
+    if cfg.cluster.mode == ClusterMode.AUTOPILOT:
+        return []
+    zones = {p.source: list(p.zones) for p in platform.pools}
+    pools: list[pulumi.ComponentResource] = [
+        SystemNodePool(cfg.system_pool.name, {**target, **_json(cfg.system_pool, exclude={"name"})}, opts)]
+    pools += [TpuSlicePool(t.name, {**target, **_json(t, exclude={"name"}), "zones": zones[t.name]}, opts)
+              for t in cfg.tpu_pools]
+    pools += [GpuPool(g.name, {**target, **_json(g, exclude={"name"}), "zones": zones[g.name]}, opts)
+              for g in cfg.gpu_pools]
+    return pools
+
+
+def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = None) -> PlatformResources:
+    """Every component of a validated platform, as children of `parent` (None: the stack itself)."""
+    cfg = platform.config
+    child = pulumi.ResourceOptions(parent=parent)
+    gke = GkeCluster("gke", _json(cfg, include=set(parts.CLUSTER_IDENTITY) | {"cluster"}), child)  # type: ignore[arg-type]
+    target = dict(project=cfg.project, region=cfg.region, cluster=gke.name, location=gke.location,
+                  labels=cfg.resource_labels(), **_json(cfg.cluster, include={"version"}))
+    pools = _pools(platform, target, child)
+    system = [p for p in pools if isinstance(p, SystemNodePool)]
+    # The controllers run on the system pool: install once it exists, not after every accelerator pool
+    # (a slice waiting for capacity must not hold back the scheduling layer of every team).
+    installs = pulumi.ResourceOptions(parent=parent, providers=[gke.provider], depends_on=system)
+    return PlatformResources(gke, pools, declare_kueue(platform, installs))
+
+
+class PlatformArgs:
+    """The stack config: a PlatformConfig, or the mapping a stack file holds under gke-ai-batch:platform."""
+
+    def __init__(self, config: PlatformConfig | dict[str, Any]):
+        self.config = config
+
+
+class Platform(pulumi.ComponentResource):
+    """A whole environment from one stack config, validated before any resource exists."""
+
+    def __init__(self, name: str, args: PlatformArgs, opts: pulumi.ResourceOptions | None = None):
+        raw = args.config.model_dump(mode="json") if isinstance(args.config, PlatformConfig) else args.config
+        platform = build_platform(raw)  # refused before anything registers
+        super().__init__(component_type("Platform"), name, None, opts)
+        self.resources = declare_platform(platform, parent=self)
+        self.register_outputs({"cluster": self.resources.cluster.name})

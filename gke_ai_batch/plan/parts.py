@@ -1,0 +1,126 @@
+"""Plans for one public component at a time, from its plain arguments: the same config model,
+catalog and GKE rules as the whole-platform plan, with errors that name the component and the
+argument ("invalid TpuSlicePool 'v6e' arguments at topology: ...") before any resource exists."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from gke_ai_batch.model.config import GpuPoolConfig, PlatformConfig, SystemPoolConfig, TpuPoolConfig
+from gke_ai_batch.model.errors import ROOT, ConfigError
+from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings
+from gke_ai_batch.plan.gke_inputs import cluster_inputs, engine_form, node_pool_inputs
+from gke_ai_batch.plan.platform import Platform, config_error, derive_platform
+from gke_ai_batch.plan.pools import (
+    PoolContext,
+    PoolPlan,
+    gpu_pool_plan,
+    system_pool_plan,
+    tpu_pool_plans,
+)
+
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+
+# Placeholders for the identity a scheduling-only platform does not have: they name nothing that is
+# declared (the Kueue layer reads teams, queues, priorities and the pools' shapes, never these).
+_SCHEDULING_ONLY = {"project": "scheduling-only", "environment": "none", "owner": "none",
+                    "cluster": {"name": "scheduling-only"}}
+
+
+def _plain(args: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    """The given keys that are set (None means unset, as an optional argument left out)."""
+    return {k: args[k] for k in keys if args.get(k) is not None}
+
+
+def _named(component: str, name: str, run: Callable[[], T]) -> T:
+    """Run a plan step; a ConfigError's path is re-rooted at the component's arguments."""
+    try:
+        return run()
+    except ConfigError as e:
+        at = e.path.removeprefix(ROOT).lstrip(".")
+        at = at.split(".", 1)[1] if at.startswith(("tpu_pools[", "gpu_pools[", "system_pool")) and "." in at else at
+        raise ConfigError(at or "(arguments)", e.message, subject=f"{component} {name!r} arguments") from None
+
+
+def _validated(model: type[M], raw: dict[str, Any]) -> M:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as e:
+        raise config_error(e, raw) from None
+
+
+def _check_pool(plan: PoolPlan, labels: dict[str, str], region: str, version: str | None) -> None:
+    cluster = {"location": region, "minMasterVersion": version}
+    for rule, finding in pool_findings(engine_form(node_pool_inputs(plan, labels)), cluster):
+        raise ConfigError(f"{ROOT}.{rule.field}{finding.at}", finding.message)
+
+
+POOL_TARGET = ("region", "zones", "cluster_version", "labels")
+TPU_SHAPE = ("generation", "topology", "machine_type", "slices", "capacity", "reservation", "zones",
+             "max_run_duration", "flavor")
+GPU_SHAPE = ("gpu", "machine_type", "capacity", "reservation", "nodes", "max_nodes", "zones", "driver_version",
+             "gvnic", "max_run_duration", "flavor")
+SYSTEM_SHAPE = ("machine_type", "min_nodes", "max_nodes", "disk_size_gb")
+
+
+def _context(args: Mapping[str, Any], cluster: str) -> PoolContext:
+    return PoolContext(str(args["region"]), tuple(args.get("zones") or ()), cluster)
+
+
+def tpu_slices(name: str, args: Mapping[str, Any], cluster: str = "") -> list[PoolPlan]:
+    """The node pools of a TpuSlicePool, one per slice, checked against the catalog and GKE's rules."""
+    def run() -> list[PoolPlan]:
+        pool = _validated(TpuPoolConfig, {"name": name, **_plain(args, *TPU_SHAPE)})
+        plans = tpu_pool_plans(_context(args, cluster), ROOT, pool)
+        _check_pool(plans[0], dict(args.get("labels") or {}), str(args["region"]), args.get("cluster_version"))
+        return plans
+    return _named("TpuSlicePool", name, run)
+
+
+def gpu_pool(name: str, args: Mapping[str, Any]) -> PoolPlan:
+    def run() -> PoolPlan:
+        pool = _validated(GpuPoolConfig, {"name": name, **_plain(args, *GPU_SHAPE)})
+        plan = gpu_pool_plan(_context(args, ""), ROOT, pool)
+        _check_pool(plan, dict(args.get("labels") or {}), str(args["region"]), args.get("cluster_version"))
+        return plan
+    return _named("GpuPool", name, run)
+
+
+def system_pool(name: str, args: Mapping[str, Any]) -> PoolPlan:
+    def run() -> PoolPlan:
+        pool = _validated(SystemPoolConfig, {"name": name, **_plain(args, *SYSTEM_SHAPE)})
+        plan = system_pool_plan(_context(args, ""), ROOT, pool)
+        _check_pool(plan, dict(args.get("labels") or {}), str(args["region"]), args.get("cluster_version"))
+        return plan
+    return _named("SystemNodePool", name, run)
+
+
+CLUSTER_IDENTITY = ("project", "region", "zones", "environment", "production", "owner", "cost_center", "labels")
+
+
+def cluster(name: str, args: Mapping[str, Any]) -> tuple[PlatformConfig, dict[str, Any]]:
+    """A GkeCluster's validated config and the Cluster inputs, checked against GKE's cluster rules."""
+    def run() -> tuple[PlatformConfig, dict[str, Any]]:
+        cfg = _validated(PlatformConfig, {**_plain(args, *CLUSTER_IDENTITY), "cluster": dict(args["cluster"])})
+        inputs = cluster_inputs(cfg, cfg.resource_labels())
+        for rule, finding in cluster_findings(engine_form(inputs)):
+            raise ConfigError(f"{rule.field}{finding.at}", finding.message)
+        return cfg, inputs
+    return _named("GkeCluster", name, run)
+
+
+SCHEDULING = ("region", "zones", "tpu_pools", "gpu_pools", "kueue", "jobset", "cohorts", "shared_queues",
+              "priorities", "teams")
+
+
+def scheduling(name: str, args: Mapping[str, Any]) -> Platform:
+    """What a KueueLayer installs and declares: flavors from the pools' shapes, then every queue."""
+    def run() -> Platform:
+        raw = {**_SCHEDULING_ONLY, **_plain(args, *SCHEDULING)}
+        if args.get("autopilot"):
+            raw["cluster"] = {**_SCHEDULING_ONLY["cluster"], "mode": "autopilot"}
+        return derive_platform(_validated(PlatformConfig, raw))
+    return _named("KueueLayer", name, run)
