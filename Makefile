@@ -9,7 +9,7 @@ out_flag = $(if $(OUT),--out $(OUT))
 
 WORKLOAD ?= examples/workloads
 
-.PHONY: setup plan check admit admit-all test lint conform check-all golden docs bench clean
+.PHONY: setup plan check admit admit-all test lint reuse conform check-all golden docs package-schema bench clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,13 @@ lint: setup  ## ruff over the repository, mypy --strict over the package (throug
 	@ln -s "$$PWD/components" "$$PWD/policies" $(TYPECHECK)/gke_ai_batch/
 	cd $(TYPECHECK) && $(CURDIR)/$(VENV)/bin/mypy --config-file $(CURDIR)/pyproject.toml -p gke_ai_batch
 
+REUSE := build/reuse
+reuse: setup  ## build the wheel, install it in a fresh virtualenv, and plan and check examples/reuse with it
+	rm -rf $(REUSE) && $(PY) -m build --wheel --outdir $(REUSE)/dist . > /dev/null
+	$(PYTHON) -m venv $(REUSE)/venv
+	$(REUSE)/venv/bin/pip install -q --disable-pip-version-check $(REUSE)/dist/*.whl
+	cd examples/reuse && $(CURDIR)/$(REUSE)/venv/bin/python -m gke_ai_batch.offline check dev | tail -n 1
+
 conform: setup  ## render every stack and run kube-conform over all manifests
 	@for s in $(STACKS); do $(PY) -m gke_ai_batch.offline plan $$s > /dev/null || exit 1; done
 	$(PY) ../shared/tools/kube-conform --quiet $(foreach s,$(STACKS),out/$(s)/manifests) examples/workloads
@@ -57,6 +64,9 @@ golden: setup  ## rewrite the golden plans after a reviewed change
 docs: setup  ## rewrite docs/gke-rules.md and the plan blocks of docs/scenarios/ after a reviewed change
 	$(PY) docs/gke_rules_page.py
 	$(PY) docs/update_plans.py
+
+package-schema: setup  ## rewrite provider/schema.json (the component package schema) after a reviewed change
+	UPDATE_SCHEMA=1 $(PY) -m pytest -q tests/test_provider.py -k schema_is_current
 
 bench: setup
 	$(PY) -m bench

@@ -20,6 +20,7 @@ from gke_ai_batch.vocabulary import SHARED_QUEUE_LABEL
 
 from . import resource_rules as rr
 from . import stack_rules as sr
+from .props import as_declared
 
 PACK_NAME = "gke-ai-batch-policies"
 MANDATORY, ADVISORY = EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY
@@ -112,17 +113,19 @@ STACK_POLICIES = [
 ]
 
 
-def _resource_validate(spec: ResourcePolicy):
-    def validate(args: ResourceValidationArgs, report: ReportViolation):
+def _resource_validate(spec: ResourcePolicy) -> Callable[[ResourceValidationArgs, ReportViolation], None]:
+    """The CrossGuard callback for a resource rule: props as declared (as_declared: the wire has only floats)."""
+    def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         if spec.applies(args.resource_type):
-            for message in spec.rule(args.props):
+            for message in spec.rule(as_declared(args.props)):
                 report(message)
     return validate
 
 
-def _stack_validate(spec: StackPolicy):
-    def validate(args: StackValidationArgs, report: ReportViolation):
-        resources = [sr.Res(r.resource_type, r.urn, r.props, tuple(d.urn for d in r.dependencies))
+def _stack_validate(spec: StackPolicy) -> Callable[[StackValidationArgs, ReportViolation], None]:
+    """The CrossGuard callback for a stack rule: every resource's props as declared, as in _resource_validate."""
+    def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+        resources = [sr.Res(r.resource_type, r.urn, as_declared(r.props), tuple(d.urn for d in r.dependencies))
                      for r in args.resources]
         for urn, message in spec.rule(resources):
             report(message, urn)

@@ -25,11 +25,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import cached_property
+from typing import Any
 
 import yaml
 
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
+from gke_ai_batch.model.pool_facts import PoolFacts
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.vocabulary import (
     PRIORITY_LABEL,
@@ -52,6 +54,9 @@ BINARY_RESOURCES = ("memory", "ephemeral-storage")
 ISSUE_5129 = "https://github.com/kubernetes-sigs/kueue/issues/5129"
 _DECIMAL_SUFFIX = {-3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
 _BINARY_SUFFIX = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"]
+
+Obj = Mapping[str, Any]  # a Kubernetes object, or a part of one, as parsed from YAML or JSON
+Node = tuple[str, str]  # a quota tree node: ("cq", ClusterQueue name) or ("cohort", Cohort name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -112,8 +117,8 @@ class PodSet:
     name: str
     count: int  # pods in the pod set
     replicas: int  # JobSet replicas of the replicated job (1 for a Job): slices, for TPUs
-    spec: dict  # pod template spec
-    per_pod: dict  # resource -> amount per pod, Kueue units (cpu in millicores)
+    spec: dict[str, Any]  # pod template spec
+    per_pod: dict[str, int]  # resource -> amount per pod, Kueue units (cpu in millicores)
 
     def total(self) -> dict[str, int]:
         return {r: v * self.count for r, v in self.per_pod.items()}
@@ -131,7 +136,7 @@ class AssignmentError(Exception):
 # Quantities: Kueue's integer units and its message formatting
 # ---------------------------------------------------------------------------------------------
 
-def amount(resource: str, quantity) -> int:
+def amount(resource: str, quantity: int | str) -> int:
     """Kueue's integer value: millicores for cpu, whole units rounded up otherwise
     (`ResourceValue` in pkg/resources/requests.go)."""
     return _amount(resource, parse_quantity(quantity))
@@ -186,15 +191,15 @@ def _fnv1a64(text: str) -> int:
 # Workload -> pod sets and per-pod requests
 # ---------------------------------------------------------------------------------------------
 
-def _job_pods(job_spec: Mapping) -> int:
+def _job_pods(job_spec: Obj) -> int:
     """min(parallelism, completions), parallelism defaulting to 1 (job_controller.go `podsCount`,
     jobset_controller.go `PodsCountPerReplica`)."""
-    parallelism = job_spec.get("parallelism", 1)
+    parallelism: int = job_spec.get("parallelism", 1)
     completions = job_spec.get("completions")
     return parallelism if completions is None else min(parallelism, completions)
 
 
-def pod_sets_of(workload: Mapping, config: Mapping | None = None) -> list[PodSet]:
+def pod_sets_of(workload: Obj, config: Obj | None = None) -> list[PodSet]:
     """A Job is one pod set `main`; a JobSet has one per replicated job, named after it, with
     replicas x pods per replica (pkg/controller/jobs/job/job_controller.go and
     pkg/controller/jobs/jobset/jobset_controller.go, `PodSets`)."""
@@ -210,7 +215,7 @@ def pod_sets_of(workload: Mapping, config: Mapping | None = None) -> list[PodSet
         pod = spec["template"]["spec"]
         return [PodSet("main", 1, 1, pod, pod_requests(pod, excluded))]
     if kind == "JobSet":
-        out = []
+        out: list[PodSet] = []
         for rj in spec.get("replicatedJobs") or []:
             job = rj["template"]["spec"]
             replicas = rj.get("replicas", 1)
@@ -220,7 +225,7 @@ def pod_sets_of(workload: Mapping, config: Mapping | None = None) -> list[PodSet
     raise ValueError(f"not a kind Kueue manages here ({', '.join(FRAMEWORKS)}): kind {kind!r}")
 
 
-def _container_requests(resources: Mapping | None) -> dict[str, Decimal]:
+def _container_requests(resources: Obj | None) -> dict[str, Decimal]:
     """Requests with limits filling the missing ones: Kueue's `UseLimitsAsMissingRequestsInPod`
     (pkg/workload/resources.go), applied before the requests are summed."""
     resources = resources or {}
@@ -228,18 +233,18 @@ def _container_requests(resources: Mapping | None) -> dict[str, Decimal]:
     return {k: parse_quantity(v) for k, v in merged.items()}
 
 
-def _add(into: dict, other: Mapping) -> dict:
+def _add(into: dict[str, Decimal], other: Mapping[str, Decimal]) -> dict[str, Decimal]:
     for k, v in other.items():
         into[k] = into.get(k, Decimal(0)) + v
     return into
 
 
-def _max_into(into: dict, other: Mapping) -> None:
+def _max_into(into: dict[str, Decimal], other: Mapping[str, Decimal]) -> None:
     for k, v in other.items():
         into[k] = max(into.get(k, Decimal(0)), v)
 
 
-def pod_requests(pod: Mapping, excluded_prefixes: Sequence[str] = ()) -> dict[str, int]:
+def pod_requests(pod: Obj, excluded_prefixes: Sequence[str] = ()) -> dict[str, int]:
     """Per-pod requests as Kueue counts them: k8s component-helpers `PodRequests` (containers summed,
     sidecars added, max with each init container, pod-level cpu/memory override, overhead added), then
     excludeResourcePrefixes dropped and values rounded up per pod (pkg/workload/workload.go
@@ -269,7 +274,7 @@ def pod_requests(pod: Mapping, excluded_prefixes: Sequence[str] = ()) -> dict[st
 # Selectors, taints, node affinity
 # ---------------------------------------------------------------------------------------------
 
-def selector_matches(selector: Mapping | None, labels: Mapping) -> bool:
+def selector_matches(selector: Obj | None, labels: Obj) -> bool:
     """metav1.LabelSelector semantics: nil selects nothing, {} selects everything
     (`LabelSelectorAsSelector`; the ClusterQueue's namespaceSelector documents nil as "nothing")."""
     if selector is None:
@@ -279,11 +284,12 @@ def selector_matches(selector: Mapping | None, labels: Mapping) -> bool:
     return all(_requirement_matches(e, labels) for e in selector.get("matchExpressions") or [])
 
 
-def _requirement_matches(expr: Mapping, labels: Mapping) -> bool:
+def _requirement_matches(expr: Obj, labels: Obj) -> bool:
     """In / NotIn / Exists / DoesNotExist, and node selectors' Gt / Lt on integer label values
     (NotIn and DoesNotExist match a missing key, as in k8s labels.Requirement)."""
     key, op, values = expr["key"], expr["operator"], expr.get("values") or []
-    has, value = key in labels, labels.get(key)
+    has = key in labels
+    value: Any = labels.get(key)  # None when the key is missing, which int() refuses below
     if op == "In":
         return has and value in values
     if op == "NotIn":
@@ -302,7 +308,7 @@ def _requirement_matches(expr: Mapping, labels: Mapping) -> bool:
     raise AssignmentError(f"{op!r} is not a valid node selector operator")
 
 
-def tolerates(toleration: Mapping, taint: Mapping) -> bool:
+def tolerates(toleration: Obj, taint: Obj) -> bool:
     """k8s api core/v1 `Toleration.ToleratesTaint`: an empty effect or key matches any; Exists
     matches any value; Equal (or no operator) needs equal values; Gt/Lt compare integers."""
     if toleration.get("effect") and toleration["effect"] != taint.get("effect"):
@@ -314,14 +320,16 @@ def tolerates(toleration: Mapping, taint: Mapping) -> bool:
         return True
     if op == "Equal":
         return (toleration.get("value") or "") == (taint.get("value") or "")
+    theirs: Any = taint.get("value")  # None when unset, which int() refuses below
+    ours: Any = toleration.get("value")
     try:
-        theirs, ours = int(taint.get("value")), int(toleration.get("value"))
+        theirs, ours = int(theirs), int(ours)
     except (TypeError, ValueError):
         return False
     return theirs > ours if op == "Gt" else theirs < ours if op == "Lt" else False
 
 
-def untolerated_taint(taints: Sequence[Mapping], tolerations: Sequence[Mapping]) -> Mapping | None:
+def untolerated_taint(taints: Sequence[Obj], tolerations: Sequence[Obj]) -> Obj | None:
     """The first NoSchedule/NoExecute taint no toleration covers (`FindMatchingUntoleratedTaint`
     with the filter in flavorassigner.go: PreferNoSchedule taints never block)."""
     for taint in taints:
@@ -332,12 +340,12 @@ def untolerated_taint(taints: Sequence[Mapping], tolerations: Sequence[Mapping])
     return None
 
 
-def taint_text(taint: Mapping) -> str:
+def taint_text(taint: Obj) -> str:
     """Go's %s of a v1.Taint struct, as Kueue prints it: `{key value NoSchedule <nil>}`."""
     return f"{{{taint.get('key', '')} {taint.get('value', '')} {taint.get('effect', '')} <nil>}}"
 
 
-def affinity_matches(pod: Mapping, flavor_labels: Mapping) -> bool:
+def affinity_matches(pod: Obj, flavor_labels: Obj) -> bool:
     """flavorassigner.go `flavorSelector`: only keys the flavor labels are kept from nodeSelector and
     from each required term; a term left empty drops all required affinity (terms are ORed); the
     rest must match a fake node carrying just the flavor's labels."""
@@ -346,7 +354,7 @@ def affinity_matches(pod: Mapping, flavor_labels: Mapping) -> bool:
             return False
     required = (((pod.get("affinity") or {}).get("nodeAffinity") or {})
                 .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
-    terms = []
+    terms: list[list[Obj]] = []
     for term in required.get("nodeSelectorTerms") or []:
         kept = [e for e in term.get("matchExpressions") or [] if e["key"] in flavor_labels]
         if not kept:
@@ -355,7 +363,7 @@ def affinity_matches(pod: Mapping, flavor_labels: Mapping) -> bool:
     return not terms or any(all(_requirement_matches(e, flavor_labels) for e in t) for t in terms)
 
 
-def flavor_mismatch(flavor_name: str, flavor: Mapping | None, pod: Mapping) -> str | None:
+def flavor_mismatch(flavor_name: str, flavor: Obj | None, pod: Obj) -> str | None:
     """Why a pod set cannot use a flavor, in Kueue's words (flavorassigner.go `checkFlavorForPodSets`):
     the flavor's own tolerations are added to the pod's before its nodeTaints are checked."""
     if flavor is None:
@@ -381,9 +389,9 @@ class Quota:
     lending_limit: int | None
 
 
-def quotas_of(spec: Mapping | None) -> dict[tuple[str, str], Quota]:
+def quotas_of(spec: Obj | None) -> dict[tuple[str, str], Quota]:
     """(flavor, resource) -> Quota from a ClusterQueue's or Cohort's resourceGroups."""
-    out = {}
+    out: dict[tuple[str, str], Quota] = {}
     for group in (spec or {}).get("resourceGroups") or []:
         for flavor in group.get("flavors") or []:
             for r in flavor.get("resources") or []:
@@ -399,9 +407,9 @@ class QuotaTree:
     lendingLimit keeps local); a ClusterQueue can use its own subtree plus what its parent can,
     capped at nominal + borrowingLimit. Others thus lend min(nominal, lendingLimit)."""
 
-    def __init__(self, objects: Mapping[str, Mapping[str, dict]]):
-        self.quotas: dict[tuple, dict] = {}
-        self.parent: dict[tuple, tuple | None] = {}
+    def __init__(self, objects: Mapping[str, Mapping[str, dict[str, Any]]]) -> None:
+        self.quotas: dict[Node, dict[tuple[str, str], Quota]] = {}
+        self.parent: dict[Node, Node | None] = {}
         for name, cq in (objects.get("ClusterQueue") or {}).items():
             spec = cq.get("spec") or {}
             cohort = spec.get("cohortName") or spec.get("cohort")
@@ -412,26 +420,26 @@ class QuotaTree:
             self._add(("cohort", name), spec, ("cohort", parent) if parent else None)
         for node in [p for p in self.parent.values() if p and p not in self.parent]:
             self._add(node, {}, None)  # a cohort only named by its members: no quota of its own
-        self.children: dict[tuple, list] = defaultdict(list)
+        self.children: dict[Node, list[Node]] = defaultdict(list)
         for node, parent in self.parent.items():
             if parent:
                 self.children[parent].append(node)
 
-    def _add(self, node: tuple, spec: Mapping, parent: tuple | None) -> None:
+    def _add(self, node: Node, spec: Obj, parent: Node | None) -> None:
         self.quotas[node] = quotas_of(spec)
         self.parent[node] = parent
 
-    def quota(self, node: tuple, fr: tuple[str, str]) -> Quota:
+    def quota(self, node: Node, fr: tuple[str, str]) -> Quota:
         return self.quotas.get(node, {}).get(fr) or Quota(0, None, None)
 
-    def chain(self, node: tuple) -> list[tuple]:
+    def chain(self, node: Node) -> list[Node]:
         """The node and its ancestors up to the root (a cycle ends the walk)."""
         out = [node]
-        while self.parent.get(out[-1]) and self.parent[out[-1]] not in out:
-            out.append(self.parent[out[-1]])
+        while (up := self.parent.get(out[-1])) and up not in out:
+            out.append(up)
         return out
 
-    def subtree(self, node: tuple, fr: tuple[str, str], seen: frozenset = frozenset()) -> int:
+    def subtree(self, node: Node, fr: tuple[str, str], seen: frozenset[Node] = frozenset()) -> int:
         """`SubtreeQuota`: own nominal plus each child's subtree minus its local (unlent) part."""
         seen = seen | {node}
         total = self.quota(node, fr).nominal
@@ -440,12 +448,12 @@ class QuotaTree:
                 total += self.subtree(child, fr, seen) - self.local(child, fr, seen)
         return total
 
-    def local(self, node: tuple, fr: tuple[str, str], seen: frozenset = frozenset()) -> int:
+    def local(self, node: Node, fr: tuple[str, str], seen: frozenset[Node] = frozenset()) -> int:
         """Quota a lendingLimit keeps out of the parent's reach (`localQuota`)."""
         lending = self.quota(node, fr).lending_limit
         return 0 if lending is None else max(0, self.subtree(node, fr, seen) - lending)
 
-    def potential(self, node: tuple, fr: tuple[str, str]) -> int:
+    def potential(self, node: Node, fr: tuple[str, str]) -> int:
         """`potentialAvailable`: the most this node can use with nothing else admitted."""
         chain = self.chain(node)
         avail = self.subtree(chain[-1], fr)
@@ -456,12 +464,12 @@ class QuotaTree:
                 avail = min(self.subtree(n, fr) + limit, avail)
         return avail
 
-    def height(self, node: tuple) -> int:
+    def height(self, node: Node) -> int:
         """hierarchical_preemption.go `getNodeHeight`: 1 for a cohort of ClusterQueues, +1 per level."""
         kids = self.children.get(node, [])
         return max([min(len(kids), 1)] + [self.height(k) + 1 for k in kids if k[0] == "cohort"])
 
-    def borrowing_level(self, node: tuple, fr: tuple[str, str], val: int) -> int:
+    def borrowing_level(self, node: Node, fr: tuple[str, str], val: int) -> int:
         """`FindHeightOfLowestSubtreeThatFits`: 0 within nominal, else the height of the lowest
         cohort whose subtree holds the request; > 0 means the pod set borrows."""
         chain = self.chain(node)
@@ -479,13 +487,13 @@ class QuotaTree:
 # The cluster: objects, configuration, pools
 # ---------------------------------------------------------------------------------------------
 
-def kueue_config_from_values(values: Mapping | None) -> dict:
+def kueue_config_from_values(values: Obj | None) -> dict[str, Any]:
     """Kueue's Configuration from the chart's `managerConfig.controllerManagerConfigYaml` string."""
     text = ((values or {}).get("managerConfig") or {}).get("controllerManagerConfigYaml")
     return (yaml.safe_load(text) or {}) if text else {}
 
 
-def quota_check_strategy(config: Mapping | None) -> str:
+def quota_check_strategy(config: Obj | None) -> str:
     """Unset means BlockUndeclared (cmd/kueue/main.go); the QuotaCheckStrategy gate is Beta and on in 0.19."""
     return ((config or {}).get("resources") or {}).get("quotaCheckStrategy") or BLOCK_UNDECLARED
 
@@ -495,14 +503,15 @@ class Cluster:
     """What admission reads: the stack's objects by kind and name (LocalQueues by `ns/name`),
     Kueue's Configuration, and the node pools (gke_ai_batch.model.pool_facts.PoolFacts)."""
 
-    objects: Mapping[str, Mapping[str, dict]]
-    config: Mapping = field(default_factory=dict)
-    pools: tuple = ()
+    objects: Mapping[str, Mapping[Any, dict[str, Any]]]  # kind -> name -> object
+    config: Obj = field(default_factory=dict)
+    pools: tuple[PoolFacts, ...] = ()
 
     @classmethod
-    def build(cls, manifests: Iterable[Mapping], config: Mapping | None = None, pools: Iterable = ()) -> Cluster:
+    def build(cls, manifests: Iterable[Obj], config: Obj | None = None,
+              pools: Iterable[PoolFacts] = ()) -> Cluster:
         """Index manifests (as `offline.render.manifest_of` gives them) by kind and name."""
-        objects: dict[str, dict] = defaultdict(dict)
+        objects: dict[Any, dict[Any, dict[str, Any]]] = defaultdict(dict)
         for m in manifests:
             meta = m.get("metadata") or {}
             key = f"{meta.get('namespace', 'default')}/{meta.get('name')}" if m.get("kind") == "LocalQueue" \
@@ -510,10 +519,10 @@ class Cluster:
             objects[m.get("kind")][key] = dict(m)
         return cls(dict(objects), dict(config or {}), tuple(pools))
 
-    def get(self, kind: str, key: str) -> dict | None:
+    def get(self, kind: str, key: str | None) -> dict[str, Any] | None:
         return (self.objects.get(kind) or {}).get(key)
 
-    def admit(self, workload: Mapping) -> AdmissionResult:
+    def admit(self, workload: Obj) -> AdmissionResult:
         """The decision for one Job or JobSet; build the Cluster once to check many workloads."""
         return admit_in(self, workload)
 
@@ -521,12 +530,12 @@ class Cluster:
     def tree(self) -> QuotaTree:
         return QuotaTree(self.objects)
 
-    def namespace_labels(self, ns: str) -> dict:
+    def namespace_labels(self, ns: str) -> dict[str, Any]:
         """The namespace's labels plus the one the API server always sets."""
         labels = dict(((self.get("Namespace", ns) or {}).get("metadata") or {}).get("labels") or {})
         return {**labels, NAME_LABEL: ns}
 
-    def pools_behind(self, flavor: str, resource: str | None = None) -> list:
+    def pools_behind(self, flavor: str, resource: str | None = None) -> list[PoolFacts]:
         """Node pools whose nodes carry every nodeLabel of the flavor (and provide `resource`)."""
         labels = ((self.get("ResourceFlavor", flavor) or {}).get("spec") or {}).get("nodeLabels") or {}
         return [p for p in self.pools if all(p.node_labels.get(k) == v for k, v in labels.items())
@@ -537,7 +546,7 @@ class Cluster:
 # Before the scheduler: is the object managed, which queue, is the queue usable
 # ---------------------------------------------------------------------------------------------
 
-def _managed_jobs_selector(config: Mapping) -> Mapping:
+def _managed_jobs_selector(config: Obj) -> Obj:
     """Default from apis/config/v1beta2/defaults.go: every namespace but kube-system and Kueue's own."""
     default = {"matchExpressions": [{"key": NAME_LABEL, "operator": "NotIn",
                                      "values": ["kube-system", config.get("namespace") or "kueue-system"]}]}
@@ -559,7 +568,7 @@ def management_blocker(cluster: Cluster, kind: str, ns: str) -> str | None:
     return None
 
 
-def queue_name(cluster: Cluster, workload: Mapping, ns: str) -> tuple[str | None, str | None]:
+def queue_name(cluster: Cluster, workload: Obj, ns: str) -> tuple[str | None, str | None]:
     """The `kueue.x-k8s.io/queue-name` label, else the LocalQueue named `default` of the namespace
     (pkg/controller/jobframework/defaults.go `ApplyDefaultLocalQueue`, always on since 0.19)."""
     labels = (workload.get("metadata") or {}).get("labels") or {}
@@ -574,7 +583,7 @@ def queue_name(cluster: Cluster, workload: Mapping, ns: str) -> tuple[str | None
     return None, f"no {QUEUE_LABEL} label and no LocalQueue {DEFAULT_LOCAL_QUEUE} in namespace {ns}: the job {fate}"
 
 
-def priority_blocker(cluster: Cluster, workload: Mapping, pod_sets: Sequence[PodSet]) -> str | None:
+def priority_blocker(cluster: Cluster, workload: Obj, pod_sets: Sequence[PodSet]) -> str | None:
     """`ExtractPriority` (pkg/controller/jobframework/reconciler.go) looks up the WorkloadPriorityClass
     label, else the first pod set's PriorityClass; a missing one fails Workload creation."""
     wpc = ((workload.get("metadata") or {}).get("labels") or {}).get(PRIORITY_LABEL)
@@ -587,7 +596,7 @@ def priority_blocker(cluster: Cluster, workload: Mapping, pod_sets: Sequence[Pod
     return None
 
 
-def _check_is_active(cluster: Cluster, check: Mapping) -> bool:
+def _check_is_active(cluster: Cluster, check: Obj) -> bool:
     """The ProvisioningRequest controller marks its checks inactive when their
     ProvisioningRequestConfig is missing (pkg/controller/admissionchecks/provisioning); other
     controllers are assumed to be running."""
@@ -599,17 +608,17 @@ def _check_is_active(cluster: Cluster, check: Mapping) -> bool:
                                                                                 params.get("name")))
 
 
-def _cq_check_names(cq: Mapping) -> list[str]:
+def _cq_check_names(cq: Obj) -> list[str]:
     spec = cq.get("spec") or {}
     strategy = (spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []
     return [c["name"] for c in strategy] + list(spec.get("admissionChecks") or [])
 
 
-def _cq_flavors(cq: Mapping) -> list[str]:
+def _cq_flavors(cq: Obj) -> list[str]:
     return [f["name"] for g in (cq.get("spec") or {}).get("resourceGroups") or [] for f in g.get("flavors") or []]
 
 
-def inactive_message(cluster: Cluster, cq: Mapping) -> str | None:
+def inactive_message(cluster: Cluster, cq: Obj) -> str | None:
     """The ClusterQueue's Active=False message (pkg/cache/scheduler/clusterqueue.go `inactiveReason`)."""
     messages = []
     if (cq.get("spec") or {}).get("stopPolicy", "None") != "None":
@@ -621,14 +630,14 @@ def inactive_message(cluster: Cluster, cq: Mapping) -> str | None:
     missing = [c for c in checks if not cluster.get("AdmissionCheck", c)]
     if missing:
         messages.append(f"references missing AdmissionCheck(s): {','.join(missing)}")
-    inactive = [c for c in checks if cluster.get("AdmissionCheck", c)
-                and not _check_is_active(cluster, cluster.get("AdmissionCheck", c))]
+    inactive = [c for c in checks if (check := cluster.get("AdmissionCheck", c))
+                and not _check_is_active(cluster, check)]
     if inactive:
         messages.append(f"references inactive AdmissionCheck(s): {','.join(inactive)}")
     return f"Can't admit new workloads: {', '.join(messages)}." if messages else None
 
 
-def queue_blocker(cluster: Cluster, ns: str, queue: str) -> tuple[str | None, str | None, tuple]:
+def queue_blocker(cluster: Cluster, ns: str, queue: str) -> tuple[str | None, str | None, tuple[str, ...]]:
     """(ClusterQueue, Kueue's message, details) in the workload controller's order
     (pkg/controller/core/workload_controller.go `getQueueBlocker`)."""
     lq = cluster.get("LocalQueue", f"{ns}/{queue}")
@@ -650,7 +659,7 @@ def queue_blocker(cluster: Cluster, ns: str, queue: str) -> tuple[str | None, st
 # The scheduler: flavor assignment (pkg/scheduler/flavorassigner/flavorassigner.go)
 # ---------------------------------------------------------------------------------------------
 
-def _group_of(cq: Mapping, resource: str) -> Mapping | None:
+def _group_of(cq: Obj, resource: str) -> Obj | None:
     return next((g for g in (cq.get("spec") or {}).get("resourceGroups") or []
                  if resource in (g.get("coveredResources") or [])), None)
 
@@ -662,7 +671,7 @@ def _quota_reason(res: str, flavor: str, used: int, request: int, cap: int) -> s
 
 
 def flavor_quota(cluster: Cluster, cq: str, flavor: str, requests: Mapping[str, int],
-                 usage: Mapping) -> tuple[bool, int, list[str]]:
+                 usage: Mapping[tuple[str, str], int]) -> tuple[bool, int, list[str]]:
     """`fitsResourceQuota` for each requested resource of the group: (fits, borrowing level, reasons).
     Every resource is checked even after one fails, so all reasons are reported. `usage` holds what
     earlier pod sets of this workload already took of the same flavor and resource."""
@@ -679,8 +688,8 @@ def flavor_quota(cluster: Cluster, cq: str, flavor: str, requests: Mapping[str, 
     return fits, level, reasons
 
 
-def find_flavor(cluster: Cluster, cq: Mapping, group: Mapping, ps: PodSet, requests: Mapping[str, int],
-                usage: Mapping) -> tuple[FlavorChoice | None, list[str]]:
+def find_flavor(cluster: Cluster, cq: Obj, group: Obj, ps: PodSet, requests: Mapping[str, int],
+                usage: Mapping[tuple[str, str], int]) -> tuple[FlavorChoice | None, list[str]]:
     """`findFlavorForPodSets`: flavors in resourceGroups order; with FlavorFungibility's default
     (whenCanBorrow: MayStopSearch) the first that fits wins even if it borrows; under TryNextFlavor
     the least-borrowing fit wins, ties to the earlier flavor. Reasons only matter if none fits."""
@@ -706,7 +715,7 @@ def find_flavor(cluster: Cluster, cq: Mapping, group: Mapping, ps: PodSet, reque
     return FlavorChoice(best[0], tuple(resource_order(covered)), best[1] > 0), []
 
 
-def assign_pod_set(cluster: Cluster, cq: Mapping, ps: PodSet, usage: Mapping,
+def assign_pod_set(cluster: Cluster, cq: Obj, ps: PodSet, usage: Mapping[tuple[str, str], int],
                    strategy: str) -> tuple[PodSetAssignment | None, str | None]:
     """`assignFlavors` for one pod set: resources in Kueue's order; one not covered by any resource
     group blocks the pod set under BlockUndeclared (unless its request is 0) and is skipped under
@@ -731,12 +740,12 @@ def assign_pod_set(cluster: Cluster, cq: Mapping, ps: PodSet, usage: Mapping,
     return PodSetAssignment(ps.name, ps.count, groups), None
 
 
-def assign_flavors(cluster: Cluster, cq: Mapping, pod_sets: Sequence[PodSet],
+def assign_flavors(cluster: Cluster, cq: Obj, pod_sets: Sequence[PodSet],
                    strategy: str) -> tuple[list[PodSetAssignment], str | None]:
     """All pod sets in order; the first that fails stops the search (`Assignment.Message`:
     `couldn't assign flavors to pod set <name>: <sorted reasons>`)."""
     usage: dict[tuple[str, str], int] = defaultdict(int)
-    out = []
+    out: list[PodSetAssignment] = []
     for ps in pod_sets:
         try:
             psa, why = assign_pod_set(cluster, cq, ps, usage, strategy)
@@ -752,7 +761,7 @@ def assign_flavors(cluster: Cluster, cq: Mapping, pod_sets: Sequence[PodSet],
     return out, None
 
 
-def applicable_checks(cq: Mapping, assigned: Iterable[str]) -> tuple[str, ...]:
+def applicable_checks(cq: Obj, assigned: Iterable[str]) -> tuple[str, ...]:
     """Checks whose flavors intersect the assigned ones; empty onFlavors means every flavor of the
     ClusterQueue (pkg/util/admissioncheck/admissioncheck.go `NewAdmissionChecks`,
     pkg/workload/workload.go `admissionChecksForAdmission`)."""
@@ -772,7 +781,7 @@ def _flavor_for(psa: PodSetAssignment, resource: str) -> str | None:
     return next((c.flavor for c in psa.flavors if resource in c.resources), None)
 
 
-def _pool_matches_pod(pool, pod: Mapping) -> bool:
+def _pool_matches_pod(pool: PoolFacts, pod: Obj) -> bool:
     """The pod's nodeSelector against the labels the pool is known to put on its nodes."""
     return all(pool.node_labels.get(k, v) == v for k, v in (pod.get("nodeSelector") or {}).items())
 
@@ -784,11 +793,11 @@ def _topology_chips(topology: str | None) -> int:
         return 0
 
 
-def _slice_vms(pool) -> int:
+def _slice_vms(pool: PoolFacts) -> int:
     return _topology_chips(pool.topology) // pool.per_node if pool.per_node else 0
 
 
-def _describe_pools(pools) -> str:
+def _describe_pools(pools: Iterable[PoolFacts]) -> str:
     return ", ".join(f"{p.name} ({p.topology}: {_slice_vms(p)} VMs x {p.per_node} chips)" for p in pools) \
         or "no TPU node pool carries the flavor's labels"
 
@@ -822,7 +831,7 @@ def tpu_slice_warnings(cluster: Cluster, ps: PodSet, psa: PodSetAssignment) -> l
     return []
 
 
-def _provisioning_setup(cluster: Cluster, check: str) -> Mapping | None:
+def _provisioning_setup(cluster: Cluster, check: str) -> Obj | None:
     """The ProvisioningRequestConfig spec behind a provisioning-request check, or None if another controller."""
     ac = cluster.get("AdmissionCheck", check) or {}
     spec = ac.get("spec") or {}
@@ -839,11 +848,11 @@ def _nodes_needed(pods: int, per_pod: int, per_node: int) -> int | None:
     return math.ceil(pods / fit) if fit else None
 
 
-def provisioning_warnings(cluster: Cluster, cq: Mapping, ps: PodSet, psa: PodSetAssignment) -> list[str]:
+def provisioning_warnings(cluster: Cluster, cq: Obj, ps: PodSet, psa: PodSetAssignment) -> list[str]:
     """A queued-provisioning ProvisioningRequest for more nodes than the node pool's maximum fails
     with "Max nodepool size reached", the check goes to Retry, the workload is evicted and requeued
     and fails again, until the retries run out (Kueue issue 5129). Kueue's quota check passes."""
-    out = []
+    out: list[str] = []
     for check in applicable_checks(cq, [c.flavor for c in psa.flavors]):
         setup = _provisioning_setup(cluster, check)
         gpus = ps.per_pod.get(vocabulary.GPU_RESOURCE, 0)
@@ -858,12 +867,12 @@ def provisioning_warnings(cluster: Cluster, cq: Mapping, ps: PodSet, psa: PodSet
     return out
 
 
-def _fits_pool(ps: PodSet, gpus: int, pool) -> bool:
+def _fits_pool(ps: PodSet, gpus: int, pool: PoolFacts) -> bool:
     needed = _nodes_needed(ps.count, gpus, pool.per_node)
     return needed is not None and needed <= pool.nodes
 
 
-def _pool_size_warning(ps: PodSet, check: str, flavor: str, gpus: int, pools: list) -> list[str]:
+def _pool_size_warning(ps: PodSet, check: str, flavor: str | None, gpus: int, pools: list[PoolFacts]) -> list[str]:
     """Warn when no candidate pool can grow to what the pod set needs (one pool serves the request)."""
     if not pools or any(_fits_pool(ps, gpus, p) for p in pools):
         return []
@@ -878,10 +887,10 @@ def _pool_size_warning(ps: PodSet, check: str, flavor: str, gpus: int, pools: li
             f"and the check is retried and fails again and again (Kueue issue 5129, {ISSUE_5129})"]
 
 
-def physical_warnings(cluster: Cluster, cq: Mapping, pod_sets: Sequence[PodSet],
+def physical_warnings(cluster: Cluster, cq: Obj, pod_sets: Sequence[PodSet],
                       assignments: Sequence[PodSetAssignment]) -> tuple[str, ...]:
     """Problems Kueue's quota check cannot see, per assigned pod set: they make it inadmissible too."""
-    out = []
+    out: list[str] = []
     for ps, psa in zip(pod_sets, assignments, strict=True):
         out += tpu_slice_warnings(cluster, ps, psa) + provisioning_warnings(cluster, cq, ps, psa)
     return tuple(out)
@@ -891,14 +900,14 @@ def physical_warnings(cluster: Cluster, cq: Mapping, pod_sets: Sequence[PodSet],
 # The whole decision
 # ---------------------------------------------------------------------------------------------
 
-def workload_identity(workload: Mapping) -> tuple[str, str, str]:
+def workload_identity(workload: Obj) -> tuple[str, str, str]:
     """(kind, namespace, name); namespace defaults to `default`, a generateName stands in for a name."""
     meta = workload.get("metadata") or {}
     name = meta.get("name") or meta.get("generateName", "")
     return workload.get("kind", ""), meta.get("namespace") or "default", name
 
 
-def _pre_scheduler(cluster: Cluster, workload: Mapping, pod_sets: list[PodSet],
+def _pre_scheduler(cluster: Cluster, workload: Obj, pod_sets: list[PodSet],
                    base: AdmissionResult) -> AdmissionResult:
     """Everything before the scheduler runs: management, queue, priority, queue health, namespaces
     (pkg/scheduler/scheduler.go `nominate` then pkg/workload/resources.go `ValidateAdmissibility`)."""
@@ -908,16 +917,19 @@ def _pre_scheduler(cluster: Cluster, workload: Mapping, pod_sets: list[PodSet],
     blocker = blocker or no_queue or priority_blocker(cluster, workload, pod_sets)
     if blocker:
         return replace(base, reason=blocker)
+    assert queue is not None  # queue_name gives a queue or the reason there is none
     cq, blocker, details = queue_blocker(cluster, ns, queue)
     if blocker:
         return replace(base, cluster_queue=cq, reason=blocker, warnings=details)
-    selector = (cluster.get("ClusterQueue", cq).get("spec") or {}).get("namespaceSelector")
+    cq_object = cluster.get("ClusterQueue", cq)
+    assert cq_object is not None  # queue_blocker found it
+    selector = (cq_object.get("spec") or {}).get("namespaceSelector")
     if not selector_matches(selector, cluster.namespace_labels(ns)):
         return replace(base, cluster_queue=cq, reason="workload namespace doesn't match ClusterQueue selector")
     return replace(base, cluster_queue=cq)
 
 
-def admit_in(cluster: Cluster, workload: Mapping) -> AdmissionResult:
+def admit_in(cluster: Cluster, workload: Obj) -> AdmissionResult:
     """Kueue v0.19.2's decision for one Job or JobSet on an empty `cluster`, plus physical warnings."""
     kind, ns, name = workload_identity(workload)
     if kind not in FRAMEWORKS:
@@ -927,6 +939,7 @@ def admit_in(cluster: Cluster, workload: Mapping) -> AdmissionResult:
     if result.reason:
         return result
     cq = cluster.get("ClusterQueue", result.cluster_queue)
+    assert cq is not None  # _pre_scheduler found it
     assignments, reason = assign_flavors(cluster, cq, pod_sets, quota_check_strategy(cluster.config))
     if reason:
         return replace(result, reason=reason)
@@ -935,8 +948,8 @@ def admit_in(cluster: Cluster, workload: Mapping) -> AdmissionResult:
     return replace(result, pod_sets=tuple(assignments), checks=checks, warnings=warnings)
 
 
-def admit(manifests: Iterable[Mapping], config: Mapping | None, pools: Iterable,
-          workload: Mapping) -> AdmissionResult:
+def admit(manifests: Iterable[Obj], config: Obj | None, pools: Iterable[PoolFacts],
+          workload: Obj) -> AdmissionResult:
     """Would Kueue admit `workload` given the stack's Kubernetes manifests, Kueue's Configuration
     (as parsed from the Helm values) and the node pools' PoolFacts, on an empty cluster?"""
     return admit_in(Cluster.build(manifests, config, pools), workload)

@@ -15,6 +15,8 @@ from pulumi_policy import (
     ResourceValidationPolicy,
     StackValidationArgs,
 )
+from pulumi_policy.deserialize import deserialize_properties
+from pulumi_policy.proxy import unknown_checking_proxy
 
 from gke_ai_batch.policies.pack import policies
 
@@ -41,12 +43,21 @@ def _options(r: Registration) -> PolicyResourceOptions:
                                  parent=r.parent)
 
 
+def _props(r: Registration) -> dict[str, Any]:
+    """r's inputs as pulumi_policy's analyzer server hands them to a policy (its Analyze and AnalyzeStack
+    do the same to request.properties): deserialized from the form the engine sends, so numbers are floats
+    and secrets unwrapped, behind the proxy that raises on unknowns. From `r.wire`, not `r.inputs` (which
+    has ints): the check must fail where `pulumi preview --policy-pack` fails."""
+    return unknown_checking_proxy(deserialize_properties(r.wire))
+
+
 def violations(regs: list[Registration],
                levels: dict[str, EnforcementLevel] | None = None) -> list[dict[str, Any]]:
     """[{policy, level, urn, message}] for the stack; levels override the pack's defaults."""
     levels = levels or {}
     found: list[dict[str, Any]] = []
     custom = [r for r in regs if r.custom and not r.type.startswith("pulumi:providers:")]
+    props = {r.urn: _props(r) for r in custom}
     for policy in policies():
         level = levels.get(policy.name, policy.enforcement_level)
         if level == EnforcementLevel.DISABLED:
@@ -58,7 +69,7 @@ def violations(regs: list[Registration],
 
         if isinstance(policy, ResourceValidationPolicy):
             for r in custom:
-                args = ResourceValidationArgs(r.type, r.inputs, r.urn, r.name, _options(r), None)
+                args = ResourceValidationArgs(r.type, props[r.urn], r.urn, r.name, _options(r), None)
 
                 def report_on(m: str, u: str | None = None, r: Registration = r) -> None:
                     report(m, None, r.urn)
@@ -67,7 +78,7 @@ def violations(regs: list[Registration],
         else:
             by_urn: dict[str, PolicyResource] = {}
             for r in custom:
-                by_urn[r.urn] = PolicyResource(r.type, r.inputs, r.urn, r.name, _options(r), None, None, [], {})
+                by_urn[r.urn] = PolicyResource(r.type, props[r.urn], r.urn, r.name, _options(r), None, None, [], {})
             for r in custom:
                 by_urn[r.urn].dependencies = [by_urn[d] for d in r.dependencies if d in by_urn]
             policy.validate(StackValidationArgs(list(by_urn.values())), report)

@@ -19,6 +19,9 @@ from .stackfile import StackFile, project
 SECRET_SIG = "4dabf18193072939515e22adb298388d"
 RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+SIG_KEY = SECRET_SIG  # the key that marks a special value; its value says which
+SECRET_VALUE_SIG = "1b47061264138c4ac30d75fd1eb44270"
+OUTPUT_VALUE_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4"
 MOCK_ENDPOINT = "203.0.113.10"  # TEST-NET-3: never a real address
 MOCK_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm9mZmxpbmUtcGxhbgotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="
 
@@ -40,6 +43,25 @@ def plain(value: Any) -> Any:
     return value
 
 
+def analyzer_form(value: Any) -> Any:
+    """A property value from the program's wire form (json_format.MessageToDict of the request) as the
+    engine passes it on to policy packs (MarshalOptions{KeepUnknowns, KeepSecrets, SkipInternalKeys}):
+    numbers stay floats, secrets stay wrapped, output values become their element (secret-wrapped or
+    unknown as they are), resource references become their ID, or their URN if they have none, and keys
+    starting with "__" go."""
+    if isinstance(value, dict):
+        sig = value.get(SIG_KEY)
+        if sig == RESOURCE_SIG:
+            return analyzer_form(value["id"]) if value.get("id") else value["urn"]
+        if sig == OUTPUT_VALUE_SIG:
+            inner = analyzer_form(value["value"]) if "value" in value else UNKNOWN
+            return {SIG_KEY: SECRET_VALUE_SIG, "value": inner} if value.get("secret") else inner
+        return {k: analyzer_form(v) for k, v in value.items() if not k.startswith("__")}
+    if isinstance(value, list):
+        return [analyzer_form(v) for v in value]
+    return value
+
+
 @dataclass
 class Registration:
     urn: str
@@ -50,6 +72,7 @@ class Registration:
     inputs: dict[str, Any]
     dependencies: list[str] = field(default_factory=list)
     provider: str | None = None
+    wire: dict[str, Any] = field(default_factory=dict)  # the inputs as policy packs get them (analyzer_form)
 
     def as_json(self) -> dict[str, Any]:
         return {"urn": self.urn, "type": self.type, "name": self.name, "parent": self.parent,
@@ -78,11 +101,12 @@ class RecordingMonitor(mocks.MockMonitor):
     def RegisterResource(self, request: Any) -> Any:  # a RegisterResourceRequest, its response (protobuf)
         response = super().RegisterResource(request)  # type: ignore[no-untyped-call]  # pulumi leaves it unannotated
         _THREAD_LOOPS.add(_ensure_event_loop())  # type: ignore[no-untyped-call]  # likewise
+        wire = json_format.MessageToDict(request.object)
         self.registrations.append(Registration(
             urn=response.urn, type=request.type, name=request.name, parent=request.parent or None,
-            custom=request.custom, inputs=plain(json_format.MessageToDict(request.object)),
+            custom=request.custom, inputs=plain(wire),
             dependencies=sorted(set(request.dependencies)), provider=request.provider.split("::")[-2]
-            if request.provider else None))
+            if request.provider else None, wire=analyzer_form(wire)))
         return response
 
 

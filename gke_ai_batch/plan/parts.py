@@ -116,10 +116,31 @@ SCHEDULING = ("region", "zones", "tpu_pools", "gpu_pools", "kueue", "jobset", "c
               "priorities", "teams")
 
 
+_QUOTA_NAMES = {"borrowingLimit": "borrowing_limit", "lendingLimit": "lending_limit"}
+
+
+def _python_names(queue: Any) -> Any:
+    """A queue's quotas with Python names: the component provider maps schema (camelCase) names back
+    for objects and lists, but not for the objects inside a map, as quotas (flavor -> resource -> quota) are."""
+    if not isinstance(queue, Mapping) or not isinstance(queue.get("quotas"), Mapping):
+        return queue
+    quotas = {flavor: {res: {_QUOTA_NAMES.get(k, k): v for k, v in q.items()} if isinstance(q, Mapping) else q
+                       for res, q in resources.items()} if isinstance(resources, Mapping) else resources
+              for flavor, resources in queue["quotas"].items()}
+    return {**queue, "quotas": quotas}
+
+
+def _queues_in_python_names(raw: dict[str, Any]) -> dict[str, Any]:
+    teams = [{**t, "queue": _python_names(t["queue"])} if isinstance(t, Mapping) and "queue" in t else t
+             for t in raw.get("teams") or []]
+    shared = [_python_names(q) for q in raw.get("shared_queues") or []]
+    return {**raw, "teams": teams, "shared_queues": shared}
+
+
 def scheduling(name: str, args: Mapping[str, Any]) -> Platform:
     """What a KueueLayer installs and declares: flavors from the pools' shapes, then every queue."""
     def run() -> Platform:
-        raw = {**_SCHEDULING_ONLY, **_plain(args, *SCHEDULING)}
+        raw = _queues_in_python_names({**_SCHEDULING_ONLY, **_plain(args, *SCHEDULING)})
         if args.get("autopilot"):
             raw["cluster"] = {**_SCHEDULING_ONLY["cluster"], "mode": "autopilot"}
         return derive_platform(_validated(PlatformConfig, raw))

@@ -1,0 +1,85 @@
+"""The components served to other Pulumi languages: the package schema the SDK's analyzer builds is
+the one checked in, the entry point serves it over the provider protocol, and a component built
+through the provider (camelCase names, numbers as doubles, as the engine sends them) plans like
+the Python one."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+from google.protobuf import empty_pb2
+from pulumi.provider.experimental.component import ComponentProvider
+from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
+
+from gke_ai_batch import provider
+from gke_ai_batch.offline.runtime import record
+
+from .conftest import ROOT
+
+SCHEMA = ROOT / "provider" / "schema.json"
+
+
+def test_checked_in_schema_is_current():
+    if os.environ.get("UPDATE_SCHEMA"):
+        SCHEMA.write_text(provider.schema_text())
+    assert SCHEMA.read_text() == provider.schema_text(), "run `make package-schema` and review provider/schema.json"
+
+
+def test_entry_point_serves_the_schema(tmp_path: Path):
+    """As the language host runs it: `python <plugin dir> <engine address>`, from elsewhere."""
+    proc = subprocess.Popen([sys.executable, str(ROOT / "provider"), "127.0.0.1:1"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline().decode().strip())
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = provider_pb2_grpc.ResourceProviderStub(channel)
+            info = stub.GetPluginInfo(empty_pb2.Empty())
+            served = json.loads(stub.GetSchema(provider_pb2.GetSchemaRequest(version=0)).schema)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert info.version == provider.package_version()
+    assert served == json.loads(SCHEMA.read_text())
+
+
+def construct(type_name: str, inputs: dict) -> list:
+    host = ComponentProvider(provider.COMPONENTS, "gke-ai-batch", provider.NAMESPACE, provider.package_version())
+    return record(lambda: host.construct("layer", f"gke-ai-batch:index:{type_name}", inputs, None), "provider")
+
+
+def test_kueue_layer_through_the_provider():
+    regs = construct("KueueLayer", {
+        "region": "us-east5", "zones": ["us-east5-b"], "cohorts": [{"name": "ml"}],
+        "tpuPools": [{"name": "train", "generation": "v6e", "topology": "4x4", "slices": 2.0, "capacity": "spot"}],
+        "teams": [{"name": "research", "localQueue": "jobs", "queue": {
+            "cohort": "ml", "quotas": {"train": {"google.com/tpu": {"nominal": "32", "borrowingLimit": "16"}}}}}]})
+    manifests = {(r.inputs.get("kind"), r.inputs.get("metadata", {}).get("name")): r.inputs for r in regs}
+    (group,) = manifests[("ClusterQueue", "research")]["spec"]["resourceGroups"]
+    assert group["flavors"] == [{"name": "train", "resources": [
+        {"name": "google.com/tpu", "nominalQuota": "32", "borrowingLimit": "16"}]}]
+    assert ("LocalQueue", "jobs") in manifests
+
+
+def test_tpu_pool_through_the_provider():
+    regs = construct("TpuSlicePool", {
+        "project": "acme-ml-dev", "region": "us-east5", "cluster": "ml", "location": "us-east5",
+        "zones": ["us-east5-b"], "labels": {"environment": "dev", "owner": "ml"},
+        "generation": "v5p", "topology": "2x2x4", "slices": 2.0})
+    pools = [r for r in regs if r.type == "gcp:container/nodePool:NodePool"]
+    assert [p.inputs["nodeCount"] for p in pools] == [4, 4]
+
+
+def test_yaml_example_uses_the_schema():
+    """Every property the YAML example sets on a component is an input of that component."""
+    import yaml
+    schema = json.loads(SCHEMA.read_text())
+    program = yaml.safe_load((ROOT / "examples" / "yaml" / "Pulumi.yaml").read_text())
+    for name, resource in program["resources"].items():
+        if resource["type"].startswith("gke-ai-batch:"):
+            token = resource["type"].replace("gke-ai-batch:", "gke-ai-batch:index:")
+            spec = schema["resources"][token]
+            assert set(resource["properties"]) <= set(spec["inputProperties"]), name
+            assert set(spec.get("requiredInputs", [])) <= set(resource["properties"]), name
