@@ -1,8 +1,8 @@
 """The platform program: validate this stack's config, then declare every component of it.
 Runs unchanged under `pulumi up` and under the offline plan (python -m gke_ai_batch.offline plan)."""
 import pulumi
-from gke_ai_batch.components.platform import declare_platform
 
+from gke_ai_batch.components.platform import declare_platform
 from gke_ai_batch.model.config import CONFIG_KEY
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.plan.platform import build_platform

@@ -3,11 +3,13 @@ builds the CrossGuard objects that `pulumi preview --policy-pack policies` and t
 both run; levels can be overridden through the pack's config (`enforcementLevel` per policy)."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from pulumi_policy import (
     EnforcementLevel,
+    Policy,
     ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
@@ -29,7 +31,7 @@ PRODUCTION_ENVIRONMENTS = ("prod", "production")
 CLUSTER, NODE_POOL = vocabulary.CLUSTER, vocabulary.NODE_POOL
 
 
-def is_production(cluster_props) -> bool:
+def is_production(cluster_props: Mapping[str, Any]) -> bool:
     labels = cluster_props.get("resourceLabels") or {}
     return labels.get("production") == "true" or labels.get("environment") in PRODUCTION_ENVIRONMENTS
 
@@ -40,7 +42,7 @@ class ResourcePolicy:
     description: str
     level: EnforcementLevel
     types: tuple[str, ...]  # resource types it judges; a trailing ':' matches a prefix
-    rule: Callable[[dict], list[str]]
+    rule: Callable[[Mapping[str, Any]], list[str]]
 
     def applies(self, resource_type: str) -> bool:
         return any(resource_type == t or (t.endswith(":") and resource_type.startswith(t)) for t in self.types)
@@ -118,7 +120,7 @@ def _resource_validate(spec: ResourcePolicy) -> Callable[[ResourceValidationArgs
     def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         if spec.applies(args.resource_type):
             for message in spec.rule(as_declared(args.props)):
-                report(message)
+                report(message, None)
     return validate
 
 
@@ -132,7 +134,7 @@ def _stack_validate(spec: StackPolicy) -> Callable[[StackValidationArgs, ReportV
     return validate
 
 
-def policies() -> list:
+def policies() -> list[Policy]:
     return ([ResourceValidationPolicy(name=p.name, description=p.description, enforcement_level=p.level,
                                       validate=_resource_validate(p)) for p in RESOURCE_POLICIES]
             + [StackValidationPolicy(name=p.name, description=p.description, enforcement_level=p.level,

@@ -124,5 +124,4 @@ def test_public_arguments_mirror_the_config_model(args, model, extra):
 def test_every_exported_component_takes_plain_arguments():
     for component in (TpuSlicePool, KueueLayer):
         hints = component.__init__.__annotations__
-        assert typing.is_typeddict(hints["args"]) and hints["opts"] in (pulumi.ResourceOptions | None,
-                                                                         typing.Optional[pulumi.ResourceOptions])
+        assert typing.is_typeddict(hints["args"]) and hints["opts"] == pulumi.ResourceOptions | None

@@ -3,7 +3,6 @@ clear error at its config path; the policy pack refuses the same settings in han
 import copy
 
 import pytest
-from gke_ai_batch.policies import stack_rules as sr
 
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model.errors import ConfigError
@@ -15,6 +14,7 @@ from gke_ai_batch.model.gke_rules import (
 )
 from gke_ai_batch.model.maintenance import WindowError, worst_case_hours
 from gke_ai_batch.plan.platform import build_platform
+from gke_ai_batch.policies import stack_rules as sr
 
 from .conftest import STACKS, by_type, platform_of
 

@@ -11,13 +11,14 @@ from collections.abc import Iterator
 from importlib import metadata
 from typing import Any
 
-import gke_ai_batch.policies.pack as pack_module
 import pytest
+
+import gke_ai_batch.policies.pack as pack_module
+from gke_ai_batch.offline.check import violations
+from gke_ai_batch.offline.runtime import RESOURCE_SIG, SECRET_VALUE_SIG, SIG_KEY, analyzer_form
+from gke_ai_batch.offline.stackfile import project
 from gke_ai_batch.policies.pack import PACK_NAME, RESOURCE_POLICIES, STACK_POLICIES
 from gke_ai_batch.policies.props import as_declared
-
-from gke_ai_batch.offline.check import violations
-from gke_ai_batch.offline.stackfile import project
 
 from .analyzer import LEVELS, Pack
 from .conftest import ROOT, STACKS, planned
@@ -97,3 +98,14 @@ def test_pack_requirements_name_the_installed_package() -> None:
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     assert [ln for ln in lines if ln and not ln.startswith("#")] == [f"gke-ai-batch=={version}"]
     assert metadata.version("gke-ai-batch") == version
+
+
+def test_wire_form_is_what_the_engine_sends_packs() -> None:
+    """Secrets stay wrapped (pulumi_policy unwraps them), references become their ID or else their URN, and
+    internal keys go, as the engine's MarshalOptions{KeepUnknowns, KeepSecrets, SkipInternalKeys} do."""
+    secret = {SIG_KEY: SECRET_VALUE_SIG, "value": 2.0}
+    raw = {"__defaults": [], "nodeCount": 2.0, "password": secret,
+           "parent": {SIG_KEY: RESOURCE_SIG, "urn": "urn:pulumi:s::p::t::parent"},
+           "network": {SIG_KEY: RESOURCE_SIG, "urn": "urn:pulumi:s::p::t::net", "id": "net-id"}}
+    assert analyzer_form(raw) == {"nodeCount": 2.0, "password": secret, "parent": "urn:pulumi:s::p::t::parent",
+                                  "network": "net-id"}

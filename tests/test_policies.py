@@ -4,11 +4,11 @@ import subprocess
 import sys
 
 import pytest
+
+from gke_ai_batch.offline.check import violations
 from gke_ai_batch.policies import resource_rules as rr
 from gke_ai_batch.policies import stack_rules as sr
 from gke_ai_batch.policies.pack import RESOURCE_POLICIES, STACK_POLICIES, policies
-
-from gke_ai_batch.offline.check import violations
 
 from .conftest import ROOT, STACKS, by_type
 

@@ -14,6 +14,7 @@ from pulumi_policy import (
     ResourceValidationArgs,
     ResourceValidationPolicy,
     StackValidationArgs,
+    StackValidationPolicy,
 )
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import unknown_checking_proxy
@@ -60,6 +61,7 @@ def violations(regs: list[Registration],
     props = {r.urn: _props(r) for r in custom}
     for policy in policies():
         level = levels.get(policy.name, policy.enforcement_level)
+        assert level is not None  # the pack gives every policy a default level
         if level == EnforcementLevel.DISABLED:
             continue
 
@@ -76,6 +78,7 @@ def violations(regs: list[Registration],
 
                 policy.validate(args, report_on)
         else:
+            assert isinstance(policy, StackValidationPolicy)  # the pack's only other kind
             by_urn: dict[str, PolicyResource] = {}
             for r in custom:
                 by_urn[r.urn] = PolicyResource(r.type, props[r.urn], r.urn, r.name, _options(r), None, None, [], {})

@@ -26,7 +26,7 @@ T = TypeVar("T")
 
 # Placeholders for the identity a scheduling-only platform does not have: they name nothing that is
 # declared (the Kueue layer reads teams, queues, priorities and the pools' shapes, never these).
-_SCHEDULING_ONLY = {"project": "scheduling-only", "environment": "none", "owner": "none",
+_SCHEDULING_ONLY: dict[str, Any] = {"project": "scheduling-only", "environment": "none", "owner": "none",
                     "cluster": {"name": "scheduling-only"}}
 
 
