@@ -2,6 +2,8 @@
 objects depending on it are created only once the controller's webhook answers."""
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 import pulumi_kubernetes as k8s
 
@@ -12,7 +14,7 @@ def child_options(parent: pulumi.Resource, opts: pulumi.ResourceOptions | None) 
     return pulumi.ResourceOptions(parent=parent, depends_on=opts.depends_on if opts else None)
 
 
-def helm_release(name: str, release: str, chart: str, version: str, namespace: str, values: dict,
+def helm_release(name: str, release: str, chart: str, version: str, namespace: str, values: dict[str, Any],
                  opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
     return k8s.helm.v3.Release(
         name, name=release, chart=chart, version=version, namespace=namespace, create_namespace=True,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 
@@ -14,7 +15,7 @@ from .helm_install import child_options, helm_release
 class KueueInstallArgs:
     chart: str
     version: str
-    values: dict
+    values: dict[str, Any]
 
 
 class KueueInstall(pulumi.ComponentResource):

@@ -204,8 +204,8 @@ def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions) -> KueueReso
                                                    kueue_values(platform)), opts)
     jobset = (JobSetInstall("jobset", JobSetInstallArgs(platform.config.jobset.chart, platform.config.jobset.version),
                             opts) if platform.install_jobset else None)
-    releases: list[pulumi.Resource] = [kueue.release] + ([jobset.release] if jobset else [])
-    after = pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers)
+    releases: list[pulumi.Resource] = [kueue.release, *([jobset.release] if jobset else [])]
+    after = pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers)  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
     s = platform.scheduling
     Priorities("priorities", PrioritiesArgs(s.priority_classes, s.workload_priority_classes, kueue.release), after)
     queues = KueueQueues("queues", KueueQueuesArgs(s, releases), after)

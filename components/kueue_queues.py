@@ -2,6 +2,7 @@
 ClusterQueues), created only after the Kueue release is ready."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import pulumi
@@ -9,7 +10,7 @@ import pulumi
 from gke_ai_batch.plan.scheduling import SchedulingPlan
 from gke_ai_batch.vocabulary import component_type
 
-from .manifests import declare
+from .manifests import Manifest, declare
 
 
 @dataclass
@@ -24,7 +25,8 @@ class KueueQueues(pulumi.ComponentResource):
         after_install = pulumi.ResourceOptions(parent=self, depends_on=args.installs)
         p = args.plan
 
-        def objects(prefix: str, manifests, opts) -> dict:
+        def objects(prefix: str, manifests: Iterable[Manifest],
+                    opts: pulumi.ResourceOptions) -> dict[str, pulumi.CustomResource]:
             return {m["metadata"]["name"]: declare(f"{name}-{prefix}-{m['metadata']['name']}", m, opts)
                     for m in manifests}
 
@@ -32,8 +34,8 @@ class KueueQueues(pulumi.ComponentResource):
         self.cohorts = objects("cohort", p.cohorts, after_install)
         self.admission_checks = objects("check", p.admission_checks, after_install)
         # A ClusterQueue names flavors, a cohort and admission checks: create those first.
-        before_queues = list(self.flavors.values()) + list(self.cohorts.values()) + list(
-            self.admission_checks.values())
+        before_queues: list[pulumi.Resource] = [*self.flavors.values(), *self.cohorts.values(),
+                                                *self.admission_checks.values()]
         self.cluster_queues = objects("cq", [q.manifest for q in p.cluster_queues], pulumi.ResourceOptions(
-            parent=self, depends_on=args.installs + before_queues))
+            parent=self, depends_on=[*args.installs, *before_queues]))
         self.register_outputs({"clusterQueues": list(self.cluster_queues)})

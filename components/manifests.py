@@ -1,9 +1,13 @@
 """Declare a derived Kubernetes manifest as the matching pulumi-kubernetes resource."""
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes import _utilities
+
+Manifest = dict[str, Any]  # a Kubernetes object as the plan derives it
 
 
 class CustomObject(k8s.apiextensions.CustomResource):
@@ -11,13 +15,14 @@ class CustomObject(k8s.apiextensions.CustomResource):
     but some kinds keep fields at the top level (WorkloadPriorityClass `value`); the provider
     passes any field of a `kubernetes:<group/version>:<Kind>` resource through to the API server."""
 
-    def __init__(self, name: str, manifest: dict, opts: pulumi.ResourceOptions):
-        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(version=_utilities.get_version()))
+    def __init__(self, name: str, manifest: Manifest, opts: pulumi.ResourceOptions):
+        version = _utilities.get_version()  # type: ignore[no-untyped-call]  # the SDK leaves it untyped
+        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(version=version))
         pulumi.CustomResource.__init__(self, f"kubernetes:{manifest['apiVersion']}:{manifest['kind']}", name,
                                        dict(manifest), opts)
 
 
-def declare(name: str, manifest: dict, opts: pulumi.ResourceOptions, patch: bool = False) -> pulumi.CustomResource:
+def declare(name: str, manifest: Manifest, opts: pulumi.ResourceOptions, patch: bool = False) -> pulumi.CustomResource:
     """The typed resource for built-in kinds (a NamespacePatch where the object exists already), a
     CustomObject for the rest."""
     kind, meta = manifest["kind"], manifest["metadata"]

@@ -28,6 +28,12 @@ class PlatformResources:
     kueue: KueueResources
 
 
+def _args(values: dict[str, Any]) -> Any:
+    """A validated config block as a component's arguments: the component validates them again
+    with the same model, so the TypedDict's static shape adds nothing here."""
+    return values
+
+
 def _json(model: Any, **kw: Any) -> dict[str, Any]:
     return dict(model.model_dump(mode="json", exclude_none=True, **kw))
 
@@ -40,10 +46,10 @@ def _pools(platform: PlatformPlan, target: dict[str, Any],
         return []
     zones = {p.source: list(p.zones) for p in platform.pools}
     pools: list[pulumi.ComponentResource] = [
-        SystemNodePool(cfg.system_pool.name, {**target, **_json(cfg.system_pool, exclude={"name"})}, opts)]
-    pools += [TpuSlicePool(t.name, {**target, **_json(t, exclude={"name"}), "zones": zones[t.name]}, opts)
+        SystemNodePool(cfg.system_pool.name, _args({**target, **_json(cfg.system_pool, exclude={"name"})}), opts)]
+    pools += [TpuSlicePool(t.name, _args({**target, **_json(t, exclude={"name"}), "zones": zones[t.name]}), opts)
               for t in cfg.tpu_pools]
-    pools += [GpuPool(g.name, {**target, **_json(g, exclude={"name"}), "zones": zones[g.name]}, opts)
+    pools += [GpuPool(g.name, _args({**target, **_json(g, exclude={"name"}), "zones": zones[g.name]}), opts)
               for g in cfg.gpu_pools]
     return pools
 
@@ -52,7 +58,7 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     """Every component of a validated platform, as children of `parent` (None: the stack itself)."""
     cfg = platform.config
     child = pulumi.ResourceOptions(parent=parent)
-    gke = GkeCluster("gke", _json(cfg, include=set(parts.CLUSTER_IDENTITY) | {"cluster"}), child)  # type: ignore[arg-type]
+    gke = GkeCluster("gke", _args(_json(cfg, include=set(parts.CLUSTER_IDENTITY) | {"cluster"})), child)
     target = dict(project=cfg.project, region=cfg.region, cluster=gke.name, location=gke.location,
                   labels=cfg.resource_labels(), **_json(cfg.cluster, include={"version"}))
     pools = _pools(platform, target, child)

@@ -8,13 +8,13 @@ import pulumi
 
 from gke_ai_batch.vocabulary import component_type
 
-from .manifests import declare
+from .manifests import Manifest, declare
 
 
 @dataclass
 class PrioritiesArgs:
-    priority_classes: tuple[dict, ...]
-    workload_priority_classes: tuple[dict, ...]
+    priority_classes: tuple[Manifest, ...]
+    workload_priority_classes: tuple[Manifest, ...]
     kueue: pulumi.Resource  # the Kueue release: its CRDs and webhook must exist first
 
 

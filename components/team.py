@@ -29,7 +29,7 @@ class Team(pulumi.ComponentResource):
                                                           patch=m["metadata"]["name"] not in t.created_namespaces)
                            for m in t.namespace_manifests}
 
-        def in_namespace(ns: str, *deps) -> pulumi.ResourceOptions:
+        def in_namespace(ns: str, *deps: pulumi.Resource) -> pulumi.ResourceOptions:
             return pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns], *deps])
 
         self.local_queues = [

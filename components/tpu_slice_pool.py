@@ -4,6 +4,8 @@ HIGH_THROUGHPUT workload policy that places them.
 
 No `from __future__ import annotations`: the component analyzer reads the annotations at run time."""
 
+from typing import Any
+
 import pulumi
 import pulumi_gcp as gcp
 
@@ -33,7 +35,7 @@ class TpuSlicePool(pulumi.ComponentResource):
         super().__init__(component_type("TpuSlicePool"), name, None, opts)
         policy_plan = plans[0].workload_policy
         self.workload_policy = None
-        overrides = {}
+        overrides: dict[str, Any] = {}
         if policy_plan:
             policy_name = pulumi.Output.from_input(args["cluster"]).apply(lambda c: workload_policy_name(c, name))
             self.workload_policy = gcp.compute.ResourcePolicy(

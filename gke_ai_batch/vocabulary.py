@@ -77,7 +77,9 @@ CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"
 RESOURCE_POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+KUEUE_GROUP_TYPE_PREFIX = f"kubernetes:{KUEUE_GROUP}/"  # any Kueue API version
 KUEUE_TYPE_PREFIX = f"kubernetes:{KUEUE_API}:"
+PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 
 
 def kueue_type(kind: str) -> str:

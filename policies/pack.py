@@ -18,7 +18,7 @@ from pulumi_policy import (
 )
 
 from gke_ai_batch import vocabulary
-from gke_ai_batch.vocabulary import SHARED_QUEUE_LABEL
+from gke_ai_batch.vocabulary import KUEUE_GROUP_TYPE_PREFIX, PRIORITY_CLASS, SHARED_QUEUE_LABEL, kueue_type
 
 from . import resource_rules as rr
 from . import stack_rules as sr
@@ -80,14 +80,14 @@ RESOURCE_POLICIES = [
                    lambda p: rr.required_labels(p.get("resourceLabels") or (p.get("nodeConfig") or {}).get(
                        "resourceLabels"), REQUIRED_LABELS, p.get("name", "resource"))),
     ResourcePolicy("kueue-api-version", "Kueue objects use kueue.x-k8s.io/v1beta2 (v1beta1 is deprecated).",
-                   MANDATORY, ("kubernetes:kueue.x-k8s.io/",),
+                   MANDATORY, (KUEUE_GROUP_TYPE_PREFIX,),
                    lambda p: rr.kueue_api_version(p, p.get("kind", "object"))),
     ResourcePolicy("cluster-queue-namespaces", "A ClusterQueue admits only its teams' namespaces unless it is "
-                   "declared shared.", MANDATORY, ("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue",),
+                   "declared shared.", MANDATORY, (kueue_type("ClusterQueue"),),
                    lambda p: rr.open_cluster_queue(p, ((p.get("metadata") or {}).get("labels") or {}).get(
                        SHARED_QUEUE_LABEL) == "true")),
     ResourcePolicy("priority-class-value", "PriorityClass values stay below 1,000,000,000 (reserved for the "
-                   "system).", MANDATORY, ("kubernetes:scheduling.k8s.io/v1:PriorityClass",), rr.priority_value),
+                   "system).", MANDATORY, (PRIORITY_CLASS,), rr.priority_value),
 ]
 
 STACK_POLICIES = [

@@ -3,13 +3,14 @@ They take plain dicts so the offline check, the policy pack and the tests call t
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.pool_facts import pool_facts
 from gke_ai_batch.plan.scheduling import MAX_USER_PRIORITY
 from gke_ai_batch.vocabulary import KUEUE_API
 
-Props = Mapping
+Props = Mapping[str, Any]
 
 
 def tpu_pool_shape(props: Props) -> list[str]:
@@ -25,6 +26,7 @@ def tpu_pool_shape(props: Props) -> list[str]:
         return []
     if topology not in machine.topologies:
         gen = catalog.tpu_machine_generation(f.machine_type)
+        assert gen is not None  # a TPU machine belongs to a generation
         return [f"node pool {f.name}: topology {topology} does not exist on {f.machine_type} ({gen.name}); "
                 f"use one of: {', '.join(machine.topologies[:12])}"]
     vms = catalog.topology_chips(topology) // machine.chips_per_vm
@@ -126,7 +128,7 @@ def cluster_baseline(props: Props, production: bool) -> tuple[list[str], list[st
     return base, prod
 
 
-def required_labels(labels: Mapping | None, required: list[str], what: str) -> list[str]:
+def required_labels(labels: Mapping[str, Any] | None, required: list[str], what: str) -> list[str]:
     missing = [k for k in required if not (labels or {}).get(k)]
     return [f"{what}: add the label(s) {', '.join(missing)}"] if missing else []
 

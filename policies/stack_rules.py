@@ -6,6 +6,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings, stack_findings
 from gke_ai_batch.model.pool_facts import pool_facts
@@ -15,18 +16,21 @@ from gke_ai_batch.vocabulary import (
     ACCELERATOR_RESOURCES,
     CLUSTER,
     HELM_RELEASE,
+    KUEUE_GROUP_TYPE_PREFIX,
     NODE_POOL,
     QUEUED_TAINT,
 )
 
-KUEUE_PREFIX = "kubernetes:kueue.x-k8s.io/"
+
+class Findings(list[tuple[str | None, str]]):
+    """What a stack rule reports: (URN of the resource, or None for the stack; message)."""
 
 
 @dataclass(frozen=True)
 class Res:
     type: str
     urn: str
-    props: Mapping
+    props: Mapping[str, Any]
     dependencies: tuple[str, ...] = ()
 
     @property
@@ -35,7 +39,7 @@ class Res:
 
     @property
     def name(self) -> str:
-        return (self.props.get("metadata") or {}).get("name") or self.props.get("name", "")
+        return str((self.props.get("metadata") or {}).get("name") or self.props.get("name", ""))
 
 
 class Index:
@@ -48,7 +52,7 @@ class Index:
         self.kueue: dict[str, dict[str, Res]] = defaultdict(dict)
         for r in resources:
             self.by_type[r.type].append(r)
-            if r.type.startswith(KUEUE_PREFIX):
+            if r.type.startswith(KUEUE_GROUP_TYPE_PREFIX):
                 self.kueue_objects.append(r)
                 if r.kind != "LocalQueue":
                     self.kueue[r.kind][r.name] = r
@@ -92,9 +96,9 @@ def flavor_capacity(ix: Index) -> dict[str, dict[str, Capacity]]:
     return out
 
 
-def nominal_quotas(ix: Index) -> dict[tuple[str, str], list]:
+def nominal_quotas(ix: Index) -> dict[tuple[str, str], list[Any]]:
     """(flavor, resource) -> [sum of nominal quota, ClusterQueue names]."""
-    out: dict[tuple[str, str], list] = {}
+    out: dict[tuple[str, str], list[Any]] = {}
     for cq in ix.kueue["ClusterQueue"].values():
         for group in (cq.props.get("spec") or {}).get("resourceGroups") or []:
             for fl in group.get("flavors") or []:
@@ -142,7 +146,7 @@ def quota_not_guaranteed(resources: Sequence[Res]) -> list[tuple[str | None, str
 
 def quota_below_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     ix = Index(resources)
-    quotas, found = nominal_quotas(ix), []
+    quotas, found = nominal_quotas(ix), Findings()
     for flavor, caps in flavor_capacity(ix).items():
         for resource, cap in caps.items():
             q = quotas.get((flavor, resource), [0, []])
@@ -156,9 +160,9 @@ def quota_below_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str
 
 def kueue_references(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     ix = Index(resources)
-    k, found = ix.kueue, []
+    k, found = ix.kueue, Findings()
 
-    def missing(kind: str, name: str) -> bool:
+    def missing(kind: str, name: str | None) -> bool:
         return name not in k[kind]
 
     for lq in (r for r in ix.kueue_objects if r.kind == "LocalQueue"):
@@ -211,7 +215,7 @@ def jobset_installed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
 def kueue_after_release(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     ix = Index(resources)
     releases = {r.urn for r in ix.releases("kueue")}
-    found = []
+    found = Findings()
     for r in ix.kueue_objects:
         if not releases.intersection(r.dependencies):
             found.append((r.urn, f"{r.kind} {r.name}: create it after the Kueue release (dependsOn), or its "
@@ -250,8 +254,8 @@ def gke_rules(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
         for pool in pools:
             found += [(pool.urn, f"node pool {pool.name}: {f.message} ({rule.id})")
                       for rule, f in pool_findings(pool.props, cprops)]
-        found += [(pools[f.pool].urn, f"node pool {pools[f.pool].name}: {f.message} ({rule.id})")
-                  for rule, f in stack_findings([p.props for p in pools], cprops)]
+        found += [(pools[f.pool or 0].urn, f"node pool {pools[f.pool or 0].name}: {f.message} ({rule.id})")
+                  for rule, f in stack_findings([p.props for p in pools], cprops)]  # rules over all pools name one
     return found
 
 
@@ -260,7 +264,7 @@ def kueue_controller_size(resources: Sequence[Res]) -> list[tuple[str | None, st
     never restarts it), and this says when the number of queues has outgrown it."""
     ix = Index(resources)
     queues = len(ix.kueue["ClusterQueue"]) + sum(1 for r in ix.kueue_objects if r.kind == "LocalQueue")
-    found = []
+    found = Findings()
     for release in ix.releases("kueue"):
         requests = (((release.props.get("values") or {}).get("controllerManager") or {}).get("manager") or {}).get(
             "resources", {}).get("requests", {})

@@ -11,7 +11,7 @@ import yaml
 
 from gke_ai_batch.model.pool_facts import pool_facts
 from gke_ai_batch.policies import stack_rules as sr
-from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, NODE_POOL
+from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, NODE_POOL, kueue_type
 
 from .runtime import Registration
 
@@ -98,10 +98,10 @@ def summary(regs: list[Registration]) -> str:
         for acc, n in sorted(totals.items()):
             lines.append(f"  total {acc}: {n} at full size")
     queues = sorted(r.inputs["metadata"]["name"] for r in regs if r.type.endswith(":ClusterQueue"))
-    lines.append(f"kueue: {kinds['kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor']} flavors, "
-                 f"{kinds['kubernetes:kueue.x-k8s.io/v1beta2:Cohort']} cohorts, {len(queues)} ClusterQueues "
-                 f"({', '.join(queues)}), {kinds['kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue']} LocalQueues, "
-                 f"{kinds['kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck']} admission checks")
+    lines.append(f"kueue: {kinds[kueue_type('ResourceFlavor')]} flavors, "
+                 f"{kinds[kueue_type('Cohort')]} cohorts, {len(queues)} ClusterQueues "
+                 f"({', '.join(queues)}), {kinds[kueue_type('LocalQueue')]} LocalQueues, "
+                 f"{kinds[kueue_type('AdmissionCheck')]} admission checks")
     lines += quota_lines(regs)
     releases = sorted(f"{r.inputs['name']} {r.inputs['version']}" for r in regs if r.type == HELM_RELEASE)
     lines.append(f"helm: {', '.join(releases) or '(none)'}")
