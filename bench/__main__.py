@@ -1,32 +1,50 @@
-"""Run each size in a fresh process, print the table, write out/bench.json."""
+"""Run each size in a fresh process, print the table and the targets, write out/bench.json."""
 from __future__ import annotations
 
 import json
+import os
 import platform as host
 import subprocess
 import sys
 from pathlib import Path
 
-SIZES = (10, 50, 200)
+SIZES = (10, 100, 200, 1000)
+PLAN_OVER_FLOOR = {200: 1.25, 1000: 1.5}  # targets: plan time / floor time at that many teams
+PER_RESOURCE_GROWTH = 1.2  # time per resource at 1,000 teams / at 100
+CHECK_OVER_PLAN = 0.25
+PEAK_MB = 1024
+
+
+def run(teams: int) -> dict:
+    out = subprocess.run([sys.executable, "-m", "bench.one", str(teams)], capture_output=True, text=True,
+                         check=True).stdout
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+def targets(rows: dict[int, dict]) -> list[tuple[str, float, float]]:
+    """(what, measured, limit) for every target."""
+    per_res = {n: r["plan_s"] / r["resources"] for n, r in rows.items()}
+    out = [(f"plan / floor at {n} teams", rows[n]["plan_over_floor"], limit) for n, limit in PLAN_OVER_FLOOR.items()]
+    out.append(("time per resource at 1000 / at 100 teams", round(per_res[1000] / per_res[100], 2),
+                PER_RESOURCE_GROWTH))
+    out.append(("check / plan (worst size)", max(r["check_over_plan"] for r in rows.values()), CHECK_OVER_PLAN))
+    out.append(("peak MB (worst size)", max(r["peak_mb"] for r in rows.values()), PEAK_MB))
+    return out
 
 
 def main() -> int:
-    rows = []
-    for teams in SIZES:
-        out = subprocess.run([sys.executable, "-m", "bench.one", str(teams)], capture_output=True, text=True,
-                             check=True).stdout
-        rows.append(json.loads(out.strip().splitlines()[-1]))
+    rows = {n: run(n) for n in SIZES}
     cols = ["teams", "resources", "plan_s", "check_s", "floor_s", "plan_over_floor", "check_over_plan", "peak_mb"]
-    print(f"machine: {host.machine()}, {host.python_implementation()} {host.python_version()}, "
-          f"{__import__('os').cpu_count()} cores")
+    print(f"machine: {host.machine()}, {host.python_implementation()} {host.python_version()}, {os.cpu_count()} cores")
     print(" | ".join(cols))
-    for r in rows:
+    for r in rows.values():
         print(" | ".join(str(r[c]) for c in cols))
-    per_res = [r["plan_s"] / r["resources"] for r in rows]
-    print(f"time per resource at {rows[-1]['teams']} teams / at {rows[0]['teams']} teams: "
-          f"{per_res[-1] / per_res[0]:.2f}")
+    results = targets(rows)
+    for what, measured, limit in results:
+        print(f"{'ok  ' if measured <= limit else 'MISS'} {what}: {measured} (target <= {limit})")
     Path("out").mkdir(exist_ok=True)
-    Path("out/bench.json").write_text(json.dumps(rows, indent=2) + "\n")
+    Path("out/bench.json").write_text(json.dumps({"sizes": list(rows.values()), "targets": [
+        {"what": w, "measured": m, "limit": lim} for w, m, lim in results]}, indent=2) + "\n")
     print("wrote out/bench.json")
     return 0
 
