@@ -56,7 +56,9 @@ class Index:
                 self.kueue_objects.append(r)
                 if r.kind != "LocalQueue":
                     self.kueue[r.kind][r.name] = r
-        self.pools = [(r, pool_facts(r.props)) for r in self.by_type[NODE_POOL]]
+        clusters = self.by_type[CLUSTER]
+        zones = (clusters[0].props.get("nodeLocations") or ()) if len(clusters) == 1 else ()
+        self.pools = [(r, pool_facts(r.props, zones)) for r in self.by_type[NODE_POOL]]
 
     def releases(self, chart_word: str) -> list[Res]:
         return [r for r in self.by_type[HELM_RELEASE] if chart_word in str(r.props.get("chart", ""))]

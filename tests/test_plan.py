@@ -3,7 +3,9 @@ import json
 import subprocess
 import sys
 
-from .conftest import ROOT, by_type, platform_of, run_config
+import pytest
+
+from .conftest import ROOT, STACKS, by_type, platform_of, run_config
 
 
 def pools(regs) -> dict:
@@ -128,3 +130,21 @@ def test_onboarding_a_team_is_one_block():
     regs = run_config(cfg)
     assert "vision" in {r.inputs["metadata"]["namespace"] for r in by_type(regs, ":LocalQueue")}
     assert any(r.inputs["metadata"]["name"] == "vision" for r in by_type(regs, ":ClusterQueue"))
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_declared_node_pool_reads_back_to_its_plan(plan, stack):
+    """Node pool inputs are written in one place (plan.gke_inputs) and read back in one place
+    (model.pool_facts), which the plan summary and the policies use: the two must agree."""
+    from gke_ai_batch.model.pool_facts import pool_facts
+    from gke_ai_batch.offline.render import cluster_zones
+    from gke_ai_batch.offline.stackfile import resolve
+    from gke_ai_batch.plan.platform import build_platform
+    plans = {p.name: p for p in build_platform(resolve(stack).config["gke-ai-batch:platform"]).pools}
+    declared = [r for r in plan(stack) if r.type == "gcp:container/nodePool:NodePool"]
+    assert sorted(r.inputs["name"] for r in declared) == sorted(plans)
+    for r in declared:
+        facts, p = pool_facts(r.inputs, cluster_zones(plan(stack))), plans[r.inputs["name"]]
+        assert (facts.machine_type, facts.capacity, facts.accelerators, facts.multi_host) == (
+            p.machine_type, p.capacity, p.accelerators, p.multi_host), p.name
+        assert facts.provides() == p.provides() and p.node_labels.items() <= facts.node_labels.items(), p.name

@@ -324,7 +324,7 @@ def _placement(p: Props, c: Props) -> Iterator[Finding]:
 def _cluster_nodes(pools: Sequence[Props], c: Props) -> Iterator[Finding]:
     total = 0
     for i, p in enumerate(pools):
-        total += pool_facts(p).nodes
+        total += pool_facts(p, c.get("nodeLocations") or ()).nodes
         if total > MAX_CLUSTER_NODES:
             yield Finding(f"the node pools up to this one hold {total:,} nodes at full size; a GKE cluster "
                           f"has at most {MAX_CLUSTER_NODES:,}", pool=i)

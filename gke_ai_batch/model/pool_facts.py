@@ -4,7 +4,7 @@ The plan summary and the policies both use this, so that a pool built from the s
 one built directly in Python are judged by the same facts the catalog holds."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Protocol
@@ -104,7 +104,8 @@ def capacity_of(props: Mapping[str, Any]) -> str:
     return "on-demand"
 
 
-def pool_facts(props: Mapping[str, Any]) -> PoolFacts:
+def pool_facts(props: Mapping[str, Any], cluster_zones: Sequence[str] = ()) -> PoolFacts:
+    """A pool without nodeLocations has its cluster's node zones (a regional cluster's pool spans them)."""
     nc = props.get("nodeConfig") or {}
     machine = nc.get("machineType") or ""
     auto = props.get("autoscaling") or {}
@@ -133,7 +134,7 @@ def pool_facts(props: Mapping[str, Any]) -> PoolFacts:
     fixed = props.get("nodeCount")
     return PoolFacts(
         name=props.get("name", ""), kind=kind, machine_type=machine, capacity=capacity,
-        zones=tuple(props.get("nodeLocations") or ()), accelerator=accelerator, topology=topology,
+        zones=tuple(props.get("nodeLocations") or cluster_zones), accelerator=accelerator, topology=topology,
         per_node=per_node, resource=resource, fixed_nodes=None if auto else fixed,
         min_nodes=auto.get("totalMinNodeCount" if total else "minNodeCount"),
         max_nodes=auto.get("totalMaxNodeCount" if total else "maxNodeCount"),

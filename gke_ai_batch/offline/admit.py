@@ -24,7 +24,7 @@ from gke_ai_batch.offline.admission import (
 )
 from gke_ai_batch.vocabulary import HELM_RELEASE, NODE_POOL
 
-from .render import is_manifest, manifest_of
+from .render import cluster_zones, is_manifest, manifest_of
 from .runtime import PlanError, Registration, close_thread_loops, run_program
 from .stackfile import resolve
 
@@ -33,7 +33,7 @@ def cluster_of(regs: list[Registration]) -> Cluster:
     """The planned stack as admission sees it: manifests, Kueue's Configuration, node pools."""
     manifests = [manifest_of(r) for r in regs if is_manifest(r)]
     kueue = next((r.inputs for r in regs if r.type == HELM_RELEASE and r.inputs.get("name") == "kueue"), {})
-    pools = [pool_facts(r.inputs) for r in regs if r.type == NODE_POOL]
+    pools = [pool_facts(r.inputs, cluster_zones(regs)) for r in regs if r.type == NODE_POOL]
     return Cluster.build(manifests, kueue_config_from_values(kueue.get("values")), pools)
 
 

@@ -20,6 +20,11 @@ APPLY_ORDER = ["Namespace", "PriorityClass", "WorkloadPriorityClass", "ResourceF
                "ProvisioningRequestConfig", "AdmissionCheck", "ClusterQueue", "LocalQueue", "RoleBinding"]
 
 
+def cluster_zones(regs: list[Registration]) -> list[str]:
+    """The node zones of the stack's cluster: where its pools without nodeLocations run."""
+    return next((list(r.inputs.get("nodeLocations") or []) for r in regs if r.type == CLUSTER), [])
+
+
 def is_manifest(r: Registration) -> bool:
     return r.type.startswith("kubernetes:") and r.type != HELM_RELEASE and "apiVersion" in r.inputs
 
@@ -85,7 +90,8 @@ def summary(regs: list[Registration]) -> str:
             mode = "Autopilot" if i.get("enableAutopilot") else "Standard"
             lines.append(f"cluster {i['name']} ({mode}, {i['location']}, channel "
                          f"{i.get('releaseChannel', {}).get('channel')})")
-    pools = sorted((pool_facts(r.inputs) for r in regs if r.type == NODE_POOL), key=lambda p: p.name)
+    zones = cluster_zones(regs)
+    pools = sorted((pool_facts(r.inputs, zones) for r in regs if r.type == NODE_POOL), key=lambda p: p.name)
     if pools:
         header = ("pool", "accelerator", "topology", "machine", "nodes", "capacity", "chips/GPUs")
         rows = [header] + [(p.name, p.accelerator or "-", p.topology or "-", p.machine_type, p.sizing(), p.capacity,

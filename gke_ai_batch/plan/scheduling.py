@@ -206,12 +206,16 @@ def _resource_groups(spec: QueueSpec, flavors: dict[str, FlavorPlan], path: str)
     return [{"coveredResources": list(k), "flavors": v} for k, v in groups.items()]
 
 
-def _cluster_queue(name: str, path: str, spec: QueueSpec, namespaces: tuple[str, ...], shared: bool,
-                   shared_all: bool, flavors: dict[str, FlavorPlan], cohorts: set[str],
-                   cfg: PlatformConfig) -> Manifest:
-    if spec.cohort is not None and spec.cohort not in cohorts:
-        raise ConfigError(f"{path}.cohort", f"cohort {spec.cohort!r} does not exist; declared cohorts: "
-                          f"{_name_list(cohorts)}")
+@dataclass(frozen=True)
+class _QueueContext:
+    """What every ClusterQueue is checked against: the flavors, the declared cohorts, the config."""
+
+    flavors: dict[str, FlavorPlan]
+    cohorts: set[str]
+    cfg: PlatformConfig
+
+
+def _preemption(spec: QueueSpec, path: str, cfg: PlatformConfig) -> dict[str, Any]:
     if spec.preemption.borrow_within_cohort and cfg.kueue.fair_sharing:
         raise ConfigError(f"{path}.preemption.borrow_within_cohort", "Kueue ignores borrowWithinCohort when fair "
                           "sharing is on (kueue.fair_sharing: true; Kueue docs, concepts/preemption: fair sharing "
@@ -227,11 +231,20 @@ def _cluster_queue(name: str, path: str, spec: QueueSpec, namespaces: tuple[str,
         preemption["borrowWithinCohort"] = {"policy": p.borrow_within_cohort.policy, **(
             {"maxPriorityThreshold": p.borrow_within_cohort.max_priority_threshold}
             if p.borrow_within_cohort.max_priority_threshold is not None else {})}
+    return preemption
+
+
+def _cluster_queue(ctx: _QueueContext, name: str, path: str, spec: QueueSpec, *, shared: bool,
+                   shared_all: bool = False) -> Manifest:
+    if spec.cohort is not None and spec.cohort not in ctx.cohorts:
+        raise ConfigError(f"{path}.cohort", f"cohort {spec.cohort!r} does not exist; declared cohorts: "
+                          f"{_name_list(ctx.cohorts)}")
+    flavors = ctx.flavors
     body: dict[str, Any] = {
         # By label, not by namespace list: a team joining a shared queue changes its namespaces, not the queue.
         "namespaceSelector": {} if shared_all else {"matchLabels": {CLUSTER_QUEUE_LABEL: name}},
         "queueingStrategy": spec.queueing_strategy,
-        "preemption": preemption,
+        "preemption": _preemption(spec, path, ctx.cfg),
         "resourceGroups": _resource_groups(spec, flavors, path),
     }
     if spec.cohort:
@@ -241,7 +254,7 @@ def _cluster_queue(name: str, path: str, spec: QueueSpec, namespaces: tuple[str,
     queued = sorted(f for f in spec.quotas if flavors[f].queued)
     if queued:
         body["admissionChecksStrategy"] = {"admissionChecks": [
-            {"name": cfg.kueue.dws_admission_check, "onFlavors": queued}]}
+            {"name": ctx.cfg.kueue.dws_admission_check, "onFlavors": queued}]}
     meta: dict[str, Any] = {"name": name}
     if shared:
         meta["labels"] = {SHARED_QUEUE_LABEL: "true"}
@@ -324,21 +337,13 @@ def _system_namespace(ns: str) -> bool:
     return ns in SYSTEM_NAMESPACES or ns.startswith(SYSTEM_PREFIXES)
 
 
-def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingPlan:
-    flavors = derive_flavors(cfg, pools)
-    cohorts = derive_cohorts(cfg)
-    cohort_names = {c.name for c in cfg.cohorts}
-    pcs, wpcs = derive_priorities(cfg)
-
-    shared = {q.name: (i, q) for i, q in enumerate(cfg.shared_queues)}
-    if len(shared) != len(cfg.shared_queues):
-        dup = next(q.name for q in cfg.shared_queues if [x.name for x in cfg.shared_queues].count(q.name) > 1)
-        raise ConfigError(path_of("shared_queues"), f"shared queue {dup!r} is declared twice")
+def _team_namespaces(cfg: PlatformConfig, shared: set[str]) -> list[tuple[str, ...]]:
+    """Each team's namespaces, after checking that teams, namespaces and queue names are unique and
+    that every team has a queue of its own or names a shared one."""
     owner_of_ns: dict[str, str] = {}
     team_names: set[str] = set()
+    own_queues: set[str] = set()
     team_ns: list[tuple[str, ...]] = []
-    queue_users: dict[str, list[str]] = {name: [] for name in shared}
-    own_queues: dict[str, int] = {}
     for i, t in enumerate(cfg.teams):
         path = path_of("teams", i)
         if t.name in team_names:
@@ -363,30 +368,39 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingP
             if cq in shared or cq in own_queues:
                 raise ConfigError(f"{path}.cluster_queue", f"ClusterQueue {cq!r} already exists; a team with its "
                                   "own queue needs a unique cluster_queue name")
-            own_queues[cq] = i
-        elif t.cluster_queue in shared:
-            queue_users[t.cluster_queue].append(t.name)
-        else:
+            own_queues.add(cq)
+        elif t.cluster_queue not in shared:
             raise ConfigError(f"{path}.cluster_queue", f"{t.cluster_queue!r} is not a shared queue; give the team "
                               f"its own `queue`, or name a shared queue: {_name_list(shared)}")
+    return team_ns
 
+
+def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingPlan:
+    flavors = derive_flavors(cfg, pools)
+    cohorts = derive_cohorts(cfg)
+    pcs, wpcs = derive_priorities(cfg)
+    ctx = _QueueContext(flavors, {c.name for c in cfg.cohorts}, cfg)
+    shared = {q.name: (i, q) for i, q in enumerate(cfg.shared_queues)}
+    if len(shared) != len(cfg.shared_queues):
+        dup = next(q.name for q in cfg.shared_queues if [x.name for x in cfg.shared_queues].count(q.name) > 1)
+        raise ConfigError(path_of("shared_queues"), f"shared queue {dup!r} is declared twice")
+    team_ns = _team_namespaces(cfg, set(shared))
     queues, teams = [], []
     for i, t in enumerate(cfg.teams):
         if t.queue is not None:
-            cq_name = t.cluster_queue or t.name
-            path = path_of("teams", i, "queue")
-            queues.append(ClusterQueuePlan(cq_name, path, t.queue, team_ns[i], False, _cluster_queue(
-                cq_name, path, t.queue, team_ns[i], False, False, flavors, cohort_names, cfg)))
+            cq_name, path = t.cluster_queue or t.name, path_of("teams", i, "queue")
+            queues.append(ClusterQueuePlan(cq_name, path, t.queue, team_ns[i], False,
+                                           _cluster_queue(ctx, cq_name, path, t.queue, shared=False)))
         else:
             assert t.cluster_queue is not None  # a shared queue's name, checked above
             cq_name = t.cluster_queue
         teams.append(_team_manifests(cfg, i, t, team_ns[i], cq_name))
     for name, (i, q) in shared.items():
         path = path_of("shared_queues", i)
-        users = [j for j, t in enumerate(cfg.teams) if t.name in queue_users[name]]
-        namespaces = tuple(ns for j in users for ns in team_ns[j])
+        namespaces = tuple(ns for j, t in enumerate(cfg.teams) if t.queue is None and t.cluster_queue == name
+                           for ns in team_ns[j])
         queues.append(ClusterQueuePlan(name, path, q, namespaces, True, _cluster_queue(
-            name, path, q, namespaces, True, q.admit == "all", flavors, cohort_names, cfg)))
+            ctx, name, path, q, shared=True, shared_all=q.admit == "all")))
     return SchedulingPlan(flavors=flavors, cohorts=cohorts, cluster_queues=tuple(queues), teams=tuple(teams),
                           admission_checks=_admission_checks(cfg, flavors), priority_classes=pcs,
                           workload_priority_classes=wpcs)
