@@ -1,7 +1,8 @@
 """The stack config: one validated document per environment (key `gke-ai-batch:platform`).
 
 Shape and single-field rules live here; rules that relate fields to the catalog or to each other
-live in pools.py and scheduling.py, and GKE's own rules in gke_rules.py, each error naming its config path.
+live in plan/pools.py and plan/scheduling.py, and GKE's own rules in model/gke_rules.py, each error naming
+its config path.
 """
 from __future__ import annotations
 
