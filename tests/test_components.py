@@ -74,6 +74,12 @@ def test_kueue_layer_refuses_a_quota_on_a_missing_flavor():
         record(lambda: KueueLayer("batch", {"region": "us-east5", "teams": [team]}), "direct")
 
 
+def test_kueue_layer_names_the_pool_argument_at_fault():
+    pool = {"name": "train", **TRAIN, "topology": "4x5"}
+    with pytest.raises(Exception, match=r"invalid KueueLayer 'batch' arguments at tpu_pools\[0\]\.topology: "):
+        record(lambda: KueueLayer("batch", {"region": "us-east5", "tpu_pools": [pool], "teams": []}), "direct")
+
+
 def test_platform_component_declares_what_the_stack_declares():
     regs = record(lambda: Platform("ml", PlatformArgs(platform_of("dev"))), "dev")
     stack = planned("dev")

@@ -41,7 +41,6 @@ def _named(component: str, name: str, run: Callable[[], T]) -> T:
         return run()
     except ConfigError as e:
         at = e.path.removeprefix(ROOT).lstrip(".")
-        at = at.split(".", 1)[1] if at.startswith(("tpu_pools[", "gpu_pools[", "system_pool")) and "." in at else at
         raise ConfigError(at or "(arguments)", e.message, subject=f"{component} {name!r} arguments") from None
 
 
@@ -52,50 +51,45 @@ def _validated(model: type[M], raw: dict[str, Any]) -> M:
         raise config_error(e, raw) from None
 
 
-def _check_pool(plan: PoolPlan, labels: dict[str, str], region: str, version: str | None) -> None:
-    cluster = {"location": region, "minMasterVersion": version}
-    for rule, finding in pool_findings(engine_form(node_pool_inputs(plan, labels)), cluster):
-        raise ConfigError(f"{ROOT}.{rule.field}{finding.at}", finding.message)
-
-
-POOL_TARGET = ("region", "zones", "cluster_version", "labels")
 TPU_SHAPE = ("generation", "topology", "machine_type", "slices", "capacity", "reservation", "zones",
              "max_run_duration", "flavor")
 GPU_SHAPE = ("gpu", "machine_type", "capacity", "reservation", "nodes", "max_nodes", "zones", "driver_version",
              "gvnic", "max_run_duration", "flavor")
 SYSTEM_SHAPE = ("machine_type", "min_nodes", "max_nodes", "disk_size_gb")
 
-
-def _context(args: Mapping[str, Any], cluster: str) -> PoolContext:
-    return PoolContext(str(args["region"]), tuple(args.get("zones") or ()), cluster)
+P = TypeVar("P", bound=BaseModel)
 
 
-def tpu_slices(name: str, args: Mapping[str, Any], cluster: str = "") -> list[PoolPlan]:
-    """The node pools of a TpuSlicePool, one per slice, checked against the catalog and GKE's rules."""
+def _pool_plans(component: str, name: str, args: Mapping[str, Any], model: type[P], shape: tuple[str, ...],
+                plan: Callable[[PoolContext, str, P], list[PoolPlan]]) -> list[PoolPlan]:
+    """A pool component's plans from its arguments: the config model, the planner, then GKE's pool
+    rules over what would be sent (with the cluster's location and pinned version)."""
     def run() -> list[PoolPlan]:
-        pool = _validated(TpuPoolConfig, {"name": name, **_plain(args, *TPU_SHAPE)})
-        plans = tpu_pool_plans(_context(args, cluster), ROOT, pool)
-        _check_pool(plans[0], dict(args.get("labels") or {}), str(args["region"]), args.get("cluster_version"))
+        cluster = args.get("cluster")  # a plain name names a TPU7x workload policy; an output is named later
+        zones = tuple(args.get("zones") or ())
+        ctx = PoolContext(str(args["region"]), zones, cluster if isinstance(cluster, str) else "")
+        plans = plan(ctx, ROOT, _validated(model, {"name": name, **_plain(args, *shape)}))
+        props = {"location": args["region"], "minMasterVersion": args.get("cluster_version")}
+        for rule, finding in pool_findings(engine_form(node_pool_inputs(plans[0], dict(args.get("labels") or {}))),
+                                           props):
+            raise ConfigError(f"{ROOT}.{rule.field}{finding.at}", finding.message)
         return plans
-    return _named("TpuSlicePool", name, run)
+    return _named(component, name, run)
+
+
+def tpu_slices(name: str, args: Mapping[str, Any]) -> list[PoolPlan]:
+    """The node pools of a TpuSlicePool, one per slice (all of one shape, so the rules judge the first)."""
+    return _pool_plans("TpuSlicePool", name, args, TpuPoolConfig, TPU_SHAPE, tpu_pool_plans)
 
 
 def gpu_pool(name: str, args: Mapping[str, Any]) -> PoolPlan:
-    def run() -> PoolPlan:
-        pool = _validated(GpuPoolConfig, {"name": name, **_plain(args, *GPU_SHAPE)})
-        plan = gpu_pool_plan(_context(args, ""), ROOT, pool)
-        _check_pool(plan, dict(args.get("labels") or {}), str(args["region"]), args.get("cluster_version"))
-        return plan
-    return _named("GpuPool", name, run)
+    return _pool_plans("GpuPool", name, args, GpuPoolConfig, GPU_SHAPE,
+                       lambda c, path, pool: [gpu_pool_plan(c, path, pool)])[0]
 
 
 def system_pool(name: str, args: Mapping[str, Any]) -> PoolPlan:
-    def run() -> PoolPlan:
-        pool = _validated(SystemPoolConfig, {"name": name, **_plain(args, *SYSTEM_SHAPE)})
-        plan = system_pool_plan(_context(args, ""), ROOT, pool)
-        _check_pool(plan, dict(args.get("labels") or {}), str(args["region"]), args.get("cluster_version"))
-        return plan
-    return _named("SystemNodePool", name, run)
+    return _pool_plans("SystemNodePool", name, args, SystemPoolConfig, SYSTEM_SHAPE,
+                       lambda c, path, pool: [system_pool_plan(c, path, pool)])[0]
 
 
 CLUSTER_IDENTITY = ("project", "region", "zones", "environment", "production", "owner", "cost_center", "labels")
