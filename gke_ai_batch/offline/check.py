@@ -21,6 +21,7 @@ from pulumi_policy.proxy import unknown_checking_proxy
 
 from gke_ai_batch.policies.pack import policies
 
+from .heap import long_lived_heap
 from .runtime import Registration
 from .stackfile import StackFile
 
@@ -55,7 +56,11 @@ def _props(r: Registration) -> dict[str, Any]:
 def violations(regs: list[Registration],
                levels: dict[str, EnforcementLevel] | None = None) -> list[dict[str, Any]]:
     """[{policy, level, urn, message}] for the stack; levels override the pack's defaults."""
-    levels = levels or {}
+    with long_lived_heap():
+        return _violations(regs, levels or {})
+
+
+def _violations(regs: list[Registration], levels: dict[str, EnforcementLevel]) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     custom = [r for r in regs if r.custom and not r.type.startswith("pulumi:providers:")]
     props = {r.urn: _props(r) for r in custom}

@@ -14,6 +14,7 @@ from pulumi.runtime import mocks, settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
+from .heap import long_lived_heap
 from .stackfile import StackFile, project
 
 SECRET_SIG = "4dabf18193072939515e22adb298388d"
@@ -120,7 +121,8 @@ def record(program: Callable[[], Any], stack: str, config: dict[str, str] | None
     monitor = RecordingMonitor(PlanMocks())
     mocks.set_mocks(monitor.mocks, project=project().name, stack=stack, preview=False, monitor=monitor)
     pulumi.runtime.set_all_config(config or {})
-    _sync_await(run_pulumi_func(program))
+    with long_lived_heap():
+        _sync_await(run_pulumi_func(program))
     return monitor.registrations
 
 
