@@ -1,6 +1,7 @@
 """The platform program: validate this stack's config, then declare every component of it.
 Runs unchanged under `pulumi up` and under the offline plan (python -m gke_ai_batch.offline plan)."""
 import pulumi
+from pulumi.runtime.config import CONFIG
 
 from gke_ai_batch.components.platform import declare_platform
 from gke_ai_batch.model.config import CONFIG_KEY
@@ -8,7 +9,7 @@ from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.plan.platform import build_platform
 
 try:
-    platform = build_platform(pulumi.Config().get_object(CONFIG_KEY))
+    platform = build_platform(pulumi.Config().get_object(CONFIG_KEY), pulumi.get_project(), CONFIG.get())
 except ConfigError as e:
     raise pulumi.RunError(str(e)) from None
 

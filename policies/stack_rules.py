@@ -11,6 +11,7 @@ from typing import Any
 from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings, stack_findings
 from gke_ai_batch.model.pool_facts import pool_facts
 from gke_ai_batch.model.quantity import parse_quantity
+from gke_ai_batch.model.suggest import name_list
 from gke_ai_batch.plan.installs import recommended_memory
 from gke_ai_batch.vocabulary import (
     ACCELERATOR_RESOURCES,
@@ -131,7 +132,7 @@ def show(resource: str, amount: Decimal) -> str:
 def quota_over_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     ix = Index(resources)
     return [(ix.kueue["ResourceFlavor"][flavor].urn,
-             f"flavor {flavor}: teams are promised {show(res, promised)} {res} ({', '.join(queues)}) but its "
+             f"flavor {flavor}: teams are promised {show(res, promised)} {res} ({name_list(queues)}) but its "
              f"on-demand/reserved pools hold {show(res, cap.fixed)}; lower the nominal quotas or add nodes")
             for flavor, res, promised, cap, queues in promises(ix)
             if cap.total and cap.fixed == cap.total and promised > cap.fixed]
@@ -140,7 +141,7 @@ def quota_over_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]
 def quota_not_guaranteed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     ix = Index(resources)
     return [(ix.kueue["ResourceFlavor"][flavor].urn,
-             f"flavor {flavor}: teams are promised {show(res, promised)} {res} ({', '.join(queues)}); its pools hold "
+             f"flavor {flavor}: teams are promised {show(res, promised)} {res} ({name_list(queues)}); its pools hold "
              f"{show(res, cap.total)} at full size, of which {show(res, cap.fixed)} guaranteed (spot, flex-start "
              "and queued capacity may not come)")
             for flavor, res, promised, cap, queues in promises(ix) if cap.fixed < cap.total and promised > cap.fixed]
@@ -171,7 +172,7 @@ def kueue_references(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
         cq = (lq.props.get("spec") or {}).get("clusterQueue")
         if missing("ClusterQueue", cq):
             found.append((lq.urn, f"LocalQueue {lq.name}: ClusterQueue {cq!r} does not exist; "
-                                  f"existing: {', '.join(sorted(k['ClusterQueue'])) or '(none)'}"))
+                                  f"existing: {name_list(k['ClusterQueue'])}"))
     for cq in k["ClusterQueue"].values():
         spec = cq.props.get("spec") or {}
         for group in spec.get("resourceGroups") or []:
@@ -229,7 +230,7 @@ def one_global_default(resources: Sequence[Res]) -> list[tuple[str | None, str]]
     defaults = [r for r in resources if r.type.endswith(":PriorityClass") and r.props.get("globalDefault")]
     if len(defaults) > 1:
         return [(r.urn, f"PriorityClass {r.name}: {len(defaults)} classes are globalDefault "
-                        f"({', '.join(d.name for d in defaults)}); keep one") for r in defaults[1:]]
+                        f"({name_list(d.name for d in defaults)}); keep one") for r in defaults[1:]]
     return []
 
 

@@ -137,18 +137,21 @@ def _parse_topology(topology: str) -> tuple[int, ...] | None:
 
 
 def _topology_in_words(topology: str, machines: tuple[TpuMachine, ...]) -> str:
-    """For generated shapes: the rule, the chip count asked for and the nearest valid shapes."""
+    """What is allowed (the shapes, or the rule for generated ones), then the chip count asked for and
+    the nearest valid shapes with theirs, so a wrong guess at a slice size points at the right one."""
     rules = [m.rule for m in machines if m.rule]
+    valid = list(dict.fromkeys(t for m in machines for t in m.topologies))
+    allowed = rules[0] if rules else ", ".join(valid)
     dims = _parse_topology(topology)
-    if not rules or dims is None:
-        return ""
-    valid = [t for m in machines for t in m.topologies]
+    if dims is None:
+        return f"{allowed}; a topology is chips per dimension joined by x, such as 2x4 or 4x4x4"
     sorted_form = "x".join(str(d) for d in sorted(dims))
     if sorted_form in valid and sorted_form != topology:
-        return f"{rules[0]}; write it as {sorted_form}"
+        return f"{allowed}; write it as {sorted_form}"
     chips = prod(dims)
     nearest = sorted(valid, key=lambda t: (abs(topology_chips(t) - chips), t))[:4]
-    return f"{rules[0]}; {topology} is {chips:,} chips, nearest shapes: {', '.join(nearest)}"
+    shapes = ", ".join(f"{t} ({topology_chips(t):,} chips)" for t in nearest)
+    return f"{allowed}; {topology} is {chips:,} chips, nearest shapes: {shapes}"
 
 
 def tpu_generation(name: str) -> TpuGeneration:

@@ -2,24 +2,81 @@
 
 Shape and single-field rules live here; rules that relate fields to the catalog or to each other
 live in plan/pools.py and plan/scheduling.py, and GKE's own rules in model/gke_rules.py, each error naming
-its config path.
+its config path. Every field's docstring is its description in the JSON Schema (`make schema`) and in
+the README's config reference, so they are written for the people who write stack files.
 """
 from __future__ import annotations
 
 from enum import Enum
-from typing import Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
-from gke_ai_batch.model.quantity import parse_quantity
+from gke_ai_batch.model.quantity import FORMAT_HELP, parse_quantity
+from gke_ai_batch.model.suggest import unknown_key
 from gke_ai_batch.vocabulary import ClusterMode
 
-DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 CONFIG_KEY = "platform"
 
 
+class Rule(NamedTuple):
+    """A text rule as a pattern (for validation and the schema) and in words (for error messages)."""
+
+    pattern: str
+    words: str
+
+
+DNS_LABEL = Rule(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+                 "lowercase letters, digits and '-', starting and ending with a letter or digit")
+CLUSTER_NAME = Rule(r"^[a-z]([-a-z0-9]*[a-z0-9])?$",
+                    "lowercase letters, digits and '-', starting with a letter and not ending with '-'")
+PROJECT_ID = Rule(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$", "a Google Cloud project ID: 6 to 30 lowercase letters, "
+                  "digits and '-', starting with a letter and not ending with '-'")
+REGION = Rule(r"^[a-z]+-[a-z]+\d+$", "a Google Cloud region such as us-east5")
+LABEL_VALUE = Rule(r"^[a-z0-9_-]{1,63}$", "a label value: 1 to 63 lowercase letters, digits, '_' and '-'")
+SECONDS = Rule(r"^\d+s$", "whole seconds followed by s, such as 86400s")
+DURATION = Rule(r"^\d+(s|m|h)$", "a whole number followed by s, m or h, such as 10m")
+RULES_IN_WORDS = {r.pattern: r.words for r in (DNS_LABEL, CLUSTER_NAME, PROJECT_ID, REGION, LABEL_VALUE, SECONDS,
+                                                DURATION)}
+
+
+def text(rule: Rule, default: Any = ..., max_length: int | None = None) -> Any:
+    """A text field that follows `rule` (its words go into the schema, next to the pattern)."""
+    return Field(default, pattern=rule.pattern, max_length=max_length, json_schema_extra={"x-rule": rule.words})
+
+
+def _number_as_quantity(v: object) -> object:
+    """YAML reads `cpu: 2.5` as a float; Kubernetes quantities allow decimals, so keep it as text."""
+    if isinstance(v, float):
+        return int(v) if v.is_integer() else repr(v)
+    return v
+
+
+QUANTITY_SCHEMA = {"anyOf": [{"type": "number"}, {"type": "string"}], "x-rule": FORMAT_HELP}
+Quantity = Annotated[int | str, BeforeValidator(_number_as_quantity), WithJsonSchema(QUANTITY_SCHEMA)]
+
+
+def _quota_or_quantity(schema: dict[str, Any]) -> None:
+    """In the schema, a quota may also be written as a bare quantity (its nominal quota)."""
+    per_resource = schema["additionalProperties"]
+    per_resource["additionalProperties"] = {"anyOf": [per_resource["additionalProperties"], QUANTITY_SCHEMA]}
+
+
 class Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        """An unknown key is named, with the closest known one, before any field is checked (else a
+        misspelt `nominl` reads as "`nominal`: field required")."""
+        if isinstance(data, dict):
+            for key in data:
+                if key not in cls.model_fields:
+                    raise PydanticCustomError("unknown_key", "{words}",
+                                              {"key": str(key), "words": unknown_key(str(key), cls.model_fields)})
+        return data
 
 
 class TpuCapacity(str, Enum):
@@ -38,14 +95,20 @@ class GpuCapacity(str, Enum):
 
 class AuthorizedNetwork(Model):
     cidr: str
+    """An IPv4 range in CIDR notation, such as 10.0.0.0/8, allowed to reach the control plane."""
     name: str = ""
+    """A display name for the range."""
 
 
 class MaintenanceExclusion(Model):
     name: str
-    start: str  # RFC 3339
+    """The exclusion's name."""
+    start: str
+    """Start time, RFC 3339 (2025-12-20T00:00:00Z)."""
     end: str
+    """End time, RFC 3339."""
     scope: Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"] = "NO_MINOR_OR_NODE_UPGRADES"
+    """What GKE holds back during the exclusion."""
 
 
 class MaintenanceWindow(Model):
@@ -53,76 +116,127 @@ class MaintenanceWindow(Model):
     64 hours in the worst 32 days; GKE requires at least 48 (gke_rules, maintenance-availability)."""
 
     start: str = "2025-01-04T00:00:00Z"
+    """First window's start, RFC 3339; its time of day is every window's start."""
     end: str = "2025-01-04T08:00:00Z"
+    """First window's end, RFC 3339."""
     recurrence: str = "FREQ=WEEKLY;BYDAY=SA,SU"
+    """An RFC 5545 RRULE: FREQ=DAILY, or FREQ=WEEKLY;BYDAY=... ."""
 
 
 class ClusterConfig(Model):
-    # GKE API Cluster.name: up to 40 lowercase letters, digits and '-', starting with a letter.
-    name: str = Field(pattern=r"^[a-z]([-a-z0-9]*[a-z0-9])?$", max_length=40)
+    name: str = text(CLUSTER_NAME, max_length=40)
+    """The GKE cluster's name (GKE allows at most 40 characters)."""
     mode: ClusterMode = ClusterMode.STANDARD
+    """standard (node pools declared here) or autopilot (GKE provisions nodes; no node pools)."""
     regional: bool = True
+    """A regional cluster (control plane and nodes across the region's zones) or a zonal one in the first zone."""
     release_channel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"
+    """GKE release channel; flex-start and some accelerators need versions that reach RAPID first."""
     version: str | None = None
+    """Minimum control-plane version (GKE's min_master_version); unset: the channel's default."""
     network: str = "default"
+    """The VPC network's name."""
     subnetwork: str = "default"
+    """The subnet's name, in the platform's region."""
     private_nodes: bool = False
+    """Nodes without external addresses; the control plane keeps its public endpoint."""
     master_ipv4_cidr: str = "172.16.0.0/28"
+    """The control plane's /28 range, for private nodes."""
     master_authorized_networks: list[AuthorizedNetwork] = []
+    """Ranges allowed to reach the control plane; empty: no restriction list."""
     maintenance_window: MaintenanceWindow = MaintenanceWindow()
+    """When GKE may upgrade; must leave at least 48 hours in any 32 days."""
     maintenance_exclusions: list[MaintenanceExclusion] = []
+    """Periods when GKE holds upgrades back."""
     deletion_protection: bool = True
-    security_group: str | None = None  # gke-security-groups@<domain>, for Google Groups for RBAC
+    """Refuse `pulumi destroy` of the cluster until this is set false."""
+    security_group: str | None = None
+    """gke-security-groups@<your domain>, for Google Groups for RBAC (needed when teams name groups)."""
     labels: dict[str, str] = {}
+    """Extra labels on the cluster, added to the platform's labels."""
 
 
 class SystemPoolConfig(Model):
-    name: str = Field("system", pattern=DNS_LABEL)
+    """The CPU pool that runs the controllers (Kueue, JobSet, GKE's own)."""
+
+    name: str = text(DNS_LABEL, "system", max_length=63)
+    """The node pool's name."""
     machine_type: str = "e2-standard-4"
+    """A Compute Engine machine type."""
     min_nodes: int = Field(1, ge=0)
+    """Autoscaling minimum, per zone."""
     max_nodes: int = Field(3, ge=1)
+    """Autoscaling maximum, per zone."""
     disk_size_gb: int = Field(100, ge=10)
+    """Boot disk size in GB."""
 
 
 class TpuPoolConfig(Model):
-    name: str = Field(pattern=DNS_LABEL, max_length=36)
+    """TPU slices of one shape: each slice is one node pool (a multislice pool is `slices` node pools)."""
+
+    name: str = text(DNS_LABEL, max_length=36)
+    """The pool's name; node pools are named <name>-<slice> when there are several slices."""
     generation: str
+    """TPU generation, from the catalog: v4, v5e, v5p, v6e or tpu7x."""
     topology: str
+    """Slice topology such as 2x4 or 4x4x4; the catalog lists each generation's shapes."""
     machine_type: str | None = None
+    """A TPU machine type of the generation; unset: the 4-chip machine (the -8t for single-host shapes)."""
     slices: int = 1
+    """Number of slices (node pools) of this shape; more than one makes a multislice pool."""
     capacity: TpuCapacity = TpuCapacity.ON_DEMAND
+    """How the capacity is obtained: on-demand, spot, reservation or flex-start."""
     reservation: str | None = None
-    zones: list[str] = []  # default: the platform's first zone
-    max_run_duration: str | None = Field(None, pattern=r"^\d+s$")
-    flavor: str | None = Field(None, pattern=DNS_LABEL)
+    """The reservation to consume (capacity: reservation)."""
+    zones: list[str] = []
+    """The zone of the slices; unset: the platform's first zone."""
+    max_run_duration: str | None = text(SECONDS, None)
+    """Flex-start only: how long a node may run before GKE reclaims it."""
+    flavor: str | None = text(DNS_LABEL, None, max_length=63)
+    """The Kueue ResourceFlavor; pools of one shape may share one. Unset: the pool's name."""
 
 
 class GpuPoolConfig(Model):
-    name: str = Field(pattern=DNS_LABEL, max_length=36)
+    name: str = text(DNS_LABEL, max_length=36)
+    """The node pool's name."""
     gpu: str
+    """GKE's GPU name from the catalog, such as nvidia-h100-80gb or nvidia-l4."""
     machine_type: str | None = None
+    """A machine type that carries the GPU; unset: the catalog's default for it."""
     capacity: GpuCapacity = GpuCapacity.ON_DEMAND
+    """on-demand, spot, reservation, or queued-provisioning (Dynamic Workload Scheduler)."""
     reservation: str | None = None
-    nodes: int = Field(1, ge=0)  # fixed size (on-demand, spot, reservation)
-    max_nodes: int | None = Field(None, ge=1)  # total autoscaling ceiling (queued provisioning)
+    """The reservation to consume (capacity: reservation)."""
+    nodes: int = Field(1, ge=0)
+    """Fixed node count per zone (on-demand, spot, reservation)."""
+    max_nodes: int | None = Field(None, ge=1)
+    """Autoscaling ceiling over all zones (queued provisioning)."""
     zones: list[str] = []
+    """The pool's zones; unset: the platform's first zone (all of them for queued provisioning)."""
     driver_version: Literal["DEFAULT", "LATEST"] = "LATEST"
+    """The NVIDIA driver GKE installs."""
     gvnic: bool = True
-    max_run_duration: str | None = Field(None, pattern=r"^\d+s$")
-    flavor: str | None = Field(None, pattern=DNS_LABEL)
-
-
-Quantity = int | str
+    """Google Virtual NIC, for the network bandwidth GPU machines are rated for."""
+    max_run_duration: str | None = text(SECONDS, None)
+    """Queued provisioning only: how long a node may run before GKE reclaims it."""
+    flavor: str | None = text(DNS_LABEL, None, max_length=63)
+    """The Kueue ResourceFlavor; pools of one shape may share one. Unset: the pool's name."""
 
 
 class QuotaSpec(Model):
+    """A team's quota of one resource in one flavor. Written as a bare quantity (`google.com/tpu: 16`),
+    it is the nominal quota."""
+
     nominal: Quantity
+    """What the queue is guaranteed, as a Kubernetes quantity (16, 500m, 64Gi, 2.5)."""
     borrowing_limit: Quantity | None = None
+    """How much more it may borrow from its cohort; unset: no limit. Needs a cohort."""
     lending_limit: Quantity | None = None
+    """How much of its nominal quota it may lend to its cohort; unset: all of it. Needs a cohort."""
 
     @field_validator("nominal", "borrowing_limit", "lending_limit")
     @classmethod
-    def _quantity(cls, v: Quantity | None) -> Quantity | None:
+    def _quantity(cls, v: int | str | None) -> int | str | None:
         if v is not None:
             parse_quantity(v)
         return v
@@ -134,23 +248,35 @@ def _quota_spec(v: object) -> object:
 
 class BorrowWithinCohort(Model):
     policy: Literal["Never", "LowerPriority"] = "LowerPriority"
+    """Whether a borrowing workload may preempt lower-priority work in the cohort."""
     max_priority_threshold: int | None = None
+    """Only workloads at or below this priority may be preempted so."""
 
 
 class Preemption(Model):
+    """Kueue's ClusterQueue preemption policy."""
+
     reclaim_within_cohort: Literal["Never", "LowerPriority", "Any"] = "Any"
+    """Whether the queue may take back lent quota by preempting the cohort's borrowers."""
     within_cluster_queue: Literal["Never", "LowerPriority", "LowerOrNewerEqualPriority"] = "LowerPriority"
+    """Whether a workload may preempt others of its own queue."""
     borrow_within_cohort: BorrowWithinCohort | None = None
+    """Preemption while borrowing (not with fair sharing)."""
 
 
 class QueueSpec(Model):
     """What a ClusterQueue holds: quota per flavor and resource, and how it shares and preempts."""
 
     cohort: str | None = None
-    quotas: dict[str, dict[str, QuotaSpec]] = {}
+    """The cohort it borrows from and lends to; one of `cohorts`."""
+    quotas: dict[str, dict[str, QuotaSpec]] = Field({}, json_schema_extra=_quota_or_quantity)
+    """Per flavor (a pool's flavor), per resource (google.com/tpu, nvidia.com/gpu, cpu, memory...): a quota."""
     queueing_strategy: Literal["BestEffortFIFO", "StrictFIFO"] = "BestEffortFIFO"
+    """Kueue's queueing strategy: BestEffortFIFO lets smaller jobs past one that does not fit."""
     preemption: Preemption = Preemption()
+    """When the queue's workloads may preempt others."""
     fair_sharing_weight: Quantity | None = None
+    """The queue's weight under fair sharing (kueue.fair_sharing: true)."""
 
     @field_validator("quotas", mode="before")
     @classmethod
@@ -164,8 +290,10 @@ class QueueSpec(Model):
 class SharedQueue(QueueSpec):
     """A ClusterQueue several teams share (source page 002). `admit: all` selects every namespace."""
 
-    name: str = Field(pattern=DNS_LABEL)
+    name: str = text(DNS_LABEL, max_length=63)
+    """The ClusterQueue's name; teams name it in `cluster_queue`."""
     admit: Literal["teams", "all"] = "teams"
+    """teams: only the namespaces of teams that name it; all: every namespace."""
 
 
 NO_TEAM_DEFAULT_PRIORITY = (
@@ -177,13 +305,22 @@ NO_TEAM_DEFAULT_PRIORITY = (
 
 
 class TeamConfig(Model):
-    name: str = Field(pattern=DNS_LABEL, max_length=40)
-    namespaces: list[str] = []  # default: [name]
-    groups: list[str] = []  # Google groups granted edit in the team's namespaces
-    default_priority: str | None = None  # refused: see NO_TEAM_DEFAULT_PRIORITY
-    local_queue: str | None = Field(None, pattern=DNS_LABEL)  # default: <name>-queue
-    cluster_queue: str | None = Field(None, pattern=DNS_LABEL)  # a shared queue, or this team's own
-    queue: QueueSpec | None = None  # this team's own ClusterQueue
+    """One team: its namespaces, a LocalQueue in each, and its own or a shared ClusterQueue."""
+
+    name: str = text(DNS_LABEL, max_length=40)
+    """The team's name."""
+    namespaces: list[str] = []
+    """Its namespaces (names of lowercase letters, digits and '-'); unset: one named after the team."""
+    groups: list[str] = []
+    """Google groups granted edit rights in the team's namespaces (needs cluster.security_group)."""
+    default_priority: str | None = None
+    """Refused: Kueue 0.19 has no per-team default priority (see the error for what to do)."""
+    local_queue: str | None = text(DNS_LABEL, None, max_length=63)
+    """The LocalQueue's name in each namespace; unset: <name>-queue."""
+    cluster_queue: str | None = text(DNS_LABEL, None, max_length=63)
+    """A shared queue's name, or the name of the team's own ClusterQueue (default: the team's name)."""
+    queue: QueueSpec | None = None
+    """The team's own ClusterQueue; leave it out to use a shared queue named in cluster_queue."""
 
     @field_validator("default_priority")
     @classmethod
@@ -197,25 +334,36 @@ class TeamConfig(Model):
     def _ns(cls, v: list[str]) -> list[str]:
         import re
         for ns in v:
-            if not re.match(DNS_LABEL, ns) or len(ns) > 63:
-                raise ValueError(f"namespace {ns!r} is not a DNS-1123 label")
+            if not re.match(DNS_LABEL.pattern, ns) or len(ns) > 63:
+                raise ValueError(f"namespace {ns!r} is not a namespace name: {DNS_LABEL.words}, "
+                                 "at most 63 characters")
         return v
 
 
 class CohortConfig(Model):
-    name: str = Field(pattern=DNS_LABEL)
+    name: str = text(DNS_LABEL, max_length=63)
+    """The cohort's name; queues name it in `cohort`."""
     parent: str | None = None
+    """A parent cohort, for hierarchical cohorts."""
     fair_sharing_weight: Quantity | None = None
+    """The cohort's weight under fair sharing."""
 
 
 class PriorityConfig(Model):
-    name: str = Field(pattern=DNS_LABEL)
+    name: str = text(DNS_LABEL, max_length=63)
+    """The priority class's name; jobs name it in the kueue.x-k8s.io/priority-class label."""
     value: int
+    """Higher runs first and may preempt lower; at most 1,000,000,000 (Kubernetes)."""
     description: str = ""
+    """What the priority is for."""
     global_default: bool = False
+    """The priority of pods and workloads that name none; at most one priority."""
     preemption_policy: Literal["PreemptLowerPriority", "Never"] = "PreemptLowerPriority"
-    pod_priority_class: bool = True  # scheduling.k8s.io/v1 PriorityClass
-    workload_priority_class: bool = True  # kueue.x-k8s.io WorkloadPriorityClass
+    """Whether pods of this priority preempt lower-priority pods."""
+    pod_priority_class: bool = True
+    """Declare a scheduling.k8s.io/v1 PriorityClass."""
+    workload_priority_class: bool = True
+    """Declare a Kueue WorkloadPriorityClass."""
 
 
 NO_WAIT_FOR_PODS_READY_OFF = (
@@ -224,22 +372,34 @@ NO_WAIT_FOR_PODS_READY_OFF = (
 
 
 class KueueConfig(Model):
+    """The Kueue install and its controller Configuration."""
+
     version: str = "0.19.2"
+    """The Kueue release (Helm chart version)."""
     chart: str = "oci://registry.k8s.io/kueue/charts/kueue"
-    wait_for_pods_ready: bool | None = None  # always on in Kueue 0.19; false is refused
-    wait_for_pods_ready_timeout: str = Field("10m", pattern=r"^\d+(s|m|h)$")
-    # IgnoreUndeclared: quotas cover the accelerators a queue names; cpu and memory requests of its pods
-    # do not block admission (BlockUndeclared, Kueue's default, refuses every pod asking for cpu).
+    """The Helm chart."""
+    wait_for_pods_ready: bool | None = None
+    """Always on in Kueue 0.19; false is refused."""
+    wait_for_pods_ready_timeout: str = text(DURATION, "10m")
+    """How long an admitted workload may take to get all its pods ready before Kueue evicts it."""
     quota_check: Literal["IgnoreUndeclared", "BlockUndeclared"] = "IgnoreUndeclared"
+    """IgnoreUndeclared: quotas cover the accelerators a queue names, and cpu and memory requests of its
+    pods do not block admission (BlockUndeclared, Kueue's default, refuses every pod asking for cpu)."""
     manage_jobs_without_queue_name: bool = True
+    """Gate jobs and pods in team namespaces that name no queue, so nothing runs outside quota."""
     fair_sharing: bool = False
-    default_flavor: str = Field("default-flavor", pattern=DNS_LABEL)
-    dws_admission_check: str = Field("dws-prov", pattern=DNS_LABEL)  # names from source page 004
-    dws_config: str = Field("dws-config", pattern=DNS_LABEL)
-    # Requests and limits of the controller: fixed, so that adding a team never restarts Kueue; the
-    # kueue-controller-size policy says when the number of queues outgrows them.
+    """Kueue's fair sharing of borrowed quota within cohorts."""
+    default_flavor: str = text(DNS_LABEL, "default-flavor", max_length=63)
+    """The flavor for cpu and memory quotas on the system pool."""
+    dws_admission_check: str = text(DNS_LABEL, "dws-prov", max_length=63)
+    """The AdmissionCheck's name for queued provisioning (names from source page 004)."""
+    dws_config: str = text(DNS_LABEL, "dws-config", max_length=63)
+    """The ProvisioningRequestConfig's name."""
     controller_cpu: str = "500m"
+    """The controller's cpu request and limit: fixed, so adding a team never restarts Kueue (the
+    kueue-controller-size policy says when the number of queues outgrows it)."""
     controller_memory: str = "512Mi"
+    """The controller's memory request and limit."""
 
     @field_validator("wait_for_pods_ready")
     @classmethod
@@ -257,29 +417,53 @@ class KueueConfig(Model):
 
 class JobSetConfig(Model):
     version: str = "0.12.0"
+    """The JobSet release (Helm chart version)."""
     chart: str = "oci://registry.k8s.io/jobset/charts/jobset"
+    """The Helm chart."""
     install: Literal["auto", "always", "never"] = "auto"
+    """auto: install JobSet when a pool is multi-host (multislice needs it)."""
 
 
 class PlatformConfig(Model):
-    project: str = Field(pattern=r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
-    region: str = Field(pattern=r"^[a-z]+-[a-z]+\d+$")
+    """One environment: its cluster, node pools, Kueue and JobSet, cohorts, priorities and teams."""
+
+    project: str = text(PROJECT_ID)
+    """The Google Cloud project ID."""
+    region: str = text(REGION)
+    """The region of the cluster and its pools."""
     zones: list[str] = []
-    environment: str = Field(pattern=DNS_LABEL)
+    """Zones of the region for nodes; accelerator pools default to the first."""
+    environment: str = text(DNS_LABEL, max_length=63)
+    """The environment's name (dev, prod...), a label on every resource."""
     production: bool = False
-    owner: str = Field(pattern=r"^[a-z0-9_-]{1,63}$")
-    cost_center: str | None = Field(None, pattern=r"^[a-z0-9_-]{1,63}$")
+    """A production environment (so are ones named prod or production): the policy pack then requires
+    private nodes, authorized networks for the control plane, and deletion protection."""
+    owner: str = text(LABEL_VALUE)
+    """The owning team, a label on every resource."""
+    cost_center: str | None = text(LABEL_VALUE, None)
+    """A cost-center label on every resource."""
     labels: dict[str, str] = {}
+    """Extra labels on every resource."""
     cluster: ClusterConfig
+    """The GKE cluster."""
     system_pool: SystemPoolConfig = SystemPoolConfig()
+    """The CPU pool for the controllers."""
     tpu_pools: list[TpuPoolConfig] = []
+    """TPU slice pools."""
     gpu_pools: list[GpuPoolConfig] = []
+    """GPU node pools."""
     kueue: KueueConfig = KueueConfig()
+    """The Kueue install."""
     jobset: JobSetConfig = JobSetConfig()
+    """The JobSet install."""
     cohorts: list[CohortConfig] = []
+    """Kueue cohorts: groups of queues that lend and borrow quota."""
     shared_queues: list[SharedQueue] = []
+    """ClusterQueues several teams share."""
     priorities: list[PriorityConfig] = []
+    """Priority classes, for preemption and hotswap."""
     teams: list[TeamConfig] = []
+    """The teams, one block each."""
 
     def resource_labels(self) -> dict[str, str]:
         """Labels every GCP resource carries: environment, owner, cost-center, then the user's own."""

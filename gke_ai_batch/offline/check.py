@@ -19,23 +19,47 @@ from pulumi_policy import (
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import unknown_checking_proxy
 
+from gke_ai_batch.model.suggest import closest, shorten
 from gke_ai_batch.policies.pack import policies
 
 from .heap import long_lived_heap
 from .runtime import Registration
 from .stackfile import StackFile
 
+LEVELS = tuple(level.value for level in EnforcementLevel)
+ALL = "all"  # Pulumi's key for every policy of the pack (docs: Configuring policy packs, Enforcement Level)
+
 
 def load_levels(path: str | None) -> dict[str, EnforcementLevel]:
-    """Pack config in Pulumi's shape: {"policy": "advisory"} or {"policy": {"enforcementLevel": ...}}."""
+    """Pack config in Pulumi's shape: {"policy": "advisory"} or {"policy": {"enforcementLevel": ...}},
+    and `all` for every policy (a policy's own entry wins). SystemExit naming the file, the policy and
+    what is allowed for anything else: a bad level must not leave the check silently at its default."""
     if not path:
         return {}
-    out = {}
-    for name, v in json.loads(Path(path).read_text()).items():
-        level = v if isinstance(v, str) else v.get("enforcementLevel")
-        if level:
-            out[name] = EnforcementLevel(level)
-    return out
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"policy config {path}: not a readable JSON file ({e})") from None
+    if not isinstance(doc, dict):
+        raise SystemExit(f"policy config {path}: should be a JSON object of policy name to enforcement level")
+    names = [p.name for p in policies()]
+    levels = {name: _level(path, name, v, names) for name, v in doc.items()}
+    every = levels.pop(ALL, None)
+    return {**({n: every for n in names} if every else {}), **{n: lv for n, lv in levels.items() if lv}}
+
+
+def _level(path: str, name: str, value: Any, names: list[str]) -> EnforcementLevel | None:
+    if name != ALL and name not in names:
+        guess = closest(name, names)
+        raise SystemExit(f"policy config {path}: unknown policy `{shorten(name)}`"
+                         + (f"; did you mean `{guess}`?" if guess else f"; policies: {', '.join(names)}"))
+    level = value.get("enforcementLevel") if isinstance(value, dict) else value
+    if level is None:
+        return None
+    if level not in LEVELS:
+        raise SystemExit(f"policy config {path}: `{name}`: enforcement level {shorten(repr(level))} is not one of "
+                         f"{', '.join(LEVELS)}")
+    return EnforcementLevel(level)
 
 
 def _options(r: Registration) -> PolicyResourceOptions:

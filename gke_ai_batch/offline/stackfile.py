@@ -11,6 +11,8 @@ from typing import Any
 
 import yaml
 
+from gke_ai_batch.model.suggest import closest, shorten
+
 
 @dataclass(frozen=True)
 class Project:
@@ -43,6 +45,54 @@ class StackFile:
         return {k: v if isinstance(v, str) else json.dumps(v) for k, v in self.config.items()}
 
 
+class _UniqueKeys(yaml.SafeLoader):
+    """YAML requires unique keys; PyYAML keeps the last silently (a second `teams:` dropped every team)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                raise yaml.MarkedYAMLError("while reading a mapping", node.start_mark,
+                                           f"duplicate key {key!r}: YAML keys must be unique (the second "
+                                           "would silently replace the first)", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+STACK_FILE_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
+
+
+def read_stack_file(path: Path) -> dict[str, Any]:
+    """The stack file's `config:` mapping; SystemExit with the file, line and column for bad YAML,
+    and in words for a file that is not a stack file."""
+    try:
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeys)  # noqa: S506  # a SafeLoader
+    except UnicodeDecodeError:
+        raise SystemExit(f"{path}: not a text file (a stack file is UTF-8 YAML)") from None
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        raise SystemExit(f"{where}: {e.problem or e.context}") from None
+    if doc is None:
+        return {}
+    if not isinstance(doc, dict):
+        raise SystemExit(f"{path}: a stack file is a mapping with a `config:` key, not {_kind(doc)}")
+    for key in doc:
+        if key not in STACK_FILE_KEYS:
+            guess = closest(str(key), STACK_FILE_KEYS)
+            hint = f"did you mean `{guess}`?" if guess else f"stack files have {', '.join(STACK_FILE_KEYS)}"
+            raise SystemExit(f"{path}: unknown top-level key `{shorten(str(key))}`; {hint}")
+    config = doc.get("config") or {}
+    if not isinstance(config, dict):
+        raise SystemExit(f"{path}: `config:` should be a mapping of `namespace:key: value` lines, not {_kind(config)}")
+    return config
+
+
+def _kind(value: object) -> str:
+    return "a list" if isinstance(value, list) else f"the text {shorten(repr(value))}"
+
+
 def resolve(stack: str) -> StackFile:
     """A stack name of the project, or a path to a Pulumi.<stack>.yaml anywhere."""
     path = Path(stack)
@@ -52,5 +102,4 @@ def resolve(stack: str) -> StackFile:
         raise SystemExit(f"no stack {stack!r}: give a name from {project().stack_dir} "
                          f"({', '.join(project().stacks())}) or a path to a Pulumi.<stack>.yaml file")
     name = path.name.removeprefix("Pulumi.").rsplit(".", 1)[0]
-    doc = yaml.safe_load(path.read_text()) or {}
-    return StackFile(name=name, path=path, config=doc.get("config") or {})
+    return StackFile(name=name, path=path, config=read_stack_file(path))

@@ -11,8 +11,9 @@ from pydantic import BaseModel, ValidationError
 from gke_ai_batch.model.config import GpuPoolConfig, PlatformConfig, SystemPoolConfig, TpuPoolConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
 from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings
+from gke_ai_batch.model.validation import config_error
 from gke_ai_batch.plan.gke_inputs import cluster_inputs, engine_form, node_pool_inputs
-from gke_ai_batch.plan.platform import Platform, config_error, derive_platform
+from gke_ai_batch.plan.platform import Platform, derive_platform
 from gke_ai_batch.plan.pools import (
     PoolContext,
     PoolPlan,

@@ -2,13 +2,16 @@
 `__main__.py`, the offline tools and the tests use. Nothing here touches Pulumi."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
-from gke_ai_batch.model.config import PlatformConfig
+from gke_ai_batch.model.config import CONFIG_KEY, PlatformConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
+from gke_ai_batch.model.suggest import closest, name_list, shorten
+from gke_ai_batch.model.validation import config_error
 from gke_ai_batch.plan.gke_check import enforce_gke_rules
 from gke_ai_batch.plan.pools import PoolPlan, plan_pools
 from gke_ai_batch.plan.scheduling import SchedulingPlan, derive_scheduling
@@ -30,53 +33,25 @@ class Platform:
         return mode == "always" or (mode == "auto" and self.multi_host)
 
 
-def _pydantic_path(loc: tuple[int | str, ...]) -> str:
-    out = ROOT
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part in ("int", "str") or "[" in str(part):
-            continue  # union branch names pydantic adds to the location, e.g. function-after[...]
-        else:
-            out += f".{part}"
-    return out
-
-
-def _short_form(raw: Any, loc: tuple[int | str, ...]) -> bool:
-    """True when a quota was written as a bare quantity (`cpu: 4`), so `.nominal` is not in the file."""
-    node = raw
-    for part in loc[:-1]:
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
-            node = node[part]
-    return bool(loc) and loc[-1] == "nominal" and not isinstance(node, dict)
-
-
-def config_error(e: ValidationError, raw: Any = None) -> ConfigError:
-    """The first pydantic error as a ConfigError: path, value, and what is allowed."""
-    err = e.errors()[0]
-    if _short_form(raw, err["loc"]):
-        err = {**err, "loc": err["loc"][:-1]}
-    msg = err["msg"].removeprefix("Value error, ")
-    if err["type"] == "extra_forbidden":
-        msg = "unknown key; check its spelling against the stack config reference in README.md"
-    elif err["type"] == "enum" or err["type"] == "literal_error":
-        msg = msg.replace("Input should be", "allowed:")
-    value = err.get("input")
-    shown = "" if err["type"] in ("missing",) or isinstance(value, dict) else f"{value!r}: "
-    return ConfigError(_pydantic_path(err["loc"]), f"{shown}{msg}")
-
-
-def build_platform(raw: Any) -> Platform:
-    """Validate and derive everything; raises ConfigError (one, with its path) on bad input."""
+def build_platform(raw: Any, project: str = "gke-ai-batch", config_keys: Iterable[str] = ()) -> Platform:
+    """Validate and derive everything; raises ConfigError (one, with its path) on bad input.
+    `config_keys` are the stack's config keys, to name a misspelt platform key."""
+    if raw is None:
+        raise ConfigError(ROOT, _no_platform_key(f"{project}:{CONFIG_KEY}", list(config_keys)))
     if not isinstance(raw, dict):
-        raise ConfigError(ROOT, "the stack config needs a `gke-ai-batch:platform` mapping")
+        raise ConfigError(ROOT, f"`{project}:{CONFIG_KEY}` should be a mapping of keys to values")
     try:
         cfg = PlatformConfig.model_validate(raw)
     except ValidationError as e:
         raise config_error(e, raw) from None
     return derive_platform(cfg, check_gke_rules=True)
+
+
+def _no_platform_key(key: str, found: list[str]) -> str:
+    guess = closest(key, found)
+    if guess:
+        return f"the stack config has no `{key}` key; it has `{shorten(guess)}`: did you mean `{key}`?"
+    return f"the stack config has no `{key}` key (it has: {name_list(found)})"
 
 
 def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False) -> Platform:

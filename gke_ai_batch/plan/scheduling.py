@@ -6,7 +6,6 @@ reaches the components is already consistent. Emits kueue.x-k8s.io/v1beta2 only.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +13,7 @@ from gke_ai_batch import vocabulary
 from gke_ai_batch.model.config import PlatformConfig, QueueSpec, TeamConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.quantity import parse_quantity, render_quantity
+from gke_ai_batch.model.suggest import name_list
 from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import (
     CLUSTER_QUEUE_LABEL,
@@ -98,10 +98,6 @@ class SchedulingPlan:
     workload_priority_classes: tuple[Manifest, ...]
 
 
-def _name_list(names: Iterable[str]) -> str:
-    return ", ".join(sorted(names)) or "(none)"
-
-
 def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan]) -> dict[str, FlavorPlan]:
     by_name: dict[str, list[PoolPlan]] = {}
     for p in pools:
@@ -149,7 +145,7 @@ def derive_cohorts(cfg: PlatformConfig) -> tuple[Manifest, ...]:
         declared.add(c.name)
         if c.parent is not None and c.parent not in names:
             raise ConfigError(path_of("cohorts", i, "parent"), f"cohort {c.parent!r} does not exist; "
-                              f"declared cohorts: {_name_list(names)}")
+                              f"declared cohorts: {name_list(names)}")
         seen, cur = {c.name}, c.parent
         while cur is not None:
             if cur in seen:
@@ -172,7 +168,7 @@ def _resource_groups(spec: QueueSpec, flavors: dict[str, FlavorPlan], path: str)
         flavor = flavors.get(fname)
         if flavor is None:
             raise ConfigError(fpath, f"flavor {fname!r} does not exist in this environment; "
-                              f"flavors: {_name_list(flavors)}")
+                              f"flavors: {name_list(flavors)}")
         if not resources:
             raise ConfigError(fpath, "a flavor quota needs at least one resource")
         for rname, q in resources.items():
@@ -238,7 +234,7 @@ def _cluster_queue(ctx: _QueueContext, name: str, path: str, spec: QueueSpec, *,
                    shared_all: bool = False) -> Manifest:
     if spec.cohort is not None and spec.cohort not in ctx.cohorts:
         raise ConfigError(f"{path}.cohort", f"cohort {spec.cohort!r} does not exist; declared cohorts: "
-                          f"{_name_list(ctx.cohorts)}")
+                          f"{name_list(ctx.cohorts)}")
     flavors = ctx.flavors
     body: dict[str, Any] = {
         # By label, not by namespace list: a team joining a shared queue changes its namespaces, not the queue.
@@ -369,9 +365,12 @@ def _team_namespaces(cfg: PlatformConfig, shared: set[str]) -> list[tuple[str, .
                 raise ConfigError(f"{path}.cluster_queue", f"ClusterQueue {cq!r} already exists; a team with its "
                                   "own queue needs a unique cluster_queue name")
             own_queues.add(cq)
+        elif t.cluster_queue is None:
+            raise ConfigError(path, "the team has no queue: give it its own `queue` block, or name a shared queue "
+                              f"in `cluster_queue` (shared queues: {name_list(shared)})")
         elif t.cluster_queue not in shared:
             raise ConfigError(f"{path}.cluster_queue", f"{t.cluster_queue!r} is not a shared queue; give the team "
-                              f"its own `queue`, or name a shared queue: {_name_list(shared)}")
+                              f"its own `queue`, or name a shared queue: {name_list(shared)}")
     return team_ns
 
 

@@ -1,0 +1,35 @@
+"""Words for a value that is not allowed: the closest allowed one, and the rest, kept short."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from difflib import get_close_matches
+
+SHOWN = 60  # characters of a bad value echoed back
+LISTED = 12  # names listed before "and N more"
+
+
+def shorten(text: str, limit: int = SHOWN) -> str:
+    """Text cut to `limit` characters, saying how long it was."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def name_list(names: Iterable[str], limit: int = LISTED) -> str:
+    """Sorted names, at most `limit` of them, then how many more."""
+    ordered = sorted(names)
+    if not ordered:
+        return "(none)"
+    more = len(ordered) - limit
+    return ", ".join(ordered[:limit]) + (f" and {more:,} more" if more > 0 else "")
+
+
+def closest(value: str, allowed: Iterable[str]) -> str | None:
+    match = get_close_matches(value, list(allowed), n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
+def unknown_key(key: str, allowed: Iterable[str]) -> str:
+    """"unknown key `nominl`; did you mean `nominal`? Keys here: ..."."""
+    allowed = list(allowed)
+    guess = closest(key, allowed)
+    hint = f"did you mean `{guess}`? " if guess else ""
+    return f"unknown key `{shorten(key)}`; {hint}keys here: {name_list(allowed, limit=30)}"

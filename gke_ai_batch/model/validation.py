@@ -1,0 +1,93 @@
+"""Pydantic's first error as one ConfigError in the words of the stack file: the path, the value
+(shortened), and what is allowed, with no class names, regexes or `None`."""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from gke_ai_batch.model.config import RULES_IN_WORDS
+from gke_ai_batch.model.errors import ROOT, ConfigError
+from gke_ai_batch.model.suggest import shorten
+
+_EXPECTED = {  # pydantic error type -> what the key should hold
+    "model_type": "a mapping of keys to values (`key: value` lines)",
+    "model_attributes_type": "a mapping of keys to values (`key: value` lines)",
+    "dict_type": "a mapping of keys to values (`key: value` lines)",
+    "list_type": "a list (`- item` lines or [a, b])",
+    "string_type": "text",
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "float_type": "a number",
+}
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    out = ROOT
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("int", "str") or "[" in str(part):
+            continue  # union branch names pydantic adds to the location, e.g. function-after[...]
+        else:
+            out += f".{part}"
+    return out
+
+
+def _short_form(raw: Any, loc: tuple[int | str, ...]) -> bool:
+    """True when a quota was written as a bare quantity (`cpu: 4`), so `.nominal` is not in the file."""
+    node = raw
+    for part in loc[:-1]:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+            node = node[part]
+    return bool(loc) and loc[-1] == "nominal" and not isinstance(node, dict)
+
+
+def _kind(value: Any) -> str:
+    """What the file holds, in words."""
+    if value is None:
+        return "nothing (the key is empty)"
+    if isinstance(value, bool):
+        return f"{str(value).lower()}"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return shorten(repr(value))
+
+
+def _message(err: Any) -> str:
+    kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
+    if kind == "unknown_key":
+        return str(ctx["words"])
+    if kind == "missing":
+        return "required, and missing"
+    if kind in _EXPECTED:
+        return f"should be {_EXPECTED[kind]}, not {_kind(value)}"
+    if kind == "string_pattern_mismatch":
+        words = RULES_IN_WORDS.get(ctx.get("pattern", ""), "the allowed form")
+        return f"{_kind(value)} is not allowed: use {words}"
+    if kind == "string_too_long":
+        return f"{_kind(value)} is {len(str(value))} characters; at most {ctx['max_length']} are allowed"
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    if kind in ("enum", "literal_error"):
+        return f"{_kind(value)}: " + msg.replace("Input should be", "allowed:")
+    if isinstance(value, dict | list) or value is None:
+        return msg
+    return f"{_kind(value)}: {msg}"
+
+
+def config_error(e: ValidationError, raw: Any = None) -> ConfigError:
+    """The first pydantic error as a ConfigError: path, value, and what is allowed."""
+    err = e.errors()[0]
+    loc = tuple(err["loc"])
+    if _short_form(raw, loc):
+        loc = loc[:-1]
+    if err["type"] == "unknown_key":
+        loc = (*loc, err["ctx"]["key"])
+    return ConfigError(_path(loc), _message(err))
