@@ -9,26 +9,45 @@ out_flag = $(if $(OUT),--out $(OUT))
 
 WORKLOAD ?= examples/workloads
 
-.PHONY: setup plan check admit admit-all test lint reuse conform check-all golden docs package-schema bench clean
+.PHONY: setup plan check diff admit admit-all test lint reuse conform check-all golden docs package-schema schema bench clean
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
-	$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps -e .
-	touch $@
+PIP := $(VENV)/bin/pip install -q --disable-pip-version-check
+PLANNING := $(VENV)/.planning
+TOOLS := $(VENV)/.tools
 
-setup: $(VENV)/.installed
+# What planning needs (the offline plan, check, diff and admit): requirements.txt and this package.
+$(PLANNING): requirements.txt pyproject.toml
+	@echo "setting up $(VENV) for planning: pulumi, pulumi-gcp, pulumi-kubernetes, pulumi-policy, pydantic, PyYAML"
+	@echo "  (about 450 MB on disk, 300 MB of it pulumi-gcp; about a minute on a fresh machine)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PIP) -r requirements.txt
+	@$(PIP) --no-deps -e .
+	@touch $@
 
-plan: setup  ## make plan STACK=<name|path> [OUT=dir]
+# The rest, for tests, lint and kube-conform: requirements-dev.txt.
+$(TOOLS): $(PLANNING) requirements-dev.txt
+	@echo "adding the test and lint tools to $(VENV): pytest, ruff, mypy, build, and kube-conform's"
+	@echo "  jsonschema, cel-python and kubernetes-validate (about 200 MB more)"
+	@$(PIP) -r requirements-dev.txt
+	@touch $@
+
+setup: $(TOOLS)  ## everything: planning, tests and lint
+
+plan: $(PLANNING)  ## make plan STACK=<name|path> [OUT=dir]
 	$(PY) -m gke_ai_batch.offline plan $(STACK) $(out_flag)
 
-check: setup  ## make check STACK=<name|path> [OUT=dir] [POLICY_CONFIG=file.json]
+check: $(PLANNING)  ## make check STACK=<name|path> [OUT=dir] [POLICY_CONFIG=file.json]
 	$(PY) -m gke_ai_batch.offline check $(STACK) $(out_flag) $(if $(POLICY_CONFIG),--policy-config $(POLICY_CONFIG))
 
-admit: setup  ## make admit STACK=<name|path> WORKLOAD=<file or folder>: would Kueue admit each workload?
+# BASE: the git ref `make diff` compares with; origin/main if this clone has it, else main.
+BASE ?= $(shell git rev-parse --verify --quiet origin/main >/dev/null && echo origin/main || echo main)
+diff: $(PLANNING)  ## make diff STACK=<name|path> [BASE=<git ref>]: what the change since BASE would do to the stack, like a preview
+	$(PY) -m gke_ai_batch.offline.diff $(STACK) $(BASE)
+
+admit: $(PLANNING)  ## make admit STACK=<name|path> WORKLOAD=<file or folder>: would Kueue admit each workload?
 	$(PY) -m gke_ai_batch.offline.admit $(STACK) $(WORKLOAD)
 
-admit-all: setup  ## every sample workload against the stack it is named after
+admit-all: $(PLANNING)  ## every sample workload against the stack it is named after
 	@for f in examples/workloads/*.yaml; do s=$$(basename $$f .yaml); $(PY) -m gke_ai_batch.offline.admit $$s $$f || exit 1; done
 
 test: setup
@@ -53,7 +72,7 @@ conform: setup  ## render every stack and run kube-conform over all manifests
 	@for s in $(STACKS); do $(PY) -m gke_ai_batch.offline plan $$s > /dev/null || exit 1; done
 	$(PY) ../shared/tools/kube-conform --quiet $(foreach s,$(STACKS),out/$(s)/manifests) examples/workloads
 
-check-all: setup  ## the offline policy check of every stack
+check-all: $(PLANNING)  ## the offline policy check of every stack
 	@mkdir -p out
 	@for s in $(STACKS); do $(PY) -m gke_ai_batch.offline check $$s > out/check-$$s.txt || { cat out/check-$$s.txt; exit 1; }; \
 	  tail -n 1 out/check-$$s.txt; done
@@ -61,14 +80,17 @@ check-all: setup  ## the offline policy check of every stack
 golden: setup  ## rewrite the golden plans after a reviewed change
 	UPDATE_GOLDEN=1 $(PY) -m pytest tests/test_golden.py
 
-docs: setup  ## rewrite docs/gke-rules.md and the plan blocks of docs/scenarios/ after a reviewed change
+docs: $(PLANNING)  ## rewrite docs/gke-rules.md and the plan blocks of docs/scenarios/ after a reviewed change
 	$(PY) docs/gke_rules_page.py
 	$(PY) docs/update_plans.py
+
+schema: $(PLANNING)  ## rewrite docs/stack.schema.json and the README's config reference from the config model
+	$(PY) docs/stack_docs.py
 
 package-schema: setup  ## rewrite provider/schema.json (the component package schema) after a reviewed change
 	UPDATE_SCHEMA=1 $(PY) -m pytest -q tests/test_provider.py -k schema_is_current
 
-bench: setup
+bench: $(PLANNING)
 	$(PY) -m bench
 
 clean:

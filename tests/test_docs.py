@@ -1,10 +1,15 @@
-"""The scenario pages show the plan summary their stack prints today."""
+"""The scenario pages show the plan summary their stack prints today; the generated docs (GKE rules,
+stack schema, README config reference) match what they are generated from."""
+import json
 import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gke_ai_batch.offline.render import summary
+
+from .conftest import ROOT, STACKS
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "scenarios"
 
@@ -18,3 +23,52 @@ def test_scenario_page_shows_the_current_plan(plan, page):
 def test_gke_rules_page_is_generated_from_the_table():
     from docs.gke_rules_page import PAGE, render
     assert PAGE.read_text() == render(), "regenerate docs/gke-rules.md with `make docs`"
+
+
+def test_stack_schema_is_generated_from_the_model():
+    from docs.stack_docs import SCHEMA
+    from gke_ai_batch.model.schema_docs import schema_text
+    assert SCHEMA.read_text() == schema_text(), "regenerate docs/stack.schema.json with `make schema`"
+
+
+def test_readme_config_reference_is_generated_from_the_model():
+    from docs.stack_docs import README, readme_with_reference
+    assert README.read_text() == readme_with_reference(README.read_text()), "regenerate it with `make schema`"
+
+
+def _schema_errors(doc) -> list[str]:
+    import jsonschema
+
+    from docs.stack_docs import SCHEMA
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
+    out = []
+    for e in validator.iter_errors(doc):
+        while e.context:  # into the anyOf branch that got furthest, as editors show it
+            e = max(e.context, key=lambda c: len(c.absolute_path))
+        out.append(f"{'/'.join(map(str, e.absolute_path))}: {e.message}")
+    return out
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_shipped_stack_validates_against_the_schema(stack):
+    doc = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())
+    assert _schema_errors(doc) == []
+
+
+@pytest.mark.parametrize("change,where", [
+    (lambda p: p["teams"][0]["queue"]["quotas"]["v6e-flex"].update({"google.com/tpu": {"nominl": 8}}),
+     "config/gke-ai-batch:platform/teams/0/queue/quotas/v6e-flex/google.com~1tpu"),
+    (lambda p: p["tpu_pools"][0].update(capacity="preemptible"), "config/gke-ai-batch:platform/tpu_pools/0/capacity"),
+    (lambda p: p["teams"][0].update(name="Research"), "config/gke-ai-batch:platform/teams/0/name"),
+], ids=["misspelt-key", "bad-capacity", "bad-name"])
+def test_the_schema_flags_what_validation_refuses(change, where):
+    """Editors see the mistakes the plan would refuse."""
+    doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    change(doc["config"]["gke-ai-batch:platform"])
+    errors = _schema_errors(doc)
+    assert errors and any(e.startswith(where.replace("~1", "/")) for e in errors), errors
+
+
+def test_the_schema_refuses_a_misspelt_platform_key():
+    errors = _schema_errors({"config": {"gke-ai-batch:platfrom": {}, "gcp:project": "p"}})
+    assert errors and "gke-ai-batch:platfrom" in errors[0]

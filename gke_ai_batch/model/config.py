@@ -187,7 +187,8 @@ class TpuPoolConfig(Model):
     capacity: TpuCapacity = TpuCapacity.ON_DEMAND
     """How the capacity is obtained: on-demand, spot, reservation or flex-start."""
     reservation: str | None = None
-    """The reservation to consume (capacity: reservation)."""
+    """With capacity reservation: NAME (this project), projects/OWNER/reservations/NAME (shared), or a
+    block of one (NAME/reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK])."""
     zones: list[str] = []
     """The zone of the slices; unset: the platform's first zone."""
     max_run_duration: str | None = text(SECONDS, None)
@@ -206,11 +207,12 @@ class GpuPoolConfig(Model):
     capacity: GpuCapacity = GpuCapacity.ON_DEMAND
     """on-demand, spot, reservation, or queued-provisioning (Dynamic Workload Scheduler)."""
     reservation: str | None = None
-    """The reservation to consume (capacity: reservation)."""
+    """With capacity reservation: NAME (this project), projects/OWNER/reservations/NAME (shared), or a
+    block of one (NAME/reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK])."""
     nodes: int = Field(1, ge=0)
     """Fixed node count per zone (on-demand, spot, reservation)."""
     max_nodes: int | None = Field(None, ge=1)
-    """Autoscaling ceiling over all zones (queued provisioning)."""
+    """Autoscaling ceiling over all zones; required with queued provisioning, which scales from 0."""
     zones: list[str] = []
     """The pool's zones; unset: the platform's first zone (all of them for queued provisioning)."""
     driver_version: Literal["DEFAULT", "LATEST"] = "LATEST"
@@ -353,7 +355,7 @@ class PriorityConfig(Model):
     name: str = text(DNS_LABEL, max_length=63)
     """The priority class's name; jobs name it in the kueue.x-k8s.io/priority-class label."""
     value: int
-    """Higher runs first and may preempt lower; at most 1,000,000,000 (Kubernetes)."""
+    """Higher runs first and may preempt lower; at most 999,999,999 (higher values are Kubernetes' system classes)."""
     description: str = ""
     """What the priority is for."""
     global_default: bool = False

@@ -1,0 +1,365 @@
+"""CLI: `python -m gke_ai_batch.offline.diff STACK BASE`: what the change since BASE would do to STACK, like a preview.
+
+Plans STACK twice under mocks, each side with its own code and its own stack file: as it is at the git ref
+BASE (extracted with `git archive`) and as it is in the working tree. Then compares the two plans by URN and
+prints the resources to create, update and delete, each update's changed input paths with old and new values
+(secrets stay [secret]), dependency and parent changes, and the counts. Offline there is no provider to say
+which changes force a replacement, so none is claimed. Exit 0 with the diff, 2 if BASE or the stack cannot
+be planned.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .stackfile import project
+
+PACKAGE = "gke_ai_batch"
+SECRET = "[secret]"
+WIDTH = 80  # printed values are cut at about this many characters
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+# Runs one side's planner: its link tree first on sys.path, and setuptools' editable finder dropped, so that
+# no module of the installed working tree can stand in for one the side does not have.
+_BOOT = ("import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); "
+         "sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, '__module__', '').startswith('__editable_')]; "
+         "runpy.run_module('gke_ai_batch.offline', run_name='__main__', alter_sys=True)")
+
+Resource = dict[str, Any]
+
+
+class DiffError(Exception):
+    """BASE, the stack or one side's plan cannot be used: one line for the user, exit 2."""
+
+
+class _Absent:
+    """An input key or list item that one side does not have."""
+
+    def __repr__(self) -> str:
+        return "(absent)"
+
+
+ABSENT: Any = _Absent()
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of the diff: a source tree, the project folder to plan in, and the stack file (None: no such stack
+    on this side, so every resource is added or deleted)."""
+    label: str
+    root: Path
+    cwd: Path
+    stack: Path | None
+
+
+@dataclass
+class Diff:
+    """The steps, by type and name: registration order varies from run to run (the program registers
+    concurrently), and a pull-request comment should not reshuffle on every push."""
+    steps: list[tuple[str, Resource, list[str]]] = field(default_factory=list)
+    unchanged: int = 0
+
+    def count(self, op: str) -> int:
+        return sum(1 for s in self.steps if s[0] == op)
+
+
+# --- git and the two trees -----------------------------------------------------------------------------------
+
+def git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """A read-only git command; the caller judges its exit code."""
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=False)
+
+
+def repo_root(here: Path) -> Path:
+    done = git(here, "rev-parse", "--show-toplevel")
+    if done.returncode != 0:
+        raise DiffError(f"{here} is not in a git repository: there is no BASE to compare with")
+    return Path(done.stdout.strip()).resolve()
+
+
+def base_commit(repo: Path, base: str) -> str:
+    """BASE as a commit id; a clear line if it is no ref of this repository or predates the package."""
+    done = git(repo, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}")
+    if base.startswith("-") or done.returncode != 0:
+        raise DiffError(f"BASE {base!r} is not a commit, branch or tag of {repo} (a shallow clone may lack it: "
+                        "fetch with full history)")
+    sha = done.stdout.strip()
+    if git(repo, "cat-file", "-e", f"{sha}:{PACKAGE}/offline/__main__.py").returncode != 0:
+        raise DiffError(f"BASE {base} ({sha[:7]}) predates the {PACKAGE} package (it has no {PACKAGE}/offline/): "
+                        "there is no offline plan of it to compare with")
+    return sha
+
+
+def extract(repo: Path, sha: str, dest: Path) -> None:
+    """BASE's tracked files, as `git archive BASE | tar -x` would write them."""
+    dest.mkdir(parents=True)
+    with subprocess.Popen(["git", "-C", str(repo), "archive", "--format=tar", sha], stdout=subprocess.PIPE) as proc:
+        assert proc.stdout is not None
+        with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
+            tar.extractall(dest, filter="data")
+    if proc.returncode != 0:
+        raise DiffError(f"git archive {sha[:7]} failed (exit {proc.returncode})")
+
+
+def mapped_packages(root: Path) -> dict[str, str]:
+    """Subpackages that setuptools' package-dir maps in from elsewhere (`components` -> components/), as that
+    tree's own pyproject.toml says."""
+    try:
+        doc = tomllib.loads((root / "pyproject.toml").read_text())
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    dirs = doc.get("tool", {}).get("setuptools", {}).get("package-dir", {})
+    prefix = f"{PACKAGE}."
+    return {k[len(prefix):]: v for k, v in dirs.items() if k.startswith(prefix) and "." not in k[len(prefix):]}
+
+
+def link_tree(root: Path, dest: Path) -> Path:
+    """A folder with the tree's installed layout (like `make lint`'s): gke_ai_batch/* linked in, plus the mapped
+    subpackages; first on sys.path, it makes that tree's code the one imported."""
+    pkg = dest / PACKAGE
+    pkg.mkdir(parents=True)
+    for entry in (root / PACKAGE).iterdir():
+        (pkg / entry.name).symlink_to(entry)
+    for name, folder in mapped_packages(root).items():
+        if (root / folder).is_dir() and not (pkg / name).exists():
+            (pkg / name).symlink_to(root / folder)
+    return dest
+
+
+# --- the stack on each side ----------------------------------------------------------------------------------
+
+def stack_name(stack: str) -> str:
+    """The stack's name as the planner derives it: `dev` for both `dev` and `path/Pulumi.dev.yaml`."""
+    return Path(stack).name.removeprefix("Pulumi.").rsplit(".", 1)[0] if is_path(stack) else stack
+
+
+def is_path(stack: str) -> bool:
+    """A path to a stack file even if it does not exist (it may exist on one side only)."""
+    return Path(stack).suffix in (".yaml", ".yml")
+
+
+def locate(stack: str, here: Path, repo: Path) -> tuple[Path, Path | None]:
+    """The project folder relative to the repository, and the stack file if STACK is a path: relative to the
+    repository (each side has its own), or absolute if outside it (both sides plan that same file)."""
+    try:
+        proj = project(here).root
+    except SystemExit as e:  # project() exits with a message outside a Pulumi project
+        raise DiffError(str(e)) from None
+    if not proj.is_relative_to(repo) or not (repo / PACKAGE / "offline").is_dir():
+        raise DiffError(f"run the diff inside the {PACKAGE} repository (its project and {PACKAGE}/offline/): "
+                        f"{repo} has no {PACKAGE}/offline/ or {proj} is outside it")
+    if not is_path(stack):
+        return proj.relative_to(repo), None
+    path = (here / stack).resolve()
+    return proj.relative_to(repo), path.relative_to(repo) if path.is_relative_to(repo) else path
+
+
+def side(label: str, root: Path, proj: Path, stack: str, path: Path | None) -> Side:
+    """Where this side plans and which stack file it plans (a name is looked up in that side's stackConfigDir)."""
+    cwd = root / proj
+    if path is not None:
+        file = root / path  # an absolute path stays as it is
+    elif (cwd / "Pulumi.yaml").is_file():
+        file = project(cwd).stack_dir / f"Pulumi.{stack}.yaml"
+    else:
+        return Side(label, root, cwd, None)
+    return Side(label, root, cwd, file if file.is_file() else None)
+
+
+# --- planning ------------------------------------------------------------------------------------------------
+
+def start(s: Side, tmp: Path, tag: str) -> subprocess.Popen[bytes] | None:
+    """Plan one side in its own process with its own code (both sides run at once)."""
+    if s.stack is None:
+        return None
+    link = link_tree(s.root, tmp / f"{tag}-link")
+    with open(tmp / f"{tag}.err", "wb") as err:
+        return subprocess.Popen([sys.executable, "-c", _BOOT, str(link), "plan", str(s.stack),
+                                 "--out", str(tmp / f"{tag}-out")], cwd=s.cwd, stdout=subprocess.DEVNULL,
+                                stderr=err)
+
+
+def finish(s: Side, proc: subprocess.Popen[bytes] | None, tmp: Path, tag: str) -> list[Resource]:
+    """The side's resources, or its planner's refusal (exit 2, an `error:` line) saying which side it was."""
+    if proc is None:
+        return []
+    code = proc.wait()
+    err = (tmp / f"{tag}.err").read_text(errors="replace").replace(f"{s.root}/", "")
+    if code == 0:
+        try:
+            data: list[Resource] = json.loads((tmp / f"{tag}-out" / "resources.json").read_text())
+        except (OSError, ValueError) as e:  # a planner too old or too new to write resources.json as read here
+            raise DiffError(f"the {s.label} planned but its resources.json is unreadable: {e}") from None
+        return data
+    refusal = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    if code == 2 and refusal:
+        raise DiffError(f"the {s.label} refuses the stack: {refusal[-1].removeprefix('error:').strip()}")
+    sys.stderr.write(err)
+    last = err.strip().splitlines()[-1] if err.strip() else "no message"
+    raise DiffError(f"planning the {s.label} failed (exit {code}): {last}")
+
+
+def plan_both(base: Side, now: Side, tmp: Path) -> tuple[list[Resource], list[Resource]]:
+    """Both sides' resources; a side left running when the other fails is stopped."""
+    procs = start(base, tmp, "base"), start(now, tmp, "now")
+    try:
+        return finish(base, procs[0], tmp, "base"), finish(now, procs[1], tmp, "now")
+    finally:
+        for p in procs:
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+# --- comparing -----------------------------------------------------------------------------------------------
+
+def compare(old: list[Resource], new: list[Resource]) -> Diff:
+    """Match resources by URN: only in the working tree is a create, only at BASE a delete, in both with other
+    inputs, dependencies or parent an update."""
+    before = {r["urn"]: r for r in old}
+    now = {r["urn"] for r in new}
+    diff = Diff()
+    for r in new:
+        if r["urn"] not in before:
+            diff.steps.append(("create", r, []))
+        elif lines := changed(before[r["urn"]], r):
+            diff.steps.append(("update", r, lines))
+        else:
+            diff.unchanged += 1
+    diff.steps += [("delete", r, []) for r in old if r["urn"] not in now]
+    diff.steps.sort(key=lambda s: (s[1]["type"], s[1]["name"], s[1]["urn"]))
+    return diff
+
+
+def changed(old: Resource, new: Resource) -> list[str]:
+    """One line per changed input path, then the parent and each dependency gained or lost."""
+    lines = []
+    for path, a, b in changes(old.get("inputs", {}), new.get("inputs", {})):
+        was, now = shown(a, b)
+        lines.append(f"{path or 'inputs'}: {was} -> {now}")
+    if old.get("parent") != new.get("parent"):
+        lines.append(f"parent: {short(old.get('parent'))} -> {short(new.get('parent'))}")
+    gone, came = set(old.get("dependencies", [])), set(new.get("dependencies", []))
+    lines += [f"dependencies: + {short(u)}" for u in sorted(came - gone)]
+    lines += [f"dependencies: - {short(u)}" for u in sorted(gone - came)]
+    return lines
+
+
+def changes(old: Any, new: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
+    """The leaf paths where two input values differ: dict keys by name, lists of objects by index, lists of
+    plain values as a whole (a namespace list reads better whole than item by item)."""
+    if old == new:
+        return
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in [*old, *(k for k in new if k not in old)]:
+            yield from changes(old.get(key, ABSENT), new.get(key, ABSENT), join(path, key))
+    elif isinstance(old, list) and isinstance(new, list) and any(isinstance(v, dict | list) for v in old + new):
+        for i in range(max(len(old), len(new))):
+            yield from changes(old[i] if i < len(old) else ABSENT, new[i] if i < len(new) else ABSENT,
+                               f"{path}[{i}]")
+    else:
+        yield path, old, new
+
+
+def join(path: str, key: str) -> str:
+    """`spec.resources` for plain keys, `labels["kueue.x-k8s.io/queue-name"]` for the others."""
+    if _IDENT.match(key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{json.dumps(key)}]"
+
+
+def has_secret(value: Any) -> bool:
+    """Whether a value is or holds a masked secret (the plans mask every secret as [secret])."""
+    if isinstance(value, dict):
+        return any(map(has_secret, value.values()))
+    if isinstance(value, list):
+        return any(map(has_secret, value))
+    return bool(value == SECRET)
+
+
+def shown(old: Any, new: Any) -> tuple[str, str]:
+    """Both values as printed: [secret] on both sides if either holds a secret (its old or new plain value
+    could tell it), otherwise compact JSON cut at about WIDTH characters."""
+    if has_secret(old) or has_secret(new):
+        return SECRET, SECRET
+    return show(old), show(new)
+
+
+def show(value: Any) -> str:
+    """Compact JSON (strings quoted, so `"8"` and `8` differ), cut so that one line stays readable."""
+    text = repr(value) if value is ABSENT else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= WIDTH else text[:WIDTH - 1] + "…"
+
+
+def short(urn: str | None) -> str:
+    """`type name` of a URN (its last type and its name), or (none)."""
+    if not urn:
+        return "(none)"
+    types, _, name = urn.rpartition("::")
+    return f"{types.rpartition('$')[2].rpartition('::')[2]} {name}"
+
+
+# --- report --------------------------------------------------------------------------------------------------
+
+SIGNS = {"create": "+", "update": "~", "delete": "-"}
+
+
+def report(name: str, base: Side, now: Side, diff: Diff) -> str:
+    """Preview-like text: a header, one line per step with its changed paths under it, then the counts."""
+    out = [f"stack {name}: {base.label} -> {now.label}"]
+    out += [f"stack {name} does not exist at the {s.label}: every resource is {what}"
+            for s, what in ((base, "added"), (now, "deleted")) if s.stack is None]
+    out.append("")
+    for op, r, lines in diff.steps:
+        out.append(f"{SIGNS[op]} {op}  {r['type']}  {r['name']}")
+        out += [f"      {line}" for line in lines]
+    if not diff.steps:
+        out.append("no changes")
+    out += ["", f"{diff.count('create')} to add, {diff.count('update')} to change, {diff.count('delete')} to delete, "
+                f"{diff.unchanged} unchanged"]
+    return "\n".join(out)
+
+
+def run(stack: str, base: str, here: Path) -> str:
+    """The diff of STACK between BASE and the working tree of the repository around `here`."""
+    repo = repo_root(here)
+    sha = base_commit(repo, base)
+    proj, path = locate(stack, here, repo)
+    with tempfile.TemporaryDirectory(prefix="gke-ai-batch-diff-") as name:
+        tmp = Path(name)
+        extract(repo, sha, tmp / "base")
+        before = side(f"BASE {base} ({sha[:7]})", tmp / "base", proj, stack, path)
+        after = side("working tree", repo, proj, stack, path)
+        if before.stack is None and after.stack is None:
+            raise DiffError(f"no stack {stack!r} at BASE {base} nor in the working tree")
+        old, new = plan_both(before, after, tmp)
+    return report(stack_name(stack), before, after, compare(old, new))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Exit 0 with the diff printed, 2 with one `error:` line."""
+    ap = argparse.ArgumentParser(prog="python -m gke_ai_batch.offline.diff", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("stack", help="a stack name of the project or a path to Pulumi.<stack>.yaml")
+    ap.add_argument("base", help="the git ref to compare with (branch, tag or commit), e.g. origin/main")
+    args = ap.parse_args(argv)
+    try:
+        print(run(args.stack, args.base, Path.cwd()))
+    except DiffError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

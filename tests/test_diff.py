@@ -1,0 +1,192 @@
+"""`make diff`: what a change since BASE would do to a stack, each side planned with its own code and stack file.
+
+A throwaway git repository holds a copy of this working tree in two commits. BASE (HEAD~1) has older code
+(a shorter Helm timeout in components/, an older JobSet chart default in the core) and a stack that its
+config rules refuse; HEAD raises one quota in dev, removes dev's `training` team, adds a stack and
+deletes the refused one. The three planning diffs run at once (and each plans its two sides in parallel),
+so the file takes a few seconds."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from gke_ai_batch.offline.diff import Side, changed, compare, report, show
+
+ROOT = Path(__file__).resolve().parent.parent
+QUOTA = "v6e-flex: {google.com/tpu: 16}"
+BASE_CODE = {  # file -> (as now, as at BASE)
+    "components/helm_install.py": ("timeout=600", "timeout=300"),
+    "gke_ai_batch/model/config.py": ('version: str = "0.12.0"', 'version: str = "0.11.0"'),
+}
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com",
+                           "-c", "commit.gpgsign=false", *args], check=True, capture_output=True, text=True).stdout
+
+
+def copy_working_tree(dest: Path) -> None:
+    """Tracked and untracked (not ignored) files as they are now, so the copy plans like this tree does."""
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            check=True, capture_output=True, text=True).stdout
+    for name in filter(None, listed.split("\0")):
+        if (ROOT / name).is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, dest / name)
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{path} no longer has {old!r}: update this test's setup"
+    path.write_text(text.replace(old, new, 1))
+
+
+def start(repo: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "gke_ai_batch.offline.diff", *args], cwd=repo,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finish(proc: subprocess.Popen[str]) -> Run:
+    out, err = proc.communicate()
+    return Run(proc.returncode, out, err)
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    repo = tmp_path_factory.mktemp("diff-repo")
+    copy_working_tree(repo)
+    dev = (repo / "stacks/Pulumi.dev.yaml").read_text()
+    for name, (now, then) in BASE_CODE.items():
+        edit(repo / name, now, then)
+    (repo / "stacks/Pulumi.broken.yaml").write_text(dev.replace(QUOTA, "no-such-pool: {google.com/tpu: 16}"))
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    for name, (now, then) in BASE_CODE.items():
+        edit(repo / name, then, now)
+    edit(repo / "stacks/Pulumi.dev.yaml", QUOTA, QUOTA.replace("16", "32"))
+    edit(repo / "stacks/Pulumi.dev.yaml", dev[dev.index("      - name: training"):], "")
+    (repo / "stacks/Pulumi.broken.yaml").unlink()  # gone now: only BASE plans it, and refuses it
+    (repo / "stacks/Pulumi.fresh.yaml").write_text(dev)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "change")
+    return repo
+
+
+@pytest.fixture(scope="module")
+def runs(repo: Path) -> dict[str, Run]:
+    procs = {stack: start(repo, stack, "HEAD~1") for stack in ("dev", "fresh", "stacks/Pulumi.broken.yaml")}
+    return {stack: finish(p) for stack, p in procs.items()}
+
+
+def block(out: str, op: str, type_: str, name: str) -> list[str]:
+    """A step's changed-path lines, from its `~ update  type  name` line to the next step."""
+    lines = out.splitlines()
+    at = lines.index(f"{dict(create='+', update='~', delete='-')[op]} {op}  {type_}  {name}")
+    rest = lines[at + 1:]
+    return [ln.strip() for ln in rest[:next((i for i, ln in enumerate(rest) if not ln.startswith(" ")), len(rest))]]
+
+
+def steps(out: str, sign: str) -> list[str]:
+    return [ln for ln in out.splitlines() if ln.startswith(f"{sign} ")]
+
+
+def test_a_quota_change_shows_its_path_with_old_and_new_value(runs: dict[str, Run]) -> None:
+    dev = runs["dev"]
+    assert dev.code == 0, dev.err
+    assert block(dev.out, "update", "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "queues-cq-research") == [
+        "spec.resourceGroups[0].flavors[1].resources[0].nominalQuota: 16 -> 32"]
+
+
+def test_base_is_planned_with_its_own_code(runs: dict[str, Run]) -> None:
+    """BASE's components/ (mapped into the package) and core are the ones imported, not the installed tree's."""
+    out = runs["dev"].out
+    assert block(out, "update", "kubernetes:helm.sh/v3:Release", "jobset-release") == [
+        'version: "0.11.0" -> "0.12.0"', "timeout: 300 -> 600"]
+    assert block(out, "update", "kubernetes:helm.sh/v3:Release", "kueue-release") == ["timeout: 300 -> 600"]
+
+
+def test_a_removed_team_shows_as_deletes_and_the_counts_add_up(runs: dict[str, Run]) -> None:
+    dev, fresh = runs["dev"].out, runs["fresh"].out
+    everything = [ln[len("+ create  "):] for ln in steps(fresh, "+")]
+    training = [r for r in everything if "training" in r.split("  ")[1]]
+    assert {ln[len("- delete  "):] for ln in steps(dev, "-")} == set(training)
+    assert "gke-ai-batch:index:Team  team-training" in training and len(training) == 8
+    assert not steps(dev, "+")
+    assert dev.splitlines()[-1] == f"0 to add, 3 to change, 8 to delete, {len(everything) - 11} unchanged"
+
+
+def test_a_stack_missing_at_base_is_all_adds(runs: dict[str, Run]) -> None:
+    fresh = runs["fresh"]
+    assert fresh.code == 0, fresh.err
+    assert "stack fresh does not exist at the BASE HEAD~1" in fresh.out
+    adds = len(steps(fresh.out, "+"))
+    assert adds > 30 and fresh.out.splitlines()[-1] == f"{adds} to add, 0 to change, 0 to delete, 0 unchanged"
+
+
+def test_a_refused_plan_says_which_side(runs: dict[str, Run], repo: Path) -> None:
+    broken = runs["stacks/Pulumi.broken.yaml"]
+    base = git(repo, "rev-parse", "--short=7", "HEAD~1").strip()
+    assert broken.code == 2 and broken.out == ""
+    assert broken.err.startswith(f"error: the BASE HEAD~1 ({base}) refuses the stack: stack broken "
+                                 "(stacks/Pulumi.broken.yaml): ")
+    assert "no-such-pool" in broken.err and len(broken.err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("base, says", [
+    ("no-such-branch", "error: BASE 'no-such-branch' is not a commit, branch or tag of "),
+    ("OLD", "predates the gke_ai_batch package"),
+])
+def test_an_unusable_base_is_one_clear_line(repo: Path, base: str, says: str) -> None:
+    if base == "OLD":  # a commit from before the package: an empty tree
+        empty = git(repo, "hash-object", "-w", "-t", "tree", "/dev/null").strip()
+        base = git(repo, "commit-tree", "-m", "old", empty).strip()
+    run = finish(start(repo, "dev", base))
+    assert run.code == 2 and run.out == ""
+    assert says in run.err and len(run.err.splitlines()) == 1 and "Traceback" not in run.err
+
+
+def test_secrets_stay_hidden() -> None:
+    """An input that is secret on either side never prints a value, not even the other side's plain one."""
+    old = {"urn": "u", "inputs": {"kubeconfig": "token: hunter2", "auth": {"a": ["[secret]"]}}}
+    new = {"urn": "u", "inputs": {"kubeconfig": "[secret]", "auth": {"a": ["hunter3"]}}}
+    lines = changed(old, new)
+    assert lines == ["kubeconfig: [secret] -> [secret]", "auth.a: [secret] -> [secret]"]
+
+
+def test_paths_index_lists_of_objects_and_show_absent_keys() -> None:
+    old = {"urn": "u", "parent": "urn:p::a::pulumi:pulumi:Stack$t:index:Team::x", "dependencies": ["urn:p::d::k::y"],
+           "inputs": {"spec": {"groups": [{"n": 1}], "ns": ["a", "b"]},
+                      "metadata": {"labels": {"x.io/q": "a"}, "annotations": {"k": 1}}}}
+    new = {"urn": "u", "parent": "urn:p::a::pulumi:pulumi:Stack$t:index:Team::z", "dependencies": [],
+           "inputs": {"spec": {"groups": [{"n": 2}, {"n": 3}], "ns": ["a"]},
+                      "metadata": {"labels": {"x.io/q": "b"}}}}
+    assert changed(old, new) == [
+        "spec.groups[0].n: 1 -> 2", 'spec.groups[1]: (absent) -> {"n": 3}', 'spec.ns: ["a", "b"] -> ["a"]',
+        'metadata.labels["x.io/q"]: "a" -> "b"', 'metadata.annotations: {"k": 1} -> (absent)',
+        "parent: t:index:Team x -> t:index:Team z", "dependencies: - k y"]
+
+
+def test_long_values_are_cut() -> None:
+    text = show("x" * 200)
+    assert len(text) == 80 and text.endswith("…") and text.startswith('"xxx')
+    assert show("short") == '"short"'
+
+
+def test_no_change_says_so() -> None:
+    r = {"urn": "u", "type": "t", "name": "n", "inputs": {"a": 1}}
+    s = Side("working tree", Path("."), Path("."), Path("s"))
+    assert report("dev", s, s, compare([r], [r])).splitlines()[-3:] == [
+        "no changes", "", "0 to add, 0 to change, 0 to delete, 1 unchanged"]
