@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings, stack_findings
-from gke_ai_batch.model.pool_facts import pool_facts
+from gke_ai_batch.model.pool_facts import PoolFacts, pool_facts
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.suggest import name_list
 from gke_ai_batch.plan.installs import recommended_memory
@@ -21,6 +21,7 @@ from gke_ai_batch.vocabulary import (
     NODE_POOL,
     QUEUED_TAINT,
 )
+from gke_ai_batch.vocabulary import Capacity as CapacityMode
 
 
 class Findings(list[tuple[str | None, str]]):
@@ -65,8 +66,13 @@ class Index:
         return [r for r in self.by_type[HELM_RELEASE] if chart_word in str(r.props.get("chart", ""))]
 
 
+def tolerates_queued(flavor_spec: Mapping[str, Any]) -> bool:
+    """A flavor for queued-provisioning nodes tolerates their taint."""
+    return any(t.get("key") == QUEUED_TAINT["key"] for t in flavor_spec.get("tolerations") or [])
+
+
 def _queued(flavor: Res) -> bool:
-    return any(t.get("key") == QUEUED_TAINT["key"] for t in (flavor.props.get("spec") or {}).get("tolerations") or [])
+    return tolerates_queued(flavor.props.get("spec") or {})
 
 
 @dataclass
@@ -78,6 +84,15 @@ class Capacity:
     fixed: Decimal = Decimal(0)
 
 
+def selects(flavor_spec: Mapping[str, Any], pool: PoolFacts) -> bool:
+    """Does a ResourceFlavor (its spec) select the pool's nodes? Its node labels must match, and a
+    flavor tolerating the queued-provisioning taint selects exactly the queued pools."""
+    labels = flavor_spec.get("nodeLabels") or {}
+    queued = tolerates_queued(flavor_spec)
+    return (pool.capacity == CapacityMode.QUEUED) == queued and all(pool.node_labels.get(k) == v
+                                                                    for k, v in labels.items())
+
+
 def flavor_capacity(ix: Index) -> dict[str, dict[str, Capacity]]:
     """flavor -> resource -> Capacity, for flavors that select nodes of this stack's pools. A flavor
     with no node labels (a default flavor on Standard) matches every node it tolerates: its cpu and
@@ -85,11 +100,9 @@ def flavor_capacity(ix: Index) -> dict[str, dict[str, Capacity]]:
     On Autopilot there are no pools, so nothing is judged."""
     out: dict[str, dict[str, Capacity]] = {}
     for name, flavor in ix.kueue["ResourceFlavor"].items():
-        labels = (flavor.props.get("spec") or {}).get("nodeLabels") or {}
-        queued = _queued(flavor)
-        pools = [f for _, f in ix.pools if (f.capacity == "queued-provisioning") == queued
-                 and all(f.node_labels.get(k) == v for k, v in labels.items())]
-        for f in pools:
+        spec = flavor.props.get("spec") or {}
+        labels = spec.get("nodeLabels") or {}
+        for f in (f for _, f in ix.pools if selects(spec, f)):
             for resource, amount in f.provides().items():
                 if not labels and resource in ACCELERATOR_RESOURCES:
                     continue

@@ -112,9 +112,16 @@ def test_a_topology_says_its_chip_count_and_the_nearest_shapes():
 
 
 def test_a_violation_over_many_teams_is_summarized():
-    from gke_ai_batch.model.suggest import name_list
-    text = name_list(f"team-{i:04d}" for i in range(1000))
-    assert text.endswith("and 988 more") and len(text) < 200
+    """quota-not-guaranteed names the queues promised a flavor; with 40 teams it lists a dozen."""
+    from gke_ai_batch.offline.check import violations
+
+    from .conftest import run_config
+    cfg = platform_of("dev")
+    base = cfg["teams"][0]
+    cfg["teams"] = [{**base, "name": f"team-{i:02d}", "namespaces": [f"team-{i:02d}"]} for i in range(40)]
+    found = [v for v in violations(run_config(cfg)) if v["policy"] == "quota-not-guaranteed"]
+    assert found and all(len(v["message"]) < 400 for v in found)
+    assert "team-00, team-01" in found[0]["message"] and "and 28 more" in found[0]["message"]
 
 
 @pytest.mark.parametrize("config,fragment", [
@@ -137,9 +144,12 @@ def test_policy_config_all_sets_every_policy(tmp_path):
     assert levels["quota-not-guaranteed"] == "disabled"
 
 
-def test_cli_prints_stack_file_errors_without_traceback(tmp_path):
-    bad = tmp_path / "Pulumi.bad.yaml"
+def test_cli_prints_stack_file_errors_without_traceback_and_clears_the_last_plan(tmp_path):
+    out = tmp_path / "o"
+    cli = [sys.executable, "-m", "gke_ai_batch.offline", "plan"]
+    subprocess.run([*cli, "dev", "--out", str(out)], cwd=ROOT, capture_output=True, check=True)
+    bad = tmp_path / "Pulumi.dev.yaml"
     bad.write_text(DEV + "    teams: []\n")
-    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", str(bad), "--out", str(tmp_path / "o")],
-                       cwd=ROOT, capture_output=True, text=True)
-    assert r.returncode != 0 and "duplicate key 'teams'" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run([*cli, str(bad), "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2 and "duplicate key 'teams'" in r.stderr and "Traceback" not in r.stderr
+    assert not (out / "manifests").exists() and not (out / "resources.json").exists()

@@ -150,8 +150,12 @@ def _topology_in_words(topology: str, machines: tuple[TpuMachine, ...]) -> str:
         return f"{allowed}; write it as {sorted_form}"
     chips = prod(dims)
     nearest = sorted(valid, key=lambda t: (abs(topology_chips(t) - chips), t))[:4]
-    shapes = ", ".join(f"{t} ({topology_chips(t):,} chips)" for t in nearest)
-    return f"{allowed}; {topology} is {chips:,} chips, nearest shapes: {shapes}"
+    shapes = ", ".join(f"{t} ({_chips(topology_chips(t))})" for t in nearest)
+    return f"{allowed}; {topology} is {_chips(chips)}, nearest shapes: {shapes}"
+
+
+def _chips(n: int) -> str:
+    return f"{n:,} chip{'' if n == 1 else 's'}"
 
 
 def tpu_generation(name: str) -> TpuGeneration:

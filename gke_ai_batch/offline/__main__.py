@@ -6,9 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from .render import summary, write_outputs
+from .check import load_levels, run_checks
+from .render import remove_outputs, write_outputs
 from .runtime import PlanError, close_thread_loops, run_program
-from .stackfile import project, resolve
+from .stackfile import project, resolve, stack_name
+from .summary import plan_summary
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,22 +21,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", help="output folder (default out/<stack>)")
     ap.add_argument("--policy-config", help="JSON: enforcement level per policy, as in Pulumi policy config")
     args = ap.parse_args(argv)
-    stack = resolve(args.stack)
-    out = Path(args.out) if args.out else project().root / "out" / stack.name
+    out = Path(args.out) if args.out else project().root / "out" / stack_name(args.stack)
     try:
+        levels = load_levels(args.policy_config) if args.command == "check" else {}
+        stack = resolve(args.stack)
         regs = run_program(stack)
-    except PlanError as e:
-        print(f"error: stack {stack.name} ({stack.path}): {e}", file=sys.stderr)
-        return 2
-    write_outputs(regs, out)
+    except (PlanError, SystemExit) as e:
+        return refused(str(e) if isinstance(e, SystemExit) else f"stack {stack.name} ({stack.path}): {e}", out)
+    report = plan_summary(regs)
+    write_outputs(regs, out, report, stack.name)
     print(f"stack {stack.name} ({stack.path})")
-    print(summary(regs))
-    print(f"wrote {out}/resources.json, {out}/manifests/, {out}/helm/")
-    if args.command == "check":
-        from .check import run_checks
-        return run_checks(regs, stack, out, args.policy_config)
-    return 0
+    print(report.console(f"{out}/summary.md"))
+    print(f"wrote {out}/resources.json, {out}/manifests/, {out}/helm/, {out}/summary.md, {out}/queues.mmd")
+    return run_checks(regs, stack, out, levels) if args.command == "check" else 0
 
+
+def refused(message: str, out: Path) -> int:
+    """Say why, and leave no earlier plan's files that would look like this one's."""
+    print(f"error: {message}", file=sys.stderr)
+    removed = remove_outputs(out)
+    if removed:
+        print(f"removed the earlier plan's {', '.join(removed)} from {out}", file=sys.stderr)
+    return 2
 
 if __name__ == "__main__":
     code = main()

@@ -127,8 +127,9 @@ def table(found: list[dict[str, Any]]) -> str:
                      for r in rows)
 
 
-def run_checks(regs: list[Registration], stack: StackFile, out: Path, levels_file: str | None = None) -> int:
-    found = violations(regs, load_levels(levels_file))
+def run_checks(regs: list[Registration], stack: StackFile, out: Path,
+               levels: dict[str, EnforcementLevel] | None = None) -> int:
+    found = violations(regs, levels)
     (out / "violations.json").write_text(json.dumps(found, indent=2) + "\n")
     print(table(found))
     mandatory = [v for v in found if v["level"] == "mandatory"]

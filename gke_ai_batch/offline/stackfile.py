@@ -95,11 +95,18 @@ def _kind(value: object) -> str:
 
 def resolve(stack: str) -> StackFile:
     """A stack name of the project, or a path to a Pulumi.<stack>.yaml anywhere."""
-    path = Path(stack)
-    if not (path.suffix in (".yaml", ".yml") and path.exists()):
-        path = project().stack_dir / f"Pulumi.{stack}.yaml"
+    path = stack_path(stack)
     if not path.exists():
         raise SystemExit(f"no stack {stack!r}: give a name from {project().stack_dir} "
                          f"({', '.join(project().stacks())}) or a path to a Pulumi.<stack>.yaml file")
-    name = path.name.removeprefix("Pulumi.").rsplit(".", 1)[0]
-    return StackFile(name=name, path=path, config=read_stack_file(path))
+    return StackFile(name=stack_name(stack), path=path, config=read_stack_file(path))
+
+
+def stack_path(stack: str) -> Path:
+    path = Path(stack)
+    return path if path.suffix in (".yaml", ".yml") and path.exists() else project().stack_dir / f"Pulumi.{stack}.yaml"
+
+
+def stack_name(stack: str) -> str:
+    """The stack's name, from its name or its file's (known before the file is read)."""
+    return stack_path(stack).name.removeprefix("Pulumi.").rsplit(".", 1)[0]

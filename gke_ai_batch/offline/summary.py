@@ -1,0 +1,212 @@
+"""The readable plan: the cluster, its node pools, the teams and their queues, and the quota each
+ClusterQueue holds on each flavor against what the flavor's pools hold. `make plan` prints it (long
+tables cut short), and writes it whole as out/<stack>/summary.md with the queue diagram."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from gke_ai_batch.policies.stack_rules import Capacity, show
+from gke_ai_batch.vocabulary import FIXED_CAPACITY, HELM_RELEASE, KUEUE_GROUP_TYPE_PREFIX
+
+from .mermaid import Diagram, diagram
+from .runtime import Registration
+from .text import FULL_AT, Block, Row, Table, console, markdown, name_list, plural
+from .view import ClusterQueue, Pool, Quota, StackView, Team, stack_view
+
+CONSOLE_POOLS = 30  # the console shows this many node pools; summary.md shows all
+CONSOLE_TEAMS = 30  # and this many teams
+CONSOLE_QUEUES_PER_QUOTA = 10  # and this many ClusterQueues per flavor and resource
+NOT_GUARANTEED = "*"
+
+
+def _cluster_line(view: StackView) -> list[str]:
+    i = view.cluster
+    if i is None:
+        return []
+    mode = "Autopilot" if i.get("enableAutopilot") else "Standard"
+    return [f"cluster {i['name']} ({mode}, {i['location']}, channel {(i.get('releaseChannel') or {}).get('channel')})"]
+
+
+def _nodes(p: Pool) -> str:
+    """A pool's size in words (pool_facts' sizing() says "node(s)")."""
+    f = p.facts
+    if f.fixed_nodes is not None:
+        return plural(f.fixed_nodes, "node") + (f" x {len(f.zones)} zones" if len(f.zones) > 1 else "")
+    return f"autoscale {f.min_nodes or 0}..{f.max_nodes} ({'total' if f.total_autoscaling else 'per zone'})"
+
+
+def short_zones(zones: Sequence[str]) -> str:
+    """Zones of one region in brace form for the console (us-east5-{a,b,c}); summary.md lists them."""
+    regions = {z.rsplit("-", 1)[0] for z in zones}
+    if len(zones) < 2 or len(regions) != 1:
+        return ", ".join(zones) or "-"
+    return f"{regions.pop()}-{{{','.join(z.rsplit('-', 1)[1] for z in zones)}}}"
+
+
+def _pool_row(p: Pool, zones: str) -> Row:
+    f = p.facts
+    accelerator = f"{p.generation} ({f.accelerator})" if p.generation else f.accelerator or "-"
+    capacity = f"{f.capacity} ({p.reservation})" if p.reservation else f.capacity
+    return (f.name, accelerator, f.topology or "-", f.machine_type, _nodes(p), capacity, zones,
+            f"{f.accelerators:,}" if f.resource else "-")
+
+
+def pool_table(view: StackView) -> Table | None:
+    """Each pool's shape, size, capacity mode (with its reservation) and zones; the TPU generation as
+    the config writes it beside the label GKE puts on the nodes; totals per accelerator at full size."""
+    if not view.pools:
+        return None
+    totals: dict[str, int] = defaultdict(int)
+    for p in view.pools:
+        if p.facts.resource:
+            totals[f"{p.facts.accelerator} ({p.facts.resource})"] += p.facts.accelerators
+    return Table("Node pools", plural(len(view.pools), "node pool"),
+                 ("pool", "accelerator", "topology", "machine", "nodes", "capacity", "zones", "chips/GPUs"),
+                 [_pool_row(p, ", ".join(p.zones) or "-") for p in view.pools],
+                 notes=[f"total {acc}: {n:,} at full size" for acc, n in sorted(totals.items())],
+                 console_rows=[_pool_row(p, short_zones(p.zones)) for p in view.pools],
+                 console_limit=CONSOLE_POOLS, counted="node pool")
+
+
+def _queue_cell(view: StackView, name: str) -> str:
+    cq = view.cluster_queues.get(name)
+    if cq is None:
+        return f"{name} (not declared)"
+    notes = [f"shared by {plural(len(cq.teams), 'team')}"] if len(cq.teams) > 1 else ["shared"] if cq.shared else []
+    notes += ["any namespace"] if cq.admits_all else []  # namespaceSelector {}: not only its teams'
+    return f"{name} ({'; '.join(notes)})" if notes else name
+
+
+def _cohort_cell(view: StackView, queues: Sequence[str]) -> str:
+    cohorts = sorted({c for q in queues if (cq := view.cluster_queues.get(q)) and (c := cq.cohort)})
+    return ", ".join(f"{c} (in {view.cohorts[c]})" if view.cohorts.get(c) else c for c in cohorts) or "-"
+
+
+def _team_row(view: StackView, t: Team, priority: str) -> Row:
+    names = sorted({q.name for q in t.local_queues})
+    lqs = names[0] if len(names) == 1 else ", ".join(f"{q.namespace}/{q.name}" for q in t.local_queues)
+    return (t.name, ", ".join(t.namespaces) or "-", lqs or "-",
+            ", ".join(_queue_cell(view, q) for q in t.cluster_queues) or "-", _cohort_cell(view, t.cluster_queues),
+            priority)
+
+
+def team_table(view: StackView) -> Table:
+    """Who queues where: each team's namespaces, its LocalQueue, the ClusterQueue that admits its jobs
+    (and whether it shares it), the cohort it borrows in, and the priority its jobs get by default."""
+    p = view.default_priority
+    priority = f"{p[0]} ({p[1]:,})" if p else "none (0)"
+    return Table("Teams", plural(len(view.teams), "team"),
+                 ("team", "namespaces", "LocalQueue", "ClusterQueue", "cohort", "default priority"),
+                 [_team_row(view, t, priority) for t in view.teams],
+                 notes=["default priority: what a job naming no priority gets, the global default PriorityClass "
+                        "(Kueue has no per-team default)"],
+                 console_limit=CONSOLE_TEAMS, counted="team")
+
+
+def _limit(q: Quota, limit: Decimal | None) -> str:
+    return "-" if limit is None else show(q.resource, limit)
+
+
+def _queue_label(cq: ClusterQueue) -> str:
+    """The ClusterQueue, with its teams when they are not just the team it is named after."""
+    return cq.name if cq.teams in ([], [cq.name]) else f"{cq.name} ({name_list(cq.teams, 3)})"
+
+
+def _quota_group(view: StackView, flavor: str, resource: str, quotas: list[tuple[ClusterQueue, Quota]]) -> list[Row]:
+    """One flavor and resource: what its pools hold and the sum promised on the first row, then one row
+    per ClusterQueue with its nominal quota, borrowing limit and lending limit."""
+    fl = view.flavors.get(flavor)
+    cap = fl.capacity.get(resource, Capacity()) if fl and fl.pools else None  # no pools: nothing to judge
+    full = "-" if cap is None else show(resource, cap.total)
+    guaranteed = "-" if cap is None else show(resource, cap.fixed) + (
+        f" {NOT_GUARANTEED}" if cap.fixed < cap.total else "")
+    promised = show(resource, sum((q.nominal for _, q in quotas), Decimal(0)))
+    head: Row = (flavor, resource, full, guaranteed, promised)
+    return [(*(head if i == 0 else ("",) * len(head)), _queue_label(cq), show(resource, q.nominal),
+             _limit(q, q.borrowing_limit), _limit(q, q.lending_limit)) for i, (cq, q) in enumerate(quotas)]
+
+
+def _not_guaranteed_note(view: StackView) -> list[str]:
+    shaky = [f"{f.name} ({', '.join(m for m in f.modes if m not in FIXED_CAPACITY)})" for f in view.flavors.values()
+             if any(c.fixed < c.total for c in f.capacity.values())]
+    if not shaky:
+        return []
+    return [f"{NOT_GUARANTEED} not guaranteed (may be reclaimed or never come): {', '.join(shaky)}"]
+
+
+def quota_table(view: StackView) -> Table:
+    """The flavor-by-queue quota table: per flavor and resource, each ClusterQueue's nominal quota,
+    borrowing limit and lending limit, their sum, and what the flavor's pools hold at full size and of
+    that for sure. Policies judge the same numbers; here the reader sees who holds them."""
+    groups: dict[tuple[str, str], list[tuple[ClusterQueue, Quota]]] = defaultdict(list)
+    for cq in view.cluster_queues.values():
+        for q in cq.quotas:
+            groups[(q.flavor, q.resource)].append((cq, q))
+    rows: list[Row] = []
+    short: list[Row] = []
+    for (flavor, resource), quotas in sorted(groups.items()):
+        group = _quota_group(view, flavor, resource, quotas)
+        rows += group
+        short += group[:CONSOLE_QUEUES_PER_QUOTA]
+        if len(group) > CONSOLE_QUEUES_PER_QUOTA:
+            short.append(("",) * 5 + (f"... {len(group) - CONSOLE_QUEUES_PER_QUOTA:,} more", "", "", ""))
+    cut = [f"at most {CONSOLE_QUEUES_PER_QUOTA} ClusterQueues per flavor and resource here; the full table is in "
+           f"{FULL_AT}"] if len(short) < len(rows) else []
+    return Table("Quota by flavor and ClusterQueue", "quota by flavor and ClusterQueue",
+                 ("flavor", "resource", "at full size", "guaranteed", "promised", "ClusterQueue", "nominal",
+                  "borrowing limit", "lending limit"), rows,
+                 notes=["promised: sum of the nominal quotas; at full size: what the flavor's pools hold (of cpu "
+                        "and memory, what GKE leaves allocatable); -: no limit, or no pools",
+                        *_not_guaranteed_note(view)],
+                 console_rows=short, console_notes=cut)
+
+
+def _kueue_line(regs: Sequence[Registration], view: StackView) -> str:
+    kinds = Counter(r.type.rsplit(":", 1)[-1] for r in regs if r.type.startswith(KUEUE_GROUP_TYPE_PREFIX))
+    queues = list(view.cluster_queues)
+    listed = f" ({name_list(queues, 5)})" if queues else ""
+    return (f"kueue: {plural(kinds['ResourceFlavor'], 'flavor')}, {plural(kinds['Cohort'], 'cohort')}, "
+            f"{plural(len(queues), 'ClusterQueue')}{listed}, {plural(kinds['LocalQueue'], 'LocalQueue')}, "
+            f"{plural(kinds['AdmissionCheck'], 'admission check')}")
+
+
+def blocks(regs: Sequence[Registration], view: StackView) -> list[Block]:
+    out: list[Block] = [*_cluster_line(view)]
+    pools = pool_table(view)
+    if pools:
+        out.append(pools)
+    out.append(_kueue_line(regs, view))
+    if view.teams:
+        out.append(team_table(view))
+    quotas = quota_table(view)
+    if quotas.rows:
+        out.append(quotas)
+    releases = sorted(f"{r.inputs['name']} {r.inputs['version']}" for r in regs if r.type == HELM_RELEASE)
+    out += [f"helm: {', '.join(releases) or '(none)'}", f"{plural(len(regs), 'resource')} registered"]
+    return out
+
+
+@dataclass
+class PlanSummary:
+    """The summary of one plan, built once and shown twice: on the console and as summary.md."""
+
+    blocks: list[Block]
+    diagram: Diagram
+
+    def console(self, full_at: str = "summary.md") -> str:
+        return console(self.blocks, full_at)
+
+    def markdown(self, title: str) -> str:
+        lines = markdown(self.blocks, title)
+        lines += ["## Queues", "", "Teams, their LocalQueues, ClusterQueues, cohorts, flavors and node pools "
+                  "(also in queues.mmd).", ""]
+        lines += self.diagram.markdown()
+        return "\n".join(lines) + "\n"
+
+
+def plan_summary(regs: Sequence[Registration]) -> PlanSummary:
+    view = stack_view(regs)
+    return PlanSummary(blocks(regs, view), diagram(view))

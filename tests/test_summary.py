@@ -1,0 +1,190 @@
+"""The readable plan: teams and their queues, quota per flavor and ClusterQueue, pools, the queue
+diagram and summary.md, as built from the registrations; and what a refused plan leaves behind."""
+import re
+
+import yaml
+
+from gke_ai_batch.offline.__main__ import main
+from gke_ai_batch.offline.render import summary, write_outputs
+from gke_ai_batch.offline.summary import CONSOLE_TEAMS, plan_summary, pool_table, quota_table, team_table
+from gke_ai_batch.offline.view import stack_view
+
+from .conftest import planned, platform_of, run_config
+
+TEAM_HEADER = ("team", "namespaces", "LocalQueue", "ClusterQueue", "cohort", "default priority")
+
+
+def rows_by_first(table) -> dict:
+    return {row[0]: dict(zip(table.header, row, strict=True)) for row in table.rows}
+
+
+def quota_groups(table) -> dict:
+    """(flavor, resource) -> {"head": first row, ClusterQueue name: row}, the blanks of a group filled in."""
+    groups: dict = {}
+    key = None
+    for row in table.rows:
+        cells = dict(zip(table.header, row, strict=True))
+        if cells["flavor"]:
+            key = (cells["flavor"], cells["resource"])
+            groups[key] = {"head": cells}
+        groups[key][cells["ClusterQueue"].split(" (")[0]] = cells
+    return groups
+
+
+def test_team_table_shows_each_team_as_the_prod_config_declares_it():
+    cfg = platform_of("prod")
+    default = next(p for p in cfg["priorities"] if p.get("global_default"))
+    rows = rows_by_first(team_table(stack_view(planned("prod"))))
+    assert team_table(stack_view(planned("prod"))).header == TEAM_HEADER
+    assert set(rows) == {t["name"] for t in cfg["teams"]}
+    for t in cfg["teams"]:
+        row = rows[t["name"]]
+        assert row["namespaces"] == ", ".join(sorted(t.get("namespaces") or [t["name"]]))
+        assert row["LocalQueue"] == t.get("local_queue", f"{t['name']}-queue")
+        assert row["ClusterQueue"] == t.get("cluster_queue", t["name"])
+        assert row["cohort"] == t["queue"]["cohort"]
+        assert row["default priority"] == f"{default['name']} ({default['value']:,})"
+    assert re.search(r"^  research +research, research-sandbox +research-queue +research +ml-prod +low-priority ",
+                     summary(planned("prod")), re.M)
+
+
+def test_teams_sharing_a_cluster_queue_each_show_it_as_shared():
+    rows = rows_by_first(team_table(stack_view(planned("batch-teams"))))
+    for team, lq in (("team-a", "lq-team-a"), ("team-b", "lq-team-b")):
+        assert rows[team]["LocalQueue"] == lq
+        assert rows[team]["ClusterQueue"] == "cluster-queue (shared by 2 teams; any namespace)"
+        assert rows[team]["default priority"] == "none (0)"  # batch-teams declares no priorities
+    group = quota_groups(quota_table(stack_view(planned("batch-teams"))))[("default-flavor", "cpu")]
+    assert group["cluster-queue"]["ClusterQueue"] == "cluster-queue (team-a, team-b)"
+    assert group["head"]["at full size"] == "-"  # Autopilot: no pools to hold it
+
+
+def test_quota_table_shows_each_queues_nominal_borrowing_and_lending_against_capacity():
+    groups = quota_groups(quota_table(stack_view(planned("prod"))))
+    v5p = groups[("v5p-res", "google.com/tpu")]
+    assert (v5p["head"]["at full size"], v5p["head"]["guaranteed"], v5p["head"]["promised"]) == ("128", "128", "128")
+    research = v5p["research"]
+    assert (research["nominal"], research["borrowing limit"], research["lending limit"]) == ("48", "16", "16")
+    inference = v5p["inference-eval"]
+    assert (inference["nominal"], inference["borrowing limit"], inference["lending limit"]) == ("16", "32", "-")
+    assert set(v5p) == {"head", "training", "research", "inference-eval"}
+    spot = groups[("v5e-spot", "google.com/tpu")]
+    assert (spot["head"]["at full size"], spot["head"]["promised"]) == ("16", "32")  # promised twice what it holds
+
+
+def test_spot_flex_and_queued_flavors_are_marked_not_guaranteed():
+    table = quota_table(stack_view(planned("prod")))
+    groups = quota_groups(table)
+    for flavor, resource in (("v5e-spot", "google.com/tpu"), ("v6e-flex", "google.com/tpu"),
+                             ("h100-dws", "nvidia.com/gpu")):
+        assert groups[(flavor, resource)]["head"]["guaranteed"] == "0 *", flavor
+    assert groups[("v5p-res", "google.com/tpu")]["head"]["guaranteed"] == "128"
+    note = next(n for n in table.notes if "not guaranteed" in n)
+    for named in ("h100-dws (queued-provisioning)", "v5e-spot (spot)", "v6e-flex (flex-start)"):
+        assert named in note
+    assert "v5p-res" not in note
+
+
+def test_pool_rows_show_the_config_generation_beside_gkes_label_zones_and_reservation():
+    table = pool_table(stack_view(planned("prod")))
+    rows = rows_by_first(table)
+    assert rows["v5e-spot-0"]["accelerator"] == "v5e (tpu-v5-lite-podslice)"
+    assert rows["v5e-spot-0"]["zones"] == "us-east5-c"
+    assert rows["v5p-res-0"]["capacity"] == "reservation (v5p-prod-reservation)"
+    assert rows["h100-dws"]["zones"] == "us-east5-a, us-east5-b"
+    assert rows["h100-dws"]["accelerator"] == "nvidia-h100-80gb"  # GPUs: the config names GKE's label
+    short = {row[0]: row for row in table.console_rows}
+    assert short["system"][table.header.index("zones")] == "us-east5-{a,b,c}"
+    dev = rows_by_first(pool_table(stack_view(planned("dev"))))
+    assert dev["system"]["zones"] == "us-east5-b"  # a zonal cluster's pool runs in the cluster's zone
+
+
+def node_ids(mmd: str) -> dict:
+    """label -> node id, from the node lines of a flowchart."""
+    return {m.group(2): m.group(1) for m in re.finditer(r'^  (\w+)\W{1,2}"([^"]*)"', mmd, re.M)}
+
+
+def test_queue_diagram_links_local_queues_to_cluster_queues_and_flavors_to_pools(tmp_path):
+    write_outputs(planned("prod"), tmp_path, stack="prod")
+    mmd = (tmp_path / "queues.mmd").read_text()
+    assert mmd.startswith("flowchart LR\n")
+    ids = node_ids(mmd)
+    lq, cq = ids["LocalQueue research-queue in research-sandbox"], ids["ClusterQueue research"]
+    assert f"  {lq} --> {cq}\n" in mmd
+    assert f"  {ids['flavor v5e-spot']} --> {ids['pool v5e-spot-1 (spot)']}\n" in mmd
+    assert f"  {cq} -->|\"cohort\"| {ids['cohort ml-prod']}\n" in mmd
+    assert f"  {ids['team research']} --> {lq}\n" in mmd
+    for line in mmd.splitlines()[2:]:  # after the header and its comment: nodes, edges, classes
+        assert re.match(r'^  (\w+\W{1,2}"[^"]*"\W{1,2}|\w+ -->(\|"[^"]*"\|)? \w+|classDef .*|class [\w,]+ \w+)$',
+                        line), line
+
+
+def test_diagram_node_ids_are_safe_for_any_team_name():
+    cfg = platform_of("dev")
+    cfg["teams"].append({"name": "end", "queue": {"quotas": {"v6e-flex": {"google.com/tpu": 4}}}})
+    mmd = plan_summary(run_config(cfg)).diagram.text()
+    ids = node_ids(mmd)
+    assert ids["team end"] == "team_end" and ids["ClusterQueue end"] == "cq_end"  # never the keyword `end`
+    assert "  lq_end_end_queue --> cq_end\n" in mmd
+
+
+def test_summary_md_has_the_tables_and_the_diagram(tmp_path):
+    write_outputs(planned("prod"), tmp_path, stack="prod")
+    md = (tmp_path / "summary.md").read_text()
+    assert md.startswith("# Offline plan of stack prod\n")
+    assert "| team | namespaces | LocalQueue | ClusterQueue | cohort | default priority |\n" \
+           "|---|---|---|---|---|---|" in md
+    assert "| research | research, research-sandbox | research-queue | research | ml-prod | " \
+           "low-priority (1,000,000) |" in md
+    assert "| v5p-res | google.com/tpu | 128 | 128 | 128 | inference-eval | 16 | 32 | - |" in md
+    assert "| v5e-spot | google.com/tpu | 16 | 0 \\* | 32 | inference-eval | 16 | - | 8 |" in md
+    assert "| v5e-spot-0 | v5e (tpu-v5-lite-podslice) | 2x4 |" in md
+    block = re.search(r"```mermaid\n(.*?)```", md, re.S).group(1)
+    assert block == (tmp_path / "queues.mmd").read_text()
+
+
+def test_counts_are_singular_for_one_and_plural_otherwise():
+    dev = summary(planned("dev"))
+    assert "kueue: 3 flavors, 1 cohort, 2 ClusterQueues (research, training), 3 LocalQueues, 1 admission check\n" \
+        in dev
+    assert "2 teams:" in dev and "42 resources registered" in dev
+    flex = summary(planned("flex-start"))
+    assert "0 cohorts, 1 ClusterQueue (batch), 1 LocalQueue, 0 admission checks" in flex and "1 team:" in flex
+    assert "(s)" not in dev + flex and "1 nodes" not in dev + flex
+    cfg = platform_of("dev")
+    cfg["cohorts"].append({"name": "other"})
+    assert ", 2 cohorts, " in summary(run_config(cfg))
+
+
+def test_console_cuts_long_team_tables_and_says_where_the_rest_is():
+    cfg = platform_of("dev")
+    cfg["teams"] += [{"name": f"team-{i:02d}", "queue": {"cohort": "ml", "quotas": {"v6e-flex": {"google.com/tpu": 1}}}}
+                     for i in range(CONSOLE_TEAMS)]
+    report = plan_summary(run_config(cfg))
+    text = report.console("out/big/summary.md")
+    assert f"{CONSOLE_TEAMS + 2} teams:" in text
+    assert "  ... and 2 more teams; the full table is in out/big/summary.md" in text
+    assert "team-29" not in text.split("teams:")[1].split("...")[0]  # sorted: research, team-00.., training last
+    md = report.markdown("big")
+    assert all(f"| team-{i:02d} | team-{i:02d} |" in md for i in range(CONSOLE_TEAMS))
+
+
+def test_refused_plan_removes_the_earlier_plans_files_and_nothing_else(tmp_path, capsys):
+    out = tmp_path / "out"
+    main(["check", "dev", "--out", str(out)])
+    assert {"resources.json", "summary.md", "queues.mmd", "violations.json"} <= {p.name for p in out.iterdir()}
+    assert list((out / "manifests").glob("*.yaml"))
+    (out / "notes.txt").write_text("mine")
+    (out / "manifests" / "README.txt").write_text("mine too")
+    cfg = platform_of("dev")
+    cfg["tpu_pools"][0]["topology"] = "2x3"
+    bad = tmp_path / "Pulumi.dev.yaml"
+    bad.write_text(yaml.safe_dump({"config": {"gke-ai-batch:platform": cfg}}))
+    capsys.readouterr()
+    assert main(["plan", str(bad), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "topology" in err
+    assert f"removed the earlier plan's resources.json, summary.md, queues.mmd, violations.json, manifests/, helm/ " \
+           f"from {out}" in err
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == ["manifests", "manifests/README.txt",
+                                                                       "notes.txt"]
