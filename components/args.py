@@ -26,6 +26,9 @@ class NodePoolTarget(TypedDict):
     """The cluster's pinned GKE version, if any: checked against the version each capacity mode needs."""
     labels: NotRequired[dict[str, str]]
     """Resource labels of the pool's VMs (cost reports; the policy pack requires environment and owner)."""
+    service_account: NotRequired[pulumi.Input[str]]
+    """The nodes' IAM service account: GkeCluster's `node_service_account` output (default: GKE's, the
+    Compute Engine default account, which production refuses)."""
 
 
 class TpuShape(TypedDict):

@@ -10,6 +10,7 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from gke_ai_batch.plan import parts
+from gke_ai_batch.plan.identity import NodeIdentity
 from gke_ai_batch.vocabulary import component_type
 
 
@@ -77,6 +78,8 @@ class ClusterSettingsArgs(TypedDict):
     """Refuse to delete the cluster (default true)."""
     security_group: NotRequired[str]
     """gke-security-groups@<domain>, for Google Groups for RBAC."""
+    node_service_account: NotRequired[str]
+    """An existing service account for the nodes; default: a dedicated one is created."""
     labels: NotRequired[dict[str, str]]
     """Extra resource labels of the cluster."""
 
@@ -143,11 +146,16 @@ class GkeCluster(pulumi.ComponentResource):
     """The control plane's address."""
     kubeconfig: pulumi.Output[str]
     """A kubeconfig using gke-gcloud-auth-plugin (secret)."""
+    node_service_account: pulumi.Output[str]
+    """The nodes' IAM service account: node pools run as it."""
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        _, inputs = parts.cluster(name, args)  # refused before anything registers
+        identity, inputs = parts.cluster(name, args)  # refused before anything registers
         super().__init__(component_type("GkeCluster"), name, None, opts)
-        self.cluster = gcp.container.Cluster(f"{name}-cluster", **inputs, opts=pulumi.ResourceOptions(parent=self))
+        grants = self._node_identity(name, str(args["project"]), identity)
+        self.cluster = gcp.container.Cluster(f"{name}-cluster", **inputs,
+                                             opts=pulumi.ResourceOptions(parent=self, depends_on=grants))
+        self.node_service_account = pulumi.Output.from_input(identity.email)
         self.name, self.location, self.endpoint = self.cluster.name, self.cluster.location, self.cluster.endpoint
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(
             self.cluster.name, self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate,
@@ -155,4 +163,17 @@ class GkeCluster(pulumi.ComponentResource):
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig,
                                      opts=pulumi.ResourceOptions(parent=self))
         self.register_outputs({"name": self.name, "location": self.location, "endpoint": self.endpoint,
-                               "kubeconfig": self.kubeconfig})
+                               "kubeconfig": self.kubeconfig, "nodeServiceAccount": self.node_service_account})
+
+    def _node_identity(self, name: str, project: str, identity: NodeIdentity) -> list[pulumi.Resource]:
+        """The dedicated node service account and its project roles (none for an existing account):
+        the cluster, and with it every node, waits until the roles are granted."""
+        if identity.account_id is None:
+            return []
+        child = pulumi.ResourceOptions(parent=self)
+        account = gcp.serviceaccount.Account(
+            f"{name}-nodes", project=project, account_id=identity.account_id,
+            display_name=identity.display_name, opts=child)
+        return [account, *(gcp.projects.IAMMember(f"{name}-nodes-{role.rsplit('/', 1)[-1]}", project=project,
+                                                  role=role, member=f"serviceAccount:{identity.email}", opts=child)
+                           for role in identity.roles)]

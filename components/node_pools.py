@@ -12,7 +12,7 @@ from gke_ai_batch.plan.pools import PoolPlan
 
 def declare_node_pool(name: str, plan: PoolPlan, target: Mapping[str, Any], parent: pulumi.Resource,
                       depends_on: list[pulumi.Resource] | None = None, **overrides: Any) -> gcp.container.NodePool:
-    inputs = {**node_pool_inputs(plan, dict(target.get("labels") or {})), **overrides}
+    inputs = {**node_pool_inputs(plan, dict(target.get("labels") or {}), target.get("service_account")), **overrides}
     return gcp.container.NodePool(
         name, project=target["project"], cluster=target["cluster"], location=target["location"], **inputs,
         opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on))

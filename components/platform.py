@@ -60,7 +60,8 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     child = pulumi.ResourceOptions(parent=parent)
     gke = GkeCluster("gke", _args(_json(cfg, include=set(parts.CLUSTER_IDENTITY) | {"cluster"})), child)
     target = dict(project=cfg.project, region=cfg.region, cluster=gke.name, location=gke.location,
-                  labels=cfg.resource_labels(), **_json(cfg.cluster, include={"version"}))
+                  labels=cfg.resource_labels(), service_account=gke.node_service_account,
+                  **_json(cfg.cluster, include={"version"}))
     pools = _pools(platform, target, child)
     system = [p for p in pools if isinstance(p, SystemNodePool)]
     # The controllers run on the system pool: install once it exists, not after every accelerator pool

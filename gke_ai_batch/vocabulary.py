@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from enum import Enum
 
+PRODUCTION_ENVIRONMENTS = ("prod", "production")  # environments the policies treat as production
 PACKAGE = "gke-ai-batch"  # the Pulumi package name: component type tokens are `gke-ai-batch:index:<Type>`
 
 

@@ -27,13 +27,7 @@ from .props import as_declared
 PACK_NAME = "gke-ai-batch-policies"
 MANDATORY, ADVISORY = EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY
 REQUIRED_LABELS = ["environment", "owner"]
-PRODUCTION_ENVIRONMENTS = ("prod", "production")
 CLUSTER, NODE_POOL = vocabulary.CLUSTER, vocabulary.NODE_POOL
-
-
-def is_production(cluster_props: Mapping[str, Any]) -> bool:
-    labels = cluster_props.get("resourceLabels") or {}
-    return labels.get("production") == "true" or labels.get("environment") in PRODUCTION_ENVIRONMENTS
 
 
 @dataclass(frozen=True)
@@ -68,13 +62,13 @@ RESOURCE_POLICIES = [
                    rr.queued_provisioning_pool),
     ResourcePolicy("cluster-baseline", "Workload Identity, shielded nodes, a release channel, no legacy ABAC, no "
                    "client certificate, network policy.", MANDATORY, (CLUSTER,),
-                   lambda p: rr.cluster_baseline(p, is_production(p))[0]),
+                   lambda p: rr.cluster_baseline(p, rr.is_production(p))[0]),
     ResourcePolicy("production-hardening", "Production clusters: private nodes, a closed control plane and "
                    "deletion protection.", MANDATORY, (CLUSTER,),
-                   lambda p: rr.cluster_baseline(p, True)[1] if is_production(p) else []),
+                   lambda p: rr.cluster_baseline(p, True)[1] if rr.is_production(p) else []),
     ResourcePolicy("hardening-advisory", "Non-production clusters: the production hardening, as advice.",
                    ADVISORY, (CLUSTER,),
-                   lambda p: [] if is_production(p) else rr.cluster_baseline(p, False)[1]),
+                   lambda p: [] if rr.is_production(p) else rr.cluster_baseline(p, False)[1]),
     ResourcePolicy("required-labels", "Clusters and node pools carry the environment and owner labels (cost "
                    "reports and ownership).", MANDATORY, (CLUSTER, NODE_POOL),
                    lambda p: rr.required_labels(p.get("resourceLabels") or (p.get("nodeConfig") or {}).get(
@@ -112,6 +106,9 @@ STACK_POLICIES = [
                 ADVISORY, sr.kueue_controller_size),
     StackPolicy("one-global-default-priority", "At most one PriorityClass is the global default.", MANDATORY,
                 sr.one_global_default),
+    StackPolicy("node-service-account", "Production nodes run as a dedicated service account, not the Compute "
+                "Engine default one (GKE: Configure GKE node service accounts; CIS GKE 5.2.1).", MANDATORY,
+                sr.node_service_account),
 ]
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.pool_facts import pool_facts
 from gke_ai_batch.plan.scheduling import MAX_USER_PRIORITY
-from gke_ai_batch.vocabulary import KUEUE_API
+from gke_ai_batch.vocabulary import KUEUE_API, PRODUCTION_ENVIRONMENTS
 
 Props = Mapping[str, Any]
 
@@ -97,6 +97,11 @@ def queued_provisioning_pool(props: Props) -> list[str]:
         out.append(f"queued-provisioning pool {name}: turn management.autoRepair off so that running nodes are "
                    "not recreated")
     return out
+
+
+def is_production(cluster_props: Mapping[str, Any]) -> bool:
+    labels = cluster_props.get("resourceLabels") or {}
+    return labels.get("production") == "true" or labels.get("environment") in PRODUCTION_ENVIRONMENTS
 
 
 def cluster_baseline(props: Props, production: bool) -> tuple[list[str], list[str]]:

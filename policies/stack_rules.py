@@ -12,7 +12,9 @@ from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings, stack_
 from gke_ai_batch.model.pool_facts import PoolFacts, pool_facts
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.suggest import name_list
+from gke_ai_batch.plan.identity import is_default_compute_account
 from gke_ai_batch.plan.installs import recommended_memory
+from gke_ai_batch.policies.resource_rules import is_production
 from gke_ai_batch.vocabulary import (
     ACCELERATOR_RESOURCES,
     CLUSTER,
@@ -245,6 +247,26 @@ def one_global_default(resources: Sequence[Res]) -> list[tuple[str | None, str]]
         return [(r.urn, f"PriorityClass {r.name}: {len(defaults)} classes are globalDefault "
                         f"({name_list(d.name for d in defaults)}); keep one") for r in defaults[1:]]
     return []
+
+
+def node_service_account(resources: Sequence[Res]) -> Findings:
+    """In a production cluster, every node pool (on Autopilot, the cluster's node defaults) names a
+    service account other than the Compute Engine default one, which usually holds the project's Editor role."""
+    out = Findings()
+    for cluster, pools in _pools_by_cluster(Index(resources)):
+        if cluster is None or not is_production(cluster.props):
+            continue
+        if cluster.props.get("enableAutopilot"):
+            defaults = (cluster.props.get("clusterAutoscaling") or {}).get("autoProvisioningDefaults") or {}
+            holders = [(cluster, f"cluster {cluster.name}", defaults.get("serviceAccount"))]
+        else:
+            holders = [(p, f"node pool {p.name}", (p.props.get("nodeConfig") or {}).get("serviceAccount"))
+                       for p in pools]
+        for res, what, account in holders:
+            if not account or is_default_compute_account(str(account)):
+                out.append((res.urn, f"{what}: run the nodes as a dedicated service account with "
+                                     "roles/container.defaultNodeServiceAccount, not the Compute Engine default one"))
+    return out
 
 
 def _pools_by_cluster(ix: Index) -> list[tuple[Res | None, list[Res]]]:

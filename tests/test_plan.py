@@ -91,10 +91,13 @@ def test_kubeconfig_is_a_secret_using_the_auth_plugin(plan):
     assert "command: gke-gcloud-auth-plugin" in kubeconfig("c", "1.2.3.4", "Q0E=")
 
 
+UNLABELLED = ("gcp:serviceaccount/account:Account", "gcp:projects/iAMMember:IAMMember")  # IAM has no labels
+
+
 def test_every_gcp_resource_is_labelled(plan):
     for r in plan("dev"):
         labels = r.inputs.get("resourceLabels") or (r.inputs.get("nodeConfig") or {}).get("resourceLabels")
-        if r.type.startswith("gcp:"):
+        if r.type.startswith("gcp:") and r.type not in UNLABELLED:
             expected = {"environment": "dev", "owner": "ml-platform", "cost-center": "ml-research"}
             assert expected.items() <= labels.items()
 
@@ -148,3 +151,46 @@ def test_every_declared_node_pool_reads_back_to_its_plan(plan, stack):
         assert (facts.machine_type, facts.capacity, facts.accelerators, facts.multi_host) == (
             p.machine_type, p.capacity, p.accelerators, p.multi_host), p.name
         assert facts.provides() == p.provides() and p.node_labels.items() <= facts.node_labels.items(), p.name
+
+
+def test_nodes_run_as_a_dedicated_service_account_with_only_the_node_role(plan):
+    """GKE docs: node service accounts need roles/container.defaultNodeServiceAccount; the default
+    Compute Engine account (usually the project's Editor) is what they run as when none is named."""
+    regs = plan("prod")
+    account = next(r for r in regs if r.type == "gcp:serviceaccount/account:Account")
+    email = f"{account.inputs['accountId']}@acme-ml-prod.iam.gserviceaccount.com"
+    roles = [r.inputs for r in regs if r.type == "gcp:projects/iAMMember:IAMMember"]
+    assert roles == [{"member": f"serviceAccount:{email}", "project": "acme-ml-prod",
+                      "role": "roles/container.defaultNodeServiceAccount"}]
+    pools = [r for r in regs if r.type == "gcp:container/nodePool:NodePool"]
+    assert pools and all(p.inputs["nodeConfig"]["serviceAccount"] == email for p in pools)
+    cluster = next(r for r in regs if r.type == "gcp:container/cluster:Cluster")
+    assert account.urn in cluster.dependencies  # nodes never start before their identity exists
+
+
+def test_autopilot_nodes_take_the_service_account_from_the_cluster(plan):
+    cluster = next(r for r in plan("batch-teams") if r.type == "gcp:container/cluster:Cluster")
+    defaults = cluster.inputs["clusterAutoscaling"]["autoProvisioningDefaults"]
+    assert defaults["serviceAccount"] == "kueue-autopilot-nodes@acme-batch-teams.iam.gserviceaccount.com"
+
+
+def test_an_existing_node_service_account_is_used_and_nothing_is_created():
+    from .conftest import platform_of, run_config
+    cfg = platform_of("dev")
+    cfg["cluster"]["node_service_account"] = "gke-nodes@acme-ml-dev.iam.gserviceaccount.com"
+    regs = run_config(cfg)
+    assert not [r for r in regs if r.type.startswith(("gcp:serviceaccount", "gcp:projects"))]
+    assert {r.inputs["nodeConfig"]["serviceAccount"] for r in regs if r.type == "gcp:container/nodePool:NodePool"} == {
+        "gke-nodes@acme-ml-dev.iam.gserviceaccount.com"}
+
+
+def test_production_refuses_the_default_compute_account():
+    from gke_ai_batch.model.errors import ConfigError
+    from gke_ai_batch.plan.platform import build_platform
+
+    from .conftest import platform_of
+    cfg = platform_of("prod")
+    cfg["cluster"]["node_service_account"] = "123456789-compute@developer.gserviceaccount.com"
+    with pytest.raises(ConfigError, match="Compute Engine default service account") as e:
+        build_platform(cfg)
+    assert e.value.path == "platform.cluster.node_service_account"

@@ -296,3 +296,20 @@ def test_default_flavor_cpu_quota_against_the_nodes_it_selects():
                      "hold 681.7; lower the nominal quotas or add nodes"]
     cfg["teams"][0]["queue"]["quotas"]["default-flavor"]["cpu"] = 600
     assert not [v for v in violations(run_config(cfg, "multislice")) if v["policy"] == "quota-within-capacity"]
+
+
+def test_production_node_pools_must_not_run_as_the_default_compute_account(plan):
+    res = stack(plan("prod"))
+    assert sr.node_service_account(res) == []
+    pool = next(r for r in res if r.type.endswith("nodePool:NodePool") and r.props["name"] == "system")
+    pool.props["nodeConfig"].pop("serviceAccount")
+    other = next(r for r in res if r.type.endswith("nodePool:NodePool") and r.props["name"] != "system")
+    other.props["nodeConfig"]["serviceAccount"] = "123-compute@developer.gserviceaccount.com"
+    found = sr.node_service_account(res)
+    assert [urn for urn, _ in found] == [pool.urn, other.urn] or [urn for urn, _ in found] == [other.urn, pool.urn]
+    assert "not the Compute Engine default one" in found[0][1]
+    dev = stack(plan("dev"))  # not production: the default account is not refused there
+    for r in dev:
+        if r.type.endswith("nodePool:NodePool"):
+            r.props["nodeConfig"].pop("serviceAccount")
+    assert sr.node_service_account(dev) == []

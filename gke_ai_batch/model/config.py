@@ -37,8 +37,10 @@ REGION = Rule(r"^[a-z]+-[a-z]+\d+$", "a Google Cloud region such as us-east5")
 LABEL_VALUE = Rule(r"^[a-z0-9_-]{1,63}$", "a label value: 1 to 63 lowercase letters, digits, '_' and '-'")
 SECONDS = Rule(r"^\d+s$", "whole seconds followed by s, such as 86400s")
 DURATION = Rule(r"^\d+(s|m|h)$", "a whole number followed by s, m or h, such as 10m")
+SERVICE_ACCOUNT = Rule(r"^[a-z0-9][-a-z0-9]*@[-a-z0-9.]+\.gserviceaccount\.com$",
+                       "a service account's email, NAME@PROJECT.iam.gserviceaccount.com")
 RULES_IN_WORDS = {r.pattern: r.words for r in (DNS_LABEL, CLUSTER_NAME, PROJECT_ID, REGION, LABEL_VALUE, SECONDS,
-                                                DURATION)}
+                                                DURATION, SERVICE_ACCOUNT)}
 
 
 def text(rule: Rule, default: Any = ..., max_length: int | None = None) -> Any:
@@ -152,6 +154,10 @@ class ClusterConfig(Model):
     """Refuse `pulumi destroy` of the cluster until this is set false."""
     security_group: str | None = None
     """gke-security-groups@<your domain>, for Google Groups for RBAC (needed when teams name groups)."""
+    node_service_account: str | None = text(SERVICE_ACCOUNT, None)
+    """The nodes' IAM service account, an existing one's email; unset: a dedicated one is created
+    (`<cluster>-nodes`) with only the role GKE documents for nodes. The Compute Engine default
+    account is refused in production."""
     labels: dict[str, str] = {}
     """Extra labels on the cluster, added to the platform's labels."""
 

@@ -10,6 +10,7 @@ import re
 from typing import Any, cast
 
 from gke_ai_batch.model.config import PlatformConfig
+from gke_ai_batch.plan.identity import node_identity
 from gke_ai_batch.plan.pools import PoolPlan, WorkloadPolicyPlan
 from gke_ai_batch.vocabulary import RESERVATION_KEY, ClusterMode
 
@@ -64,7 +65,10 @@ def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any
         ip_allocation_policy={}, maintenance_policy=_maintenance(cfg), **_control_plane(cfg),
     )
     if c.mode == ClusterMode.AUTOPILOT:
-        return {**inputs, "enable_autopilot": True}
+        # Autopilot's nodes take their service account from the cluster (gcloud container clusters
+        # create-auto --service-account; the provider's cluster_autoscaling.auto_provisioning_defaults).
+        defaults = {"service_account": node_identity(cfg).email, "oauth_scopes": NODE_SCOPES}
+        return {**inputs, "enable_autopilot": True, "cluster_autoscaling": {"auto_provisioning_defaults": defaults}}
     return {
         **inputs,
         "remove_default_node_pool": True,
@@ -85,11 +89,13 @@ def reservation_affinity(plan: PoolPlan) -> dict[str, Any] | None:
     return None
 
 
-def node_config(plan: PoolPlan, labels: dict[str, str], **extra: Any) -> dict[str, Any]:
-    """Shielded, Workload-Identity-only nodes with the platform's resource labels, and the settings
-    of the plan's capacity mode (spot, flex-start, reservation affinity, maximum run duration)."""
+def node_config(plan: PoolPlan, labels: dict[str, str], service_account: Any = None, **extra: Any) -> dict[str, Any]:
+    """Shielded, Workload-Identity-only nodes with the platform's resource labels and the cluster's node
+    service account (None: GKE's default, the Compute Engine one), and the settings of the plan's
+    capacity mode (spot, flex-start, reservation affinity, maximum run duration)."""
     config: dict[str, Any] = {
         "machine_type": plan.machine_type,
+        **({"service_account": service_account} if service_account is not None else {}),
         "oauth_scopes": NODE_SCOPES,
         "resource_labels": labels,
         "labels": dict(plan.custom_labels),
@@ -129,7 +135,7 @@ def _accelerators(p: PoolPlan) -> dict[str, Any]:
             "gvnic": {"enabled": p.gvnic}}
 
 
-def node_pool_inputs(p: PoolPlan, labels: dict[str, str]) -> dict[str, Any]:
+def node_pool_inputs(p: PoolPlan, labels: dict[str, str], service_account: Any = None) -> dict[str, Any]:
     """A node pool's inputs from its plan (without cluster and location, which are outputs).
 
     Multi-host TPU slices are placed COMPACT with their topology, or by the workload policy that
@@ -139,7 +145,7 @@ def node_pool_inputs(p: PoolPlan, labels: dict[str, str]) -> dict[str, Any]:
     node is never upgraded in place; new nodes start on the new version)."""
     inputs: dict[str, Any] = dict(name=p.name, node_locations=list(p.zones), **_sizing(p),
                   management={"auto_repair": p.auto_repair, "auto_upgrade": True},
-                  node_config=node_config(p, labels, **_accelerators(p)))
+                  node_config=node_config(p, labels, service_account, **_accelerators(p)))
     if p.kind == "system":
         inputs["node_config"]["disk_size_gb"] = p.disk_size_gb
         inputs.pop("node_locations")

@@ -13,6 +13,7 @@ from gke_ai_batch.model.errors import ROOT, ConfigError
 from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings
 from gke_ai_batch.model.validation import config_error
 from gke_ai_batch.plan.gke_inputs import cluster_inputs, engine_form, node_pool_inputs
+from gke_ai_batch.plan.identity import NodeIdentity, node_identity
 from gke_ai_batch.plan.platform import Platform, derive_platform
 from gke_ai_batch.plan.pools import (
     PoolContext,
@@ -96,14 +97,14 @@ def system_pool(name: str, args: Mapping[str, Any]) -> PoolPlan:
 CLUSTER_IDENTITY = ("project", "region", "zones", "environment", "production", "owner", "cost_center", "labels")
 
 
-def cluster(name: str, args: Mapping[str, Any]) -> tuple[PlatformConfig, dict[str, Any]]:
-    """A GkeCluster's validated config and the Cluster inputs, checked against GKE's cluster rules."""
-    def run() -> tuple[PlatformConfig, dict[str, Any]]:
+def cluster(name: str, args: Mapping[str, Any]) -> tuple[NodeIdentity, dict[str, Any]]:
+    """A GkeCluster's node identity and Cluster inputs, checked against GKE's cluster rules."""
+    def run() -> tuple[NodeIdentity, dict[str, Any]]:
         cfg = _validated(PlatformConfig, {**_plain(args, *CLUSTER_IDENTITY), "cluster": dict(args["cluster"])})
         inputs = cluster_inputs(cfg, cfg.resource_labels())
         for rule, finding in cluster_findings(engine_form(inputs)):
             raise ConfigError(f"{rule.field}{finding.at}", finding.message)
-        return cfg, inputs
+        return node_identity(cfg), inputs
     return _named("GkeCluster", name, run)
 
 

@@ -13,6 +13,7 @@ from gke_ai_batch.model.errors import ROOT, ConfigError
 from gke_ai_batch.model.suggest import closest, name_list, shorten
 from gke_ai_batch.model.validation import config_error
 from gke_ai_batch.plan.gke_check import enforce_gke_rules
+from gke_ai_batch.plan.identity import NodeIdentity, node_identity
 from gke_ai_batch.plan.pools import PoolPlan, plan_pools
 from gke_ai_batch.plan.scheduling import SchedulingPlan, derive_scheduling
 
@@ -22,6 +23,7 @@ class Platform:
     config: PlatformConfig
     pools: tuple[PoolPlan, ...]
     scheduling: SchedulingPlan
+    identity: NodeIdentity
 
     @property
     def multi_host(self) -> bool:
@@ -60,4 +62,5 @@ def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False) -> Platf
     pools = plan_pools(cfg)
     if check_gke_rules:
         enforce_gke_rules(cfg, pools)
-    return Platform(config=cfg, pools=tuple(pools), scheduling=derive_scheduling(cfg, pools))
+    return Platform(config=cfg, pools=tuple(pools), scheduling=derive_scheduling(cfg, pools),
+                    identity=node_identity(cfg))
