@@ -47,7 +47,7 @@ def test_duplicate_key_is_refused_where_it_is(tmp_path):
 
 @pytest.mark.parametrize("text,fragment", [
     ("- a\n- b\n", "not a list"),
-    ("hello\n", "not the text 'hello'"),
+    ("hello\n", "not 'hello'"),
     (b"\x89PNG\r\n\x1a\n\x00\xff\xfe", "not a text file"),
     ("config: [1, 2]\n", "`config:` should be a mapping"),
     ("confg:\n  gke-ai-batch:platform: {}\n", "unknown top-level key `confg`; did you mean `config`?"),

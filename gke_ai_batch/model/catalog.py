@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
+from gke_ai_batch.model.suggest import plural
+
 # Node labels GKE sets on accelerator nodes (used by nodeSelectors and Kueue ResourceFlavors).
 
 
@@ -150,12 +152,9 @@ def _topology_in_words(topology: str, machines: tuple[TpuMachine, ...]) -> str:
         return f"{allowed}; write it as {sorted_form}"
     chips = prod(dims)
     nearest = sorted(valid, key=lambda t: (abs(topology_chips(t) - chips), t))[:4]
-    shapes = ", ".join(f"{t} ({_chips(topology_chips(t))})" for t in nearest)
-    return f"{allowed}; {topology} is {_chips(chips)}, nearest shapes: {shapes}"
+    shapes = ", ".join(f"{t} ({plural(topology_chips(t), 'chip')})" for t in nearest)
+    return f"{allowed}; {topology} is {plural(chips, 'chip')}, nearest shapes: {shapes}"
 
-
-def _chips(n: int) -> str:
-    return f"{n:,} chip{'' if n == 1 else 's'}"
 
 
 def tpu_generation(name: str) -> TpuGeneration:

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.machines import allocatable
+from gke_ai_batch.model.suggest import plural
 from gke_ai_batch.vocabulary import FIXED_CAPACITY, FLEX_START_LABEL, SPOT_LABEL
 
 
@@ -86,7 +87,7 @@ class PoolFacts(PoolCapacity):
 
     def sizing(self) -> str:
         if self.fixed_nodes is not None:
-            return f"{self.fixed_nodes} node(s)" + (f" x {len(self.zones)} zones" if len(self.zones) > 1 else "")
+            return plural(self.fixed_nodes, "node") + (f" x {len(self.zones)} zones" if len(self.zones) > 1 else "")
         scope = "total" if self.total_autoscaling else "per zone"
         return f"autoscale {self.min_nodes or 0}..{self.max_nodes} ({scope})"
 

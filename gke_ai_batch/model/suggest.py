@@ -1,4 +1,5 @@
-"""Words for a value that is not allowed: the closest allowed one, and the rest, kept short."""
+"""Words shared by error messages, policy messages and the plan summary: counts with their plurals,
+names listed short, a value described, and the closest allowed value."""
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -6,6 +7,24 @@ from difflib import get_close_matches
 
 SHOWN = 60  # characters of a bad value echoed back
 LISTED = 12  # names listed before "and N more"
+
+
+def plural(n: int, word: str) -> str:
+    """"1 cohort", "2 cohorts": every noun counted takes a plain -s."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def describe(value: object) -> str:
+    """What a file holds, in words: the kind of a mapping or list, else the value itself, shortened."""
+    if value is None:
+        return "nothing (the key is empty)"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return shorten(repr(value))
 
 
 def shorten(text: str, limit: int = SHOWN) -> str:

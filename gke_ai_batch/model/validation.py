@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from gke_ai_batch.model.config import RULES_IN_WORDS
 from gke_ai_batch.model.errors import ROOT, ConfigError
-from gke_ai_batch.model.suggest import shorten
+from gke_ai_batch.model.suggest import describe
 
 _EXPECTED = {  # pydantic error type -> what the key should hold
     "model_type": "a mapping of keys to values (`key: value` lines)",
@@ -48,19 +48,6 @@ def _short_form(raw: Any, loc: tuple[int | str, ...]) -> bool:
     return bool(loc) and loc[-1] == "nominal" and not isinstance(node, dict)
 
 
-def _kind(value: Any) -> str:
-    """What the file holds, in words."""
-    if value is None:
-        return "nothing (the key is empty)"
-    if isinstance(value, bool):
-        return f"{str(value).lower()}"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return shorten(repr(value))
-
-
 def _message(err: Any) -> str:
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
     if kind == "unknown_key":
@@ -68,18 +55,18 @@ def _message(err: Any) -> str:
     if kind == "missing":
         return "required, and missing"
     if kind in _EXPECTED:
-        return f"should be {_EXPECTED[kind]}, not {_kind(value)}"
+        return f"should be {_EXPECTED[kind]}, not {describe(value)}"
     if kind == "string_pattern_mismatch":
         words = RULES_IN_WORDS.get(ctx.get("pattern", ""), "the allowed form")
-        return f"{_kind(value)} is not allowed: use {words}"
+        return f"{describe(value)} is not allowed: use {words}"
     if kind == "string_too_long":
-        return f"{_kind(value)} is {len(str(value))} characters; at most {ctx['max_length']} are allowed"
+        return f"{describe(value)} is {len(str(value))} characters; at most {ctx['max_length']} are allowed"
     msg = str(err["msg"]).removeprefix("Value error, ")
     if kind in ("enum", "literal_error"):
-        return f"{_kind(value)}: " + msg.replace("Input should be", "allowed:")
+        return f"{describe(value)}: " + msg.replace("Input should be", "allowed:")
     if isinstance(value, dict | list) or value is None:
         return msg
-    return f"{_kind(value)}: {msg}"
+    return f"{describe(value)}: {msg}"
 
 
 def config_error(e: ValidationError, raw: Any = None) -> ConfigError:

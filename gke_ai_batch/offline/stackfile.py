@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from gke_ai_batch.model.suggest import closest, shorten
+from gke_ai_batch.model.suggest import closest, describe, shorten
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def read_stack_file(path: Path) -> dict[str, Any]:
     if doc is None:
         return {}
     if not isinstance(doc, dict):
-        raise SystemExit(f"{path}: a stack file is a mapping with a `config:` key, not {_kind(doc)}")
+        raise SystemExit(f"{path}: a stack file is a mapping with a `config:` key, not {describe(doc)}")
     for key in doc:
         if key not in STACK_FILE_KEYS:
             guess = closest(str(key), STACK_FILE_KEYS)
@@ -85,12 +85,9 @@ def read_stack_file(path: Path) -> dict[str, Any]:
             raise SystemExit(f"{path}: unknown top-level key `{shorten(str(key))}`; {hint}")
     config = doc.get("config") or {}
     if not isinstance(config, dict):
-        raise SystemExit(f"{path}: `config:` should be a mapping of `namespace:key: value` lines, not {_kind(config)}")
+        raise SystemExit(f"{path}: `config:` should be a mapping of `namespace:key: value` lines, "
+                         f"not {describe(config)}")
     return config
-
-
-def _kind(value: object) -> str:
-    return "a list" if isinstance(value, list) else f"the text {shorten(repr(value))}"
 
 
 def resolve(stack: str) -> StackFile:

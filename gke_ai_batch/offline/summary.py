@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from gke_ai_batch.model.suggest import name_list, plural
 from gke_ai_batch.policies.stack_rules import Capacity, show
 from gke_ai_batch.vocabulary import FIXED_CAPACITY, HELM_RELEASE, KUEUE_GROUP_TYPE_PREFIX
 
 from .mermaid import Diagram, diagram
 from .runtime import Registration
-from .text import FULL_AT, Block, Row, Table, console, markdown, name_list, plural
+from .text import FULL_AT, Block, Row, Table, console, markdown
 from .view import ClusterQueue, Pool, Quota, StackView, Team, stack_view
 
 CONSOLE_POOLS = 30  # the console shows this many node pools; summary.md shows all
@@ -30,14 +31,6 @@ def _cluster_line(view: StackView) -> list[str]:
     return [f"cluster {i['name']} ({mode}, {i['location']}, channel {(i.get('releaseChannel') or {}).get('channel')})"]
 
 
-def _nodes(p: Pool) -> str:
-    """A pool's size in words (pool_facts' sizing() says "node(s)")."""
-    f = p.facts
-    if f.fixed_nodes is not None:
-        return plural(f.fixed_nodes, "node") + (f" x {len(f.zones)} zones" if len(f.zones) > 1 else "")
-    return f"autoscale {f.min_nodes or 0}..{f.max_nodes} ({'total' if f.total_autoscaling else 'per zone'})"
-
-
 def short_zones(zones: Sequence[str]) -> str:
     """Zones of one region in brace form for the console (us-east5-{a,b,c}); summary.md lists them."""
     regions = {z.rsplit("-", 1)[0] for z in zones}
@@ -50,7 +43,7 @@ def _pool_row(p: Pool, zones: str) -> Row:
     f = p.facts
     accelerator = f"{p.generation} ({f.accelerator})" if p.generation else f.accelerator or "-"
     capacity = f"{f.capacity} ({p.reservation})" if p.reservation else f.capacity
-    return (f.name, accelerator, f.topology or "-", f.machine_type, _nodes(p), capacity, zones,
+    return (f.name, accelerator, f.topology or "-", f.machine_type, p.facts.sizing(), capacity, zones,
             f"{f.accelerators:,}" if f.resource else "-")
 
 

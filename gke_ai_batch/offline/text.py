@@ -10,20 +10,9 @@ Row = tuple[str, ...]
 FULL_AT = "{full_at}"  # in a console note: where the full summary is (out/<stack>/summary.md)
 
 
-def plural(n: int, word: str) -> str:
-    """"1 cohort", "2 cohorts": every noun the summary counts takes a plain -s."""
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-
 def more(n: int, word: str) -> str:
     """"... and 1 more team", "... and 970 more teams": what a shortened list leaves out."""
     return f"... and {n:,} more {word}{'' if n == 1 else 's'}"
-
-
-def name_list(names: Sequence[str], limit: int = 10) -> str:
-    """Names for one line: at most `limit`, then how many more (a stack may have 1,000 queues)."""
-    shown = ", ".join(names[:limit])
-    return shown + (f", and {len(names) - limit:,} more" if len(names) > limit else "")
 
 
 @dataclass
