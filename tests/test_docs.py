@@ -60,7 +60,9 @@ def test_every_shipped_stack_validates_against_the_schema(stack):
      "config/gke-ai-batch:platform/teams/0/queue/quotas/v6e-flex/google.com~1tpu"),
     (lambda p: p["tpu_pools"][0].update(capacity="preemptible"), "config/gke-ai-batch:platform/tpu_pools/0/capacity"),
     (lambda p: p["teams"][0].update(name="Research"), "config/gke-ai-batch:platform/teams/0/name"),
-], ids=["misspelt-key", "bad-capacity", "bad-name"])
+    (lambda p: p["tpu_pools"][0].update(generation="v9"), "config/gke-ai-batch:platform/tpu_pools/0/generation"),
+    (lambda p: p["gpu_pools"][0].update(gpu="nvidia-k80"), "config/gke-ai-batch:platform/gpu_pools/0/gpu"),
+], ids=["misspelt-key", "bad-capacity", "bad-name", "unknown-generation", "unknown-gpu"])
 def test_the_schema_flags_what_validation_refuses(change, where):
     """Editors see the mistakes the plan would refuse."""
     doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())

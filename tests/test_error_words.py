@@ -83,6 +83,9 @@ def test_a_long_value_is_not_echoed_whole():
 def test_name_rule_is_in_words_not_a_regex():
     e = refused(lambda c: c["teams"][0].update(name="Research_Team"))
     assert "lowercase letters, digits and '-'" in e.message and "^" not in e.message
+    assert e.message.endswith("at most 40 characters")  # a team name's own limit
+    e = refused(lambda c: c["teams"][0].update(local_queue="Research"))  # an optional name
+    assert e.message.endswith("at most 63 characters")
 
 
 @pytest.mark.parametrize("quantity,written", [(2.5, "2.5"), ("2.5", "2.5"), ("500m", "500m"), (4, 4)])

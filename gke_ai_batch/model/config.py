@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from gke_ai_batch.model.catalog import GPU_TYPES, TPU_GENERATIONS
 from gke_ai_batch.model.quantity import FORMAT_HELP, parse_quantity
 from gke_ai_batch.model.suggest import unknown_key
 from gke_ai_batch.vocabulary import ClusterMode
@@ -182,8 +183,8 @@ class TpuPoolConfig(Model):
 
     name: str = text(DNS_LABEL, max_length=36)
     """The pool's name; node pools are named <name>-<slice> when there are several slices."""
-    generation: str
-    """TPU generation, from the catalog: v4, v5e, v5p, v6e or tpu7x."""
+    generation: str = Field(json_schema_extra={"enum": list(TPU_GENERATIONS)})
+    """TPU generation, from the catalog."""
     topology: str
     """Slice topology such as 2x4 or 4x4x4; the catalog lists each generation's shapes."""
     machine_type: str | None = None
@@ -206,8 +207,8 @@ class TpuPoolConfig(Model):
 class GpuPoolConfig(Model):
     name: str = text(DNS_LABEL, max_length=36)
     """The node pool's name."""
-    gpu: str
-    """GKE's GPU name from the catalog, such as nvidia-h100-80gb or nvidia-l4."""
+    gpu: str = Field(json_schema_extra={"enum": list(GPU_TYPES)})
+    """GKE's GPU name, from the catalog."""
     machine_type: str | None = None
     """A machine type that carries the GPU; unset: the catalog's default for it."""
     capacity: GpuCapacity = GpuCapacity.ON_DEMAND

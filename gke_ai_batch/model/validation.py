@@ -2,11 +2,13 @@
 (shortened), and what is allowed, with no class names, regexes or `None`."""
 from __future__ import annotations
 
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
 
-from pydantic import ValidationError
+from annotated_types import MaxLen
+from pydantic import BaseModel, ValidationError
 
-from gke_ai_batch.model.config import RULES_IN_WORDS
+from gke_ai_batch.model.config import RULES_IN_WORDS, PlatformConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
 from gke_ai_batch.model.suggest import describe
 
@@ -48,7 +50,7 @@ def _short_form(raw: Any, loc: tuple[int | str, ...]) -> bool:
     return bool(loc) and loc[-1] == "nominal" and not isinstance(node, dict)
 
 
-def _message(err: Any) -> str:
+def _message(err: Any, model: type[BaseModel]) -> str:
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
     if kind == "unknown_key":
         return str(ctx["words"])
@@ -58,7 +60,9 @@ def _message(err: Any) -> str:
         return f"should be {_EXPECTED[kind]}, not {describe(value)}"
     if kind == "string_pattern_mismatch":
         words = RULES_IN_WORDS.get(ctx.get("pattern", ""), "the allowed form")
-        return f"{describe(value)} is not allowed: use {words}"
+        longest = _max_length(model, tuple(err["loc"]))
+        limit = f", at most {longest} characters" if longest else ""
+        return f"{describe(value)} is not allowed: use {words}{limit}"
     if kind == "string_too_long":
         return f"{describe(value)} is {len(str(value))} characters; at most {ctx['max_length']} are allowed"
     msg = str(err["msg"]).removeprefix("Value error, ")
@@ -69,12 +73,35 @@ def _message(err: Any) -> str:
     return f"{describe(value)}: {msg}"
 
 
-def config_error(e: ValidationError, raw: Any = None) -> ConfigError:
-    """The first pydantic error as a ConfigError: path, value, and what is allowed."""
+def _optional_of(annotation: Any) -> Any:
+    """X for `X | None`; anything else as it is."""
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    return args[0] if get_origin(annotation) in (UnionType, Union) and len(args) == 1 else annotation
+
+
+def _max_length(model: type[BaseModel], loc: tuple[int | str, ...]) -> int | None:
+    """The max_length of the field at `loc`, found by walking the model's annotations (pydantic
+    reports a pattern mismatch without the field's other constraints)."""
+    annotation: Any = model
+    info = None
+    for part in loc:
+        annotation = _optional_of(annotation)
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            info = annotation.model_fields.get(str(part))
+            annotation = info.annotation if info else None
+        else:  # a list's item or a mapping's value
+            annotation = (get_args(annotation) or (None,))[-1]
+    limits = [m.max_length for m in (info.metadata if info else []) if isinstance(m, MaxLen)]
+    return limits[0] if limits else None
+
+
+def config_error(e: ValidationError, raw: Any = None, model: type[BaseModel] = PlatformConfig) -> ConfigError:
+    """The first pydantic error as a ConfigError: path, value, and what is allowed (`model`: what
+    was validated, to find the field's length limit)."""
     err = e.errors()[0]
     loc = tuple(err["loc"])
     if _short_form(raw, loc):
         loc = loc[:-1]
     if err["type"] == "unknown_key":
         loc = (*loc, err["ctx"]["key"])
-    return ConfigError(_path(loc), _message(err))
+    return ConfigError(_path(loc), _message(err, model))

@@ -50,7 +50,7 @@ def _validated(model: type[M], raw: dict[str, Any]) -> M:
     try:
         return model.model_validate(raw)
     except ValidationError as e:
-        raise config_error(e, raw) from None
+        raise config_error(e, raw, model) from None
 
 
 TPU_SHAPE = ("generation", "topology", "machine_type", "slices", "capacity", "reservation", "zones",
