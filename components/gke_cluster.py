@@ -13,6 +13,8 @@ from gke_ai_batch.plan import parts
 from gke_ai_batch.plan.identity import NodeIdentity
 from gke_ai_batch.vocabulary import component_type
 
+from .cluster_network import ClusterNetwork
+
 
 class AuthorizedNetworkArgs(TypedDict):
     """A CIDR allowed to reach the control plane."""
@@ -150,11 +152,13 @@ class GkeCluster(pulumi.ComponentResource):
     """The nodes' IAM service account: node pools run as it."""
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        identity, inputs = parts.cluster(name, args)  # refused before anything registers
+        identity, network, inputs = parts.cluster(name, args)  # refused before anything registers
         super().__init__(component_type("GkeCluster"), name, None, opts)
-        grants = self._node_identity(name, str(args["project"]), identity)
+        first = self._node_identity(name, str(args["project"]), identity)
+        if network.create or network.existing_nat:
+            first.append(ClusterNetwork(f"{name}-network", network, pulumi.ResourceOptions(parent=self)))
         self.cluster = gcp.container.Cluster(f"{name}-cluster", **inputs,
-                                             opts=pulumi.ResourceOptions(parent=self, depends_on=grants))
+                                             opts=pulumi.ResourceOptions(parent=self, depends_on=first))
         self.node_service_account = pulumi.Output.from_input(identity.email)
         self.name, self.location, self.endpoint = self.cluster.name, self.cluster.location, self.cluster.endpoint
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(

@@ -91,7 +91,9 @@ def test_kubeconfig_is_a_secret_using_the_auth_plugin(plan):
     assert "command: gke-gcloud-auth-plugin" in kubeconfig("c", "1.2.3.4", "Q0E=")
 
 
-UNLABELLED = ("gcp:serviceaccount/account:Account", "gcp:projects/iAMMember:IAMMember")  # IAM has no labels
+# IAM and VPC resources have no labels.
+UNLABELLED = ("gcp:serviceaccount/account:Account", "gcp:projects/iAMMember:IAMMember", "gcp:compute/network:Network",
+              "gcp:compute/subnetwork:Subnetwork", "gcp:compute/router:Router", "gcp:compute/routerNat:RouterNat")
 
 
 def test_every_gcp_resource_is_labelled(plan):

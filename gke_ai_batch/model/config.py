@@ -126,6 +126,46 @@ class MaintenanceWindow(Model):
     """An RFC 5545 RRULE: FREQ=DAILY, or FREQ=WEEKLY;BYDAY=... ."""
 
 
+class ExistingNat(Model):
+    """A Cloud NAT that already gives an adopted network's private nodes their way out."""
+
+    router: str = text(DNS_LABEL, max_length=63)
+    """The Cloud Router's name, in the network's project and the platform's region."""
+    name: str = text(DNS_LABEL, max_length=63)
+    """The NAT's name on that router."""
+
+
+class NetworkConfig(Model):
+    """The cluster's VPC network: created by the stack (a network, a subnet in the region with
+    secondary ranges for Pods and Services, Private Google Access, and a Cloud Router with Cloud NAT
+    for private nodes), or an existing one adopted by name, of which the stack creates nothing."""
+
+    adopt: bool = False
+    """false: create the network; true: use an existing network and subnet (a shared VPC's included)."""
+    name: str | None = text(DNS_LABEL, None, max_length=63)
+    """The VPC network's name; created, default: <cluster>-net; adopted: required."""
+    subnetwork: str | None = None
+    """The subnet in the platform's region: its name (created, default: <cluster>-<region>; adopted:
+    required), or for an adopted one also projects/PROJECT/regions/REGION/subnetworks/NAME."""
+    host_project: str | None = text(PROJECT_ID, None)
+    """Adopted only: the shared VPC host project that owns the network; unset: the platform's project."""
+    nodes_cidr: str | None = None
+    """Created only: the subnet's primary range, for node addresses (default 10.0.0.0/20)."""
+    pods_cidr: str | None = None
+    """Created only: the secondary range for Pods, a /24 per node (default 10.4.0.0/14, 1,024 nodes)."""
+    services_cidr: str | None = None
+    """Created only: the secondary range for Services' cluster IPs (default 10.8.0.0/20)."""
+    pods_range: str | None = text(DNS_LABEL, None, max_length=63)
+    """The Pods secondary range's name; created, default: pods; adopted: required (the subnet's range)."""
+    services_range: str | None = text(DNS_LABEL, None, max_length=63)
+    """The Services secondary range's name; created, default: services; adopted: required."""
+    cloud_nat: bool | None = None
+    """Created only: a Cloud Router with Cloud NAT in the region (default: on with private nodes)."""
+    existing_nat: ExistingNat | None = None
+    """Adopted only: the Cloud NAT private nodes go out through; the stack reads it, so a deploy
+    fails if it is missing, and the policy pack sees it."""
+
+
 class ClusterConfig(Model):
     name: str = text(CLUSTER_NAME, max_length=40)
     """The GKE cluster's name (GKE allows at most 40 characters)."""
@@ -138,15 +178,19 @@ class ClusterConfig(Model):
     version: str | None = None
     """Minimum control-plane version (GKE's min_master_version); unset: the channel's default."""
     network: str = "default"
-    """The VPC network's name."""
+    """An existing VPC network's name, with GKE-managed secondary ranges; the platform's `network`
+    block replaces it (created or adopted network, named ranges)."""
     subnetwork: str = "default"
-    """The subnet's name, in the platform's region."""
+    """An existing subnet's name, in the platform's region; see `network`."""
     private_nodes: bool = False
     """Nodes without external addresses; the control plane keeps its public endpoint."""
     master_ipv4_cidr: str = "172.16.0.0/28"
     """The control plane's /28 range, for private nodes."""
     master_authorized_networks: list[AuthorizedNetwork] = []
-    """Ranges allowed to reach the control plane; empty: no restriction list."""
+    """Ranges allowed to reach the control plane's IP endpoints; empty: no restriction list."""
+    dns_endpoint: bool = True
+    """GKE's DNS-based control-plane endpoint: reachable from anywhere, every request authorized by
+    IAM (container.clusters.connect), with no authorized-network list; the kubeconfig uses it."""
     maintenance_window: MaintenanceWindow = MaintenanceWindow()
     """When GKE may upgrade; must leave at least 48 hours in any 32 days."""
     maintenance_exclusions: list[MaintenanceExclusion] = []
@@ -453,6 +497,8 @@ class PlatformConfig(Model):
     """A cost-center label on every resource."""
     labels: dict[str, str] = {}
     """Extra labels on every resource."""
+    network: NetworkConfig | None = None
+    """The cluster's VPC network, created or adopted; unset: cluster.network and cluster.subnetwork."""
     cluster: ClusterConfig
     """The GKE cluster."""
     system_pool: SystemPoolConfig = SystemPoolConfig()

@@ -101,14 +101,22 @@ class RecordingMonitor(mocks.MockMonitor):
 
     def RegisterResource(self, request: Any) -> Any:  # a RegisterResourceRequest, its response (protobuf)
         response = super().RegisterResource(request)  # type: ignore[no-untyped-call]  # pulumi leaves it unannotated
-        _THREAD_LOOPS.add(_ensure_event_loop())  # type: ignore[no-untyped-call]  # likewise
-        wire = json_format.MessageToDict(request.object)
-        self.registrations.append(Registration(
-            urn=response.urn, type=request.type, name=request.name, parent=request.parent or None,
-            custom=request.custom, inputs=plain(wire),
-            dependencies=sorted(set(request.dependencies)), provider=request.provider.split("::")[-2]
-            if request.provider else None, wire=analyzer_form(wire)))
+        self._record(request, response.urn, request.object, request.custom, sorted(set(request.dependencies)))
         return response
+
+    def ReadResource(self, request: Any) -> Any:
+        """An existing resource the program reads (`Resource.get`): in the stack, as policies see it."""
+        response = super().ReadResource(request)  # type: ignore[no-untyped-call]  # likewise
+        self._record(request, response.urn, request.properties, True, sorted(set(request.dependencies)))
+        return response
+
+    def _record(self, request: Any, urn: str, props: Any, custom: bool, dependencies: list[str]) -> None:
+        _THREAD_LOOPS.add(_ensure_event_loop())  # type: ignore[no-untyped-call]  # likewise
+        wire = json_format.MessageToDict(props)
+        self.registrations.append(Registration(
+            urn=urn, type=request.type, name=request.name, parent=request.parent or None, custom=custom,
+            inputs=plain(wire), dependencies=dependencies,
+            provider=request.provider.split("::")[-2] if request.provider else None, wire=analyzer_form(wire)))
 
 
 class PlanError(Exception):

@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.plan.identity import node_identity
+from gke_ai_batch.plan.network import plan_network
 from gke_ai_batch.plan.pools import PoolPlan, WorkloadPolicyPlan
 from gke_ai_batch.vocabulary import RESERVATION_KEY, ClusterMode
 
@@ -34,8 +35,10 @@ def _control_plane(cfg: PlatformConfig) -> dict[str, Any]:
         if not autopilot:
             private["master_ipv4_cidr_block"] = c.master_ipv4_cidr
     networks = [{"cidr_block": n.cidr, "display_name": n.name or n.cidr} for n in c.master_authorized_networks]
+    dns = {"dns_endpoint_config": {"allow_external_traffic": True}} if c.dns_endpoint else None
     return dict(
         private_cluster_config=private,
+        control_plane_endpoints_config=dns,
         master_authorized_networks_config={"cidr_blocks": networks} if networks else None,
         enable_legacy_abac=False,
         master_auth={"client_certificate_config": {"issue_client_certificate": False}},
@@ -57,12 +60,13 @@ def _maintenance(cfg: PlatformConfig) -> dict[str, Any]:
 def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any]:
     """The Cluster's inputs: VPC-native, Workload Identity, shielded nodes and Dataplane V2 on
     Standard (Autopilot enforces them itself), no default node pool."""
-    c = cfg.cluster
+    c, net = cfg.cluster, plan_network(cfg)
     inputs = dict(
-        name=c.name, project=cfg.project, location=cluster_location(cfg), network=c.network,
-        subnetwork=c.subnetwork, release_channel={"channel": c.release_channel}, min_master_version=c.version,
+        name=c.name, project=cfg.project, location=cluster_location(cfg), network=net.network_ref,
+        subnetwork=net.subnetwork_ref, release_channel={"channel": c.release_channel}, min_master_version=c.version,
         deletion_protection=c.deletion_protection, resource_labels={**labels, **c.labels},
-        ip_allocation_policy={}, maintenance_policy=_maintenance(cfg), **_control_plane(cfg),
+        ip_allocation_policy=net.ip_allocation_policy, maintenance_policy=_maintenance(cfg),
+        cost_management_config={"enabled": True}, **_control_plane(cfg),
     )
     if c.mode == ClusterMode.AUTOPILOT:
         # Autopilot's nodes take their service account from the cluster (gcloud container clusters

@@ -14,6 +14,7 @@ from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings
 from gke_ai_batch.model.validation import config_error
 from gke_ai_batch.plan.gke_inputs import cluster_inputs, engine_form, node_pool_inputs
 from gke_ai_batch.plan.identity import NodeIdentity, node_identity
+from gke_ai_batch.plan.network import NetworkPlan, plan_network
 from gke_ai_batch.plan.platform import Platform, derive_platform
 from gke_ai_batch.plan.pools import (
     PoolContext,
@@ -94,17 +95,19 @@ def system_pool(name: str, args: Mapping[str, Any]) -> PoolPlan:
                        lambda c, path, pool: [system_pool_plan(c, path, pool)])[0]
 
 
-CLUSTER_IDENTITY = ("project", "region", "zones", "environment", "production", "owner", "cost_center", "labels")
+CLUSTER_IDENTITY = ("project", "region", "zones", "environment", "production", "owner", "cost_center", "labels",
+                    "network")
 
 
-def cluster(name: str, args: Mapping[str, Any]) -> tuple[NodeIdentity, dict[str, Any]]:
-    """A GkeCluster's node identity and Cluster inputs, checked against GKE's cluster rules."""
-    def run() -> tuple[NodeIdentity, dict[str, Any]]:
+def cluster(name: str, args: Mapping[str, Any]) -> tuple[NodeIdentity, NetworkPlan, dict[str, Any]]:
+    """A GkeCluster's node identity, network and Cluster inputs, checked against GKE's cluster rules."""
+    def run() -> tuple[NodeIdentity, NetworkPlan, dict[str, Any]]:
         cfg = _validated(PlatformConfig, {**_plain(args, *CLUSTER_IDENTITY), "cluster": dict(args["cluster"])})
+        network = plan_network(cfg)
         inputs = cluster_inputs(cfg, cfg.resource_labels())
         for rule, finding in cluster_findings(engine_form(inputs)):
             raise ConfigError(f"{rule.field}{finding.at}", finding.message)
-        return node_identity(cfg), inputs
+        return node_identity(cfg), network, inputs
     return _named("GkeCluster", name, run)
 
 

@@ -14,6 +14,7 @@ from gke_ai_batch.model.suggest import closest, name_list, shorten
 from gke_ai_batch.model.validation import config_error
 from gke_ai_batch.plan.gke_check import enforce_gke_rules
 from gke_ai_batch.plan.identity import NodeIdentity, node_identity
+from gke_ai_batch.plan.network import NetworkPlan, check_sizes, plan_network
 from gke_ai_batch.plan.pools import PoolPlan, plan_pools
 from gke_ai_batch.plan.scheduling import SchedulingPlan, derive_scheduling
 
@@ -24,6 +25,7 @@ class Platform:
     pools: tuple[PoolPlan, ...]
     scheduling: SchedulingPlan
     identity: NodeIdentity
+    network: NetworkPlan
 
     @property
     def multi_host(self) -> bool:
@@ -57,10 +59,13 @@ def _no_platform_key(key: str, found: list[str]) -> str:
 
 
 def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False) -> Platform:
-    """Pools, then GKE's rules over them (a pool GKE refuses is reported before the queues that name
-    it), then scheduling. The KueueLayer component skips the rules: the pools' components check them."""
+    """The network, pools, GKE's rules over the pools (a pool GKE refuses is reported before the
+    queues that name it), whether the network holds them, then scheduling. The KueueLayer component skips the rules: the pools' components
+    check them."""
+    network = plan_network(cfg)
     pools = plan_pools(cfg)
     if check_gke_rules:
         enforce_gke_rules(cfg, pools)
+    check_sizes(network, pools)
     return Platform(config=cfg, pools=tuple(pools), scheduling=derive_scheduling(cfg, pools),
-                    identity=node_identity(cfg))
+                    identity=node_identity(cfg), network=network)

@@ -1,0 +1,248 @@
+"""The cluster's VPC network as a plan: created (network, subnet with named secondary ranges,
+Private Google Access, Cloud Router and Cloud NAT for private nodes) or adopted by name, its ranges
+checked against each other, the control plane's range and the node count of the declared pools.
+
+Sizing (GKE: "VPC-native clusters", "Optimize IP address allocation"): a node takes one address of
+the subnet's primary range, which loses 4 addresses to Google Cloud; with GKE's default of 110 Pods
+per node each node takes a /24 of the Pods range (the smallest block holding twice the Pods); and
+every pool may add one surge node during an upgrade (GKE's default max surge)."""
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gke_ai_batch.model.config import NetworkConfig, PlatformConfig
+from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.suggest import plural
+from gke_ai_batch.plan.pools import PoolPlan
+from gke_ai_batch.vocabulary import ClusterMode
+
+DEFAULT_RANGES = {"nodes_cidr": "10.0.0.0/20", "pods_cidr": "10.4.0.0/14", "services_cidr": "10.8.0.0/20"}
+RESERVED_PER_SUBNET = 4  # Google Cloud keeps 4 addresses of every subnet's primary range
+POD_BLOCK_PER_NODE = 24  # 110 Pods per node (GKE's default): a /24 per node
+SURGE_NODES_PER_POOL = 1  # GKE's default maxSurge during node upgrades
+CREATED_ONLY = ("nodes_cidr", "pods_cidr", "services_cidr", "cloud_nat")
+ADOPTED_ONLY = ("host_project", "existing_nat")
+
+
+@dataclass(frozen=True)
+class Ranges:
+    nodes: str
+    pods: str
+    services: str
+
+
+@dataclass(frozen=True)
+class NetworkPlan:
+    """What the cluster is attached to and what, if anything, the stack creates for it."""
+
+    create: bool
+    project: str  # the network's project (a shared VPC's host project)
+    name: str
+    subnetwork: str
+    region: str
+    pods_range: str | None  # None: ranges GKE creates and names itself (cluster.network, no block)
+    services_range: str | None
+    ranges: Ranges | None = None  # created networks only
+    cloud_nat: bool = False  # create a Cloud Router and NAT
+    existing_nat: tuple[str, str] | None = None  # (router, nat) of an adopted network, read by the stack
+    shared: bool = False  # a shared VPC: the network lives in another (host) project
+
+    @property
+    def network_ref(self) -> str:
+        """The cluster's `network`: a full path for a shared VPC, else the name."""
+        return f"projects/{self.project}/global/networks/{self.name}" if self.shared else self.name
+
+    @property
+    def subnetwork_ref(self) -> str:
+        return (f"projects/{self.project}/regions/{self.region}/subnetworks/{self.subnetwork}" if self.shared
+                else self.subnetwork)
+
+    @property
+    def router(self) -> str:
+        return f"{self.name}-router"[:63]
+
+    @property
+    def ip_allocation_policy(self) -> dict[str, str]:
+        if self.pods_range is None or self.services_range is None:
+            return {}
+        return {"cluster_secondary_range_name": self.pods_range, "services_secondary_range_name": self.services_range}
+
+
+def _where(key: str) -> str:
+    return path_of("network", key)
+
+
+def _refuse_keys(net: NetworkConfig, keys: Sequence[str], why: str) -> None:
+    for key in keys:
+        if getattr(net, key) is not None:
+            raise ConfigError(_where(key), why)
+
+
+def _cidr(net: NetworkConfig, key: str) -> ipaddress.IPv4Network:
+    value = getattr(net, key) or DEFAULT_RANGES[key]
+    try:
+        cidr = ipaddress.IPv4Network(value)
+    except ValueError:
+        raise ConfigError(_where(key), f"{value!r} is not an IPv4 range in CIDR notation with its host bits "
+                          "zero, such as 10.4.0.0/14") from None
+    if not cidr.is_private:
+        raise ConfigError(_where(key), f"{value!r} is a public range; use a private (RFC 1918) range such as "
+                          f"{DEFAULT_RANGES[key]}")
+    return cidr
+
+
+RANGE_WORDS = {"master_ipv4_cidr": "the control plane's range", "nodes_cidr": "the node range",
+               "pods_cidr": "the Pod range", "services_cidr": "the Service range"}
+
+
+def _no_overlap(named: dict[str, ipaddress.IPv4Network]) -> None:
+    """Each range against the ones before it; the error points at the later one."""
+    keys = list(named)
+    for i, key in enumerate(keys):
+        for before in keys[:i]:
+            if named[key].overlaps(named[before]):
+                at = path_of("cluster", key) if key == "master_ipv4_cidr" else _where(key)
+                raise ConfigError(at, f"{named[key]} overlaps {RANGE_WORDS[before]} {named[before]}; the "
+                                  "control-plane, node, Pod and Service ranges must not overlap")
+
+
+def _control_plane_range(cfg: PlatformConfig) -> dict[str, ipaddress.IPv4Network]:
+    """A Standard private cluster's control-plane /28 (a malformed one is the GKE rules' to report)."""
+    c = cfg.cluster
+    if not c.private_nodes or c.mode == ClusterMode.AUTOPILOT:
+        return {}
+    try:
+        return {"master_ipv4_cidr": ipaddress.IPv4Network(c.master_ipv4_cidr, strict=False)}
+    except ValueError:
+        return {}
+
+
+def _created(cfg: PlatformConfig, net: NetworkConfig) -> NetworkPlan:
+    _refuse_keys(net, ADOPTED_ONLY, "only an adopted network (adopt: true) has this; a created network lives "
+                 "in the platform's project and makes its own Cloud NAT (cloud_nat)")
+    cidrs = {key: _cidr(net, key) for key in DEFAULT_RANGES}
+    _no_overlap({**_control_plane_range(cfg), **cidrs})
+    name = net.name or f"{cfg.cluster.name}-net"
+    if net.subnetwork is not None and not NAME.match(net.subnetwork):
+        raise ConfigError(_where("subnetwork"), f"{net.subnetwork!r}: a created subnet is named with 1 to 63 "
+                          "lowercase letters, digits and '-', starting with a letter")
+    ranges = Ranges(*(str(cidrs[k]) for k in DEFAULT_RANGES))
+    return NetworkPlan(True, cfg.project, name, net.subnetwork or f"{cfg.cluster.name}-{cfg.region}", cfg.region,
+                       net.pods_range or "pods", net.services_range or "services", ranges,
+                       cloud_nat=cfg.cluster.private_nodes if net.cloud_nat is None else net.cloud_nat)
+
+
+def _adopted(cfg: PlatformConfig, net: NetworkConfig) -> NetworkPlan:
+    _refuse_keys(net, CREATED_ONLY, "an adopted network's ranges and NAT are its own, and the stack creates "
+                 "nothing in it; drop the key (name its secondary ranges in pods_range and services_range, and "
+                 "its Cloud NAT in existing_nat)")
+    for key in ("name", "subnetwork", "pods_range", "services_range"):
+        if getattr(net, key) is None:
+            what = "Pods and Services secondary ranges" if key.endswith("range") else "network and subnet"
+            raise ConfigError(_where(key), f"an adopted network needs its {what} named: set {key} (the cluster "
+                              "uses the subnet's existing secondary ranges; GKE cannot add them to a shared subnet)")
+    nat = (net.existing_nat.router, net.existing_nat.name) if net.existing_nat else None
+    assert net.name and net.subnetwork  # checked above
+    project = net.host_project or cfg.project
+    return NetworkPlan(False, project, net.name, _subnet_name(net.subnetwork, project, cfg.region), cfg.region,
+                       net.pods_range, net.services_range, existing_nat=nat,
+                       shared=net.host_project not in (None, cfg.project))
+
+
+SUBNET_PATH = re.compile(r"^projects/(?P<project>[^/]+)/regions/(?P<region>[^/]+)/subnetworks/(?P<name>[^/]+)$")
+NAME = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
+
+
+def _subnet_name(subnet: str, project: str, region: str) -> str:
+    """The subnet's name, from its name or its path (which must be in the network's project and the
+    platform's region: a cluster's nodes live in its region's subnet)."""
+    path = SUBNET_PATH.match(subnet)
+    name = path["name"] if path else subnet
+    if not NAME.match(name):
+        raise ConfigError(_where("subnetwork"), f"{subnet!r}: name the subnet (1 to 63 lowercase letters, digits and "
+                          "'-', starting with a letter) or give projects/PROJECT/regions/REGION/subnetworks/NAME")
+    if path and path["region"] != region:
+        raise ConfigError(_where("subnetwork"), f"{subnet!r} is in region {path['region']!r}; the cluster is in "
+                          f"{region!r}, and its nodes need a subnet of that region")
+    if path and path["project"] != project:
+        raise ConfigError(_where("subnetwork"), f"{subnet!r} is in project {path['project']!r}, not the network's "
+                          f"({project!r}); for a shared VPC set host_project to the host project")
+    return name
+
+
+def plan_network(cfg: PlatformConfig) -> NetworkPlan:
+    """The cluster's network; without a `network` block, the existing cluster.network and subnetwork
+    with ranges GKE creates (what stacks did before the block existed)."""
+    net = cfg.network
+    if net is None:
+        return NetworkPlan(False, cfg.project, cfg.cluster.network, cfg.cluster.subnetwork, cfg.region, None, None)
+    for key in ("network", "subnetwork"):
+        if getattr(cfg.cluster, key) != "default":
+            raise ConfigError(path_of("cluster", key), "the platform's `network` block names the network; drop "
+                              f"cluster.{key} (use network.{'name' if key == 'network' else key})")
+    return _adopted(cfg, net) if net.adopt else _created(cfg, net)
+
+
+def nodes_at_most(pools: Sequence[PoolPlan]) -> int:
+    """The most nodes the pools can hold at once: every pool at full size, plus a surge node each."""
+    return sum(p.nodes for p in pools) + SURGE_NODES_PER_POOL * len(pools)
+
+
+def check_sizes(plan: NetworkPlan, pools: Sequence[PoolPlan]) -> None:
+    """A created network's ranges hold the declared pools at full size (an adopted one's are not known)."""
+    if plan.ranges is None:
+        return
+    nodes = nodes_at_most(pools)
+    node_room = ipaddress.IPv4Network(plan.ranges.nodes).num_addresses - RESERVED_PER_SUBNET
+    pod_room = ipaddress.IPv4Network(plan.ranges.pods).num_addresses >> (32 - POD_BLOCK_PER_NODE)
+    for key, room, cidr in (("nodes_cidr", node_room, plan.ranges.nodes), ("pods_cidr", pod_room, plan.ranges.pods)):
+        if room < nodes:
+            raise ConfigError(_where(key), f"{cidr} holds {plural(room, 'node')}; the pools reach "
+                              f"{plural(nodes, 'node')} at full size with one surge node each: "
+                              f"use a /{_prefix_for(nodes, key)} or larger")
+
+
+def _prefix_for(nodes: int, key: str) -> int:
+    """The longest prefix whose range holds `nodes` nodes in that role."""
+    bits = (nodes + RESERVED_PER_SUBNET - 1).bit_length() if key == "nodes_cidr" else (
+        (nodes - 1).bit_length() + 32 - POD_BLOCK_PER_NODE)
+    return 32 - bits
+
+
+def network_inputs(plan: NetworkPlan) -> dict[str, Any]:
+    """A custom-mode VPC: subnets only where the platform declares them."""
+    return dict(name=plan.name, project=plan.project, auto_create_subnetworks=False, routing_mode="REGIONAL")
+
+
+def subnet_inputs(plan: NetworkPlan, network: Any) -> dict[str, Any]:
+    """The nodes' subnet with the named Pod and Service ranges, and Private Google Access, so that
+    private nodes reach Google APIs (Artifact Registry, Cloud Storage) without the NAT."""
+    assert plan.ranges is not None  # a created network has its ranges
+    return dict(name=plan.subnetwork, project=plan.project, region=plan.region, network=network,
+                ip_cidr_range=plan.ranges.nodes, private_ip_google_access=True,
+                secondary_ip_ranges=[{"range_name": plan.pods_range, "ip_cidr_range": plan.ranges.pods},
+                                     {"range_name": plan.services_range, "ip_cidr_range": plan.ranges.services}])
+
+
+def router_inputs(plan: NetworkPlan, network: Any) -> dict[str, Any]:
+    return dict(name=plan.router, project=plan.project, region=plan.region, network=network)
+
+
+def nat_inputs(plan: NetworkPlan, router: Any, subnetwork: Any) -> dict[str, Any]:
+    """Cloud NAT for every range of the nodes' subnet (the Pods' too), with automatic addresses:
+    private nodes have no external address, and pull Kueue's and JobSet's images from registry.k8s.io."""
+    return dict(name=f"{plan.name}-nat", project=plan.project, region=plan.region, router=router,
+                nat_ip_allocate_option="AUTO_ONLY", source_subnetwork_ip_ranges_to_nat="LIST_OF_SUBNETWORKS",
+                subnetworks=[{"name": subnetwork, "source_ip_ranges_to_nats": ["ALL_IP_RANGES"]}],
+                log_config={"enable": True, "filter": "ERRORS_ONLY"})
+
+
+def existing_nat_id(plan: NetworkPlan) -> str:
+    """pulumi-gcp's import ID of a RouterNat: {{project}}/{{region}}/{{router}}/{{name}}."""
+    assert plan.existing_nat is not None
+    router, name = plan.existing_nat
+    return f"{plan.project}/{plan.region}/{router}/{name}"

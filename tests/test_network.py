@@ -1,0 +1,107 @@
+"""The cluster's network: created with sized, non-overlapping ranges and a way out for private
+nodes, or adopted (a shared VPC's included) with nothing created; bad ranges refused at their path."""
+import pytest
+
+from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.plan.platform import build_platform
+
+from .conftest import by_type, platform_of, run_config
+
+NETWORK_TYPES = ("gcp:compute/network:Network", "gcp:compute/subnetwork:Subnetwork", "gcp:compute/router:Router",
+                 "gcp:compute/routerNat:RouterNat")
+
+
+def one(regs, suffix):
+    found = by_type(regs, suffix)
+    assert len(found) == 1, [r.urn for r in found]
+    return found[0]
+
+
+def test_prod_creates_its_network_with_named_ranges_and_private_google_access(plan):
+    regs = plan("prod")
+    subnet = one(regs, ":Subnetwork").inputs
+    assert subnet["region"] == "us-east5" and subnet["privateIpGoogleAccess"] is True
+    assert subnet["ipCidrRange"] == "10.40.0.0/20"
+    assert subnet["secondaryIpRanges"] == [{"rangeName": "pods", "ipCidrRange": "10.44.0.0/14"},
+                                           {"rangeName": "services", "ipCidrRange": "10.48.0.0/20"}]
+    assert one(regs, ":Network").inputs["autoCreateSubnetworks"] is False
+    cluster = one(regs, "container/cluster:Cluster").inputs
+    assert (cluster["network"], cluster["subnetwork"]) == ("ml-prod", "ml-prod-us-east5")
+    assert cluster["ipAllocationPolicy"] == {"clusterSecondaryRangeName": "pods", "servicesSecondaryRangeName": "services"}
+
+
+@pytest.mark.parametrize("stack", ["prod", "dev"])
+def test_private_nodes_go_out_through_cloud_nat_before_the_cluster_exists(plan, stack):
+    regs = plan(stack)
+    nat = one(regs, ":RouterNat")
+    assert nat.inputs["natIpAllocateOption"] == "AUTO_ONLY"
+    assert nat.inputs["subnetworks"][0]["sourceIpRangesToNats"] == ["ALL_IP_RANGES"]  # Pods' addresses too
+    assert nat.inputs["router"] == one(regs, ":Router").inputs["name"]
+    assert nat.urn in one(regs, "container/cluster:Cluster").dependencies
+
+
+def test_an_adopted_shared_vpc_creates_nothing_and_names_its_ranges(plan):
+    regs = plan("dws-gpu")
+    assert not [r for r in regs if r.type in NETWORK_TYPES]
+    cluster = one(regs, "container/cluster:Cluster").inputs
+    assert cluster["network"] == "projects/acme-net-host/global/networks/shared-vpc"
+    assert cluster["subnetwork"] == "projects/acme-net-host/regions/us-central1/subnetworks/gke-us-central1"
+    assert cluster["ipAllocationPolicy"] == {"clusterSecondaryRangeName": "gke-pods",
+                                             "servicesSecondaryRangeName": "gke-services"}
+
+
+def test_an_adopted_networks_existing_nat_is_read_not_created():
+    cfg = platform_of("dws-gpu")
+    cfg["cluster"]["private_nodes"] = True
+    cfg["network"]["existing_nat"] = {"router": "shared-router", "name": "shared-nat"}
+    nat = one(run_config(cfg), ":RouterNat")
+    assert nat.custom and nat.inputs["router"] == "shared-router" and nat.inputs["project"] == "acme-net-host"
+
+
+def test_a_stack_without_a_network_block_keeps_its_gke_managed_ranges(plan):
+    cluster = one(plan("flex-start"), "container/cluster:Cluster").inputs
+    assert (cluster["network"], cluster["subnetwork"], cluster["ipAllocationPolicy"]) == ("default", "default", {})
+
+
+def refusal(stack, change):
+    cfg = platform_of(stack)
+    change(cfg)
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    return e.value.path, e.value.message
+
+
+def net(**kw):
+    return lambda c: c["network"].update(kw)
+
+
+BAD = [
+    ("Pods overlap nodes", "prod", net(pods_cidr="10.40.0.0/14"), "platform.network.pods_cidr",
+     "10.40.0.0/14 overlaps the node range 10.40.0.0/20"),
+    ("nodes overlap the control plane", "prod", net(nodes_cidr="172.16.0.0/20"), "platform.network.nodes_cidr",
+     "overlaps the control plane's range 172.16.0.32/28"),
+    ("malformed range", "prod", net(services_cidr="10.48.0.1/20"), "platform.network.services_cidr",
+     "'10.48.0.1/20' is not an IPv4 range in CIDR notation with its host bits zero"),
+    ("public range", "prod", net(services_cidr="8.8.0.0/20"), "platform.network.services_cidr", "a public range"),
+    ("Pod range too small", "prod", net(pods_cidr="10.44.0.0/20"), "platform.network.pods_cidr",
+     "10.44.0.0/20 holds 16 nodes; the pools reach 77 nodes at full size with one surge node each: use a /17"),
+    ("node range too small", "prod", net(nodes_cidr="10.40.0.0/26"), "platform.network.nodes_cidr",
+     "holds 60 nodes; the pools reach 77 nodes"),
+    ("adopted without ranges", "dws-gpu", lambda c: c["network"].pop("pods_range"), "platform.network.pods_range",
+     "an adopted network needs its Pods and Services secondary ranges named"),
+    ("adopted with a range to create", "dws-gpu", net(nodes_cidr="10.0.0.0/20"), "platform.network.nodes_cidr",
+     "the stack creates nothing in it"),
+    ("created with a host project", "prod", net(host_project="acme-net-host"), "platform.network.host_project",
+     "only an adopted network"),
+    ("subnet in another region", "dws-gpu",
+     net(subnetwork="projects/acme-net-host/regions/europe-west4/subnetworks/gke"), "platform.network.subnetwork",
+     "is in region 'europe-west4'; the cluster is in 'us-central1'"),
+    ("two names for the network", "prod", lambda c: c["cluster"].update(network="default-vpc"),
+     "platform.cluster.network", "drop cluster.network (use network.name)"),
+]
+
+
+@pytest.mark.parametrize("stack,change,path,words", [b[1:] for b in BAD], ids=[b[0] for b in BAD])
+def test_bad_network_is_refused_at_its_path(stack, change, path, words):
+    at, message = refusal(stack, change)
+    assert at == path and words in message, message
