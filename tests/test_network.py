@@ -27,7 +27,8 @@ def test_prod_creates_its_network_with_named_ranges_and_private_google_access(pl
     assert one(regs, ":Network").inputs["autoCreateSubnetworks"] is False
     cluster = one(regs, "container/cluster:Cluster").inputs
     assert (cluster["network"], cluster["subnetwork"]) == ("ml-prod", "ml-prod-us-east5")
-    assert cluster["ipAllocationPolicy"] == {"clusterSecondaryRangeName": "pods", "servicesSecondaryRangeName": "services"}
+    assert cluster["ipAllocationPolicy"] == {"clusterSecondaryRangeName": "pods",
+                                             "servicesSecondaryRangeName": "services"}
 
 
 @pytest.mark.parametrize("stack", ["prod", "dev"])
