@@ -109,15 +109,18 @@ class GkeClusterArgs(TypedDict):
     """The cluster's settings."""
 
 
-def kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
-    """A kubeconfig that authenticates through gke-gcloud-auth-plugin: no static credentials."""
+def kubeconfig(name: str, server: str, ca_certificate: str | None) -> str:
+    """A kubeconfig that authenticates through gke-gcloud-auth-plugin: no static credentials. The
+    DNS-based endpoint serves a publicly trusted certificate, so it carries no CA of its own (as
+    `gcloud container clusters get-credentials --dns-endpoint` writes it); the IP endpoint needs
+    the cluster's CA."""
+    ca = f"\n    certificate-authority-data: {ca_certificate}" if ca_certificate else ""
     return f"""apiVersion: v1
 kind: Config
 clusters:
 - name: {name}
-  cluster:
-    certificate-authority-data: {ca_certificate}
-    server: https://{endpoint}
+  cluster:{ca}
+    server: https://{server}
 contexts:
 - name: {name}
   context:
@@ -161,13 +164,22 @@ class GkeCluster(pulumi.ComponentResource):
                                              opts=pulumi.ResourceOptions(parent=self, depends_on=first))
         self.node_service_account = pulumi.Output.from_input(identity.email)
         self.name, self.location, self.endpoint = self.cluster.name, self.cluster.location, self.cluster.endpoint
-        self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(
-            self.cluster.name, self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate,
-        ).apply(lambda v: kubeconfig(v[0], v[1], v[2])))
+        self.kubeconfig = pulumi.Output.secret(self._kubeconfig(bool(inputs["control_plane_endpoints_config"])))
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig,
                                      opts=pulumi.ResourceOptions(parent=self))
         self.register_outputs({"name": self.name, "location": self.location, "endpoint": self.endpoint,
                                "kubeconfig": self.kubeconfig, "nodeServiceAccount": self.node_service_account})
+
+    def _kubeconfig(self, dns: bool) -> pulumi.Output[str]:
+        """Through the DNS-based endpoint where it is on (IAM decides who may connect, from anywhere,
+        so the deploying pipeline needs no authorized network), else the IP endpoint."""
+        c = self.cluster
+        if dns:
+            server = c.control_plane_endpoints_config.apply(
+                lambda e: e.dns_endpoint_config.endpoint if e and e.dns_endpoint_config else None)
+            return pulumi.Output.all(c.name, server).apply(lambda v: kubeconfig(v[0], v[1], None))
+        return pulumi.Output.all(c.name, c.endpoint, c.master_auth.cluster_ca_certificate).apply(
+            lambda v: kubeconfig(v[0], v[1], v[2]))
 
     def _node_identity(self, name: str, project: str, identity: NodeIdentity) -> list[pulumi.Resource]:
         """The dedicated node service account and its project roles (none for an existing account):

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
+import pulumi_gcp as gcp
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.plan import parts
+from gke_ai_batch.plan.gke_inputs import gcs_fuse_driver
 from gke_ai_batch.plan.platform import Platform as PlatformPlan
 from gke_ai_batch.plan.platform import build_platform
 from gke_ai_batch.vocabulary import ClusterMode, component_type
@@ -18,6 +20,7 @@ from .gke_cluster import GkeCluster
 from .gpu_pool import GpuPool
 from .kueue_layer import KueueResources, declare_kueue
 from .system_pool import SystemNodePool
+from .team_storage import TeamStorage, TeamStorageArgs
 from .tpu_slice_pool import TpuSlicePool
 
 
@@ -26,6 +29,7 @@ class PlatformResources:
     cluster: GkeCluster
     pools: list[pulumi.ComponentResource]
     kueue: KueueResources
+    storage: list[TeamStorage]
 
 
 def _args(values: dict[str, Any]) -> Any:
@@ -58,7 +62,9 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     """Every component of a validated platform, as children of `parent` (None: the stack itself)."""
     cfg = platform.config
     child = pulumi.ResourceOptions(parent=parent)
-    gke = GkeCluster("gke", _args(_json(cfg, include=set(parts.CLUSTER_IDENTITY) | {"cluster"})), child)
+    cluster = _json(cfg, include=set(parts.CLUSTER_IDENTITY) | {"cluster"})
+    cluster["cluster"]["gcs_fuse_csi_driver"] = gcs_fuse_driver(cfg)  # the default depends on the teams
+    gke = GkeCluster("gke", _args(cluster), child)
     target = dict(project=cfg.project, region=cfg.region, cluster=gke.name, location=gke.location,
                   labels=cfg.resource_labels(), service_account=gke.node_service_account,
                   **_json(cfg.cluster, include={"version"}))
@@ -67,7 +73,20 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     # The controllers run on the system pool: install once it exists, not after every accelerator pool
     # (a slice waiting for capacity must not hold back the scheduling layer of every team).
     installs = pulumi.ResourceOptions(parent=parent, providers=[gke.provider], depends_on=system)
-    return PlatformResources(gke, pools, declare_kueue(platform, installs))
+    kueue = declare_kueue(platform, installs)
+    return PlatformResources(gke, pools, kueue, _storage(platform, kueue, pulumi.ResourceOptions(
+        parent=parent, providers=[gke.provider])))
+
+
+def _storage(platform: PlatformPlan, kueue: KueueResources, opts: pulumi.ResourceOptions) -> list[TeamStorage]:
+    """Each team's service account and buckets, once its namespaces exist."""
+    if not platform.storage:
+        return []
+    cfg = platform.config
+    number = gcp.organizations.get_project_output(project_id=cfg.project).number
+    teams = {t.plan.name: t for t in kueue.teams}
+    return [TeamStorage(f"team-{s.team}-storage", TeamStorageArgs(s, cfg.project, number, {
+        **cfg.resource_labels(), "team": s.team}, teams[s.team]), opts) for s in platform.storage]
 
 
 class PlatformArgs:

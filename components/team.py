@@ -22,7 +22,7 @@ class TeamArgs:
 class Team(pulumi.ComponentResource):
     def __init__(self, name: str, args: TeamArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(component_type("Team"), name, None, opts)
-        t = args.plan
+        t = self.plan = args.plan
         child = pulumi.ResourceOptions(parent=self)
         # Pre-existing namespaces (`default`) only get the team's labels, patched in place.
         self.namespaces = {m["metadata"]["name"]: declare(f"{name}-ns-{m['metadata']['name']}", m, child,

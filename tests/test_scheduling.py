@@ -106,7 +106,9 @@ def test_team_rbac_and_namespaces(plan):
     assert sorted(rb["metadata"]["namespace"] for rb in rbs) == ["training", "training-eval"]
     assert rbs[0]["roleRef"]["name"] == "edit" and rbs[0]["subjects"][0]["name"] == "ml-training@acme.example"
     ns = objects(regs, "Namespace")["training"]
-    assert ns["metadata"]["labels"] == {"gke-ai-batch.io/team": "training", "gke-ai-batch.io/cluster-queue": "training"}
+    # team and cost-center split the bill under GKE cost allocation
+    assert ns["metadata"]["labels"] == {"gke-ai-batch.io/team": "training", "gke-ai-batch.io/cluster-queue": "training",
+                                        "team": "training", "cost-center": "ml-research"}
     (default,) = [r for r in by_type(plan("multislice"), "Namespace") + by_type(plan("multislice"), "NamespacePatch")
                   if r.inputs["metadata"]["name"] == "default"]
     assert default.type == "kubernetes:core/v1:NamespacePatch"  # it exists already: labelled, never created

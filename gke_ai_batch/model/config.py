@@ -203,6 +203,9 @@ class ClusterConfig(Model):
     """The nodes' IAM service account, an existing one's email; unset: a dedicated one is created
     (`<cluster>-nodes`) with only the role GKE documents for nodes. The Compute Engine default
     account is refused in production."""
+    gcs_fuse_csi_driver: bool | None = None
+    """The Cloud Storage FUSE CSI driver, to mount buckets as volumes (default: on when a team declares
+    buckets; Autopilot always has it)."""
     labels: dict[str, str] = {}
     """Extra labels on the cluster, added to the platform's labels."""
 
@@ -357,6 +360,24 @@ NO_TEAM_DEFAULT_PRIORITY = (
     "mark one priority global_default: true; then drop default_priority")
 
 
+class BucketConfig(Model):
+    """A Cloud Storage bucket a team's workloads use, through its Kubernetes service account."""
+
+    name: str
+    """The bucket's globally unique name: 3 to 63 lowercase letters, digits, '-', '_' and '.'."""
+    access: Literal["read", "read-write"]
+    """read (datasets: roles/storage.objectViewer) or read-write (checkpoints: roles/storage.objectUser)."""
+    existing: bool = False
+    """An existing bucket: the stack only grants access; false: the stack creates it, with uniform
+    bucket-level access and public access prevention enforced."""
+    location: str | None = None
+    """Created only: where it lives (default: the platform's region, next to the accelerators)."""
+    versioning: bool | None = None
+    """Created only: keep overwritten and deleted objects as noncurrent versions (default off)."""
+    soft_delete_days: int | None = None
+    """Created only: days a deleted object stays restorable, 7 to 90, or 0 for none (default 7)."""
+
+
 class TeamConfig(Model):
     """One team: its namespaces, a LocalQueue in each, and its own or a shared ClusterQueue."""
 
@@ -374,6 +395,13 @@ class TeamConfig(Model):
     """A shared queue's name, or the name of the team's own ClusterQueue (default: the team's name)."""
     queue: QueueSpec | None = None
     """The team's own ClusterQueue; leave it out to use a shared queue named in cluster_queue."""
+    cost_center: str | None = text(LABEL_VALUE, None)
+    """The cost-center label of its namespaces, for GKE cost allocation (default: the platform's)."""
+    service_account: str | None = None
+    """The Kubernetes service account its workloads run as, created in each namespace and granted the
+    buckets through Workload Identity Federation for GKE (default: <name>-workload)."""
+    buckets: list[BucketConfig] = []
+    """Cloud Storage buckets its workloads read or write (created, or existing ones by name)."""
 
     @field_validator("default_priority")
     @classmethod

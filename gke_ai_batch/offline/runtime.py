@@ -24,6 +24,8 @@ SIG_KEY = SECRET_SIG  # the key that marks a special value; its value says which
 SECRET_VALUE_SIG = "1b47061264138c4ac30d75fd1eb44270"
 OUTPUT_VALUE_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4"
 MOCK_ENDPOINT = "203.0.113.10"  # TEST-NET-3: never a real address
+MOCK_DNS_ENDPOINT = "gke-0123456789abcdef0123456789abcdef0123.us-east5.gke.goog"
+MOCK_PROJECT_NUMBER = "123456789012"
 MOCK_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm9mZmxpbmUtcGxhbgotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="
 
 
@@ -88,10 +90,16 @@ class PlanMocks(mocks.Mocks):
         if args.typ == "gcp:container/cluster:Cluster":
             state.update(endpoint=MOCK_ENDPOINT, masterAuth={**state.get("masterAuth", {}),
                                                              "clusterCaCertificate": MOCK_CA})
+            dns = (state.get("controlPlaneEndpointsConfig") or {}).get("dnsEndpointConfig")
+            if dns is not None:
+                dns["endpoint"] = MOCK_DNS_ENDPOINT
         return f"{args.name}-id", state
 
-    def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
-        return {}, None
+    def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """What the program looks up: the project's number (it names the workload identity pool)."""
+        if args.token == "gcp:organizations/getProject:getProject":
+            return {"projectId": args.args.get("projectId"), "number": MOCK_PROJECT_NUMBER}, []
+        return {}, []
 
 
 class RecordingMonitor(mocks.MockMonitor):

@@ -57,6 +57,13 @@ def _maintenance(cfg: PlatformConfig) -> dict[str, Any]:
     }
 
 
+def gcs_fuse_driver(cfg: PlatformConfig) -> bool:
+    """The Cloud Storage FUSE CSI driver: as set, else on when a team declares buckets (GKE: it is
+    off by default on Standard, on by default on Autopilot, and needs Workload Identity)."""
+    on = cfg.cluster.gcs_fuse_csi_driver
+    return any(t.buckets for t in cfg.teams) if on is None else on
+
+
 def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any]:
     """The Cluster's inputs: VPC-native, Workload Identity, shielded nodes and Dataplane V2 on
     Standard (Autopilot enforces them itself), no default node pool."""
@@ -81,6 +88,7 @@ def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any
         "workload_identity_config": {"workload_pool": f"{cfg.project}.svc.id.goog"},
         "enable_shielded_nodes": True,
         "datapath_provider": "ADVANCED_DATAPATH",
+        "addons_config": {"gcs_fuse_csi_driver_config": {"enabled": True}} if gcs_fuse_driver(cfg) else None,
     }
 
 

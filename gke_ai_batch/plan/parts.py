@@ -142,5 +142,11 @@ def scheduling(name: str, args: Mapping[str, Any]) -> Platform:
         raw = _queues_in_python_names({**_SCHEDULING_ONLY, **_plain(args, *SCHEDULING)})
         if args.get("autopilot"):
             raw["cluster"] = {**_SCHEDULING_ONLY["cluster"], "mode": "autopilot"}
-        return derive_platform(_validated(PlatformConfig, raw))
+        cfg = _validated(PlatformConfig, raw)
+        for i, team in enumerate(cfg.teams):
+            for key in ("buckets", "service_account"):
+                if getattr(team, key):
+                    raise ConfigError(f"teams[{i}].{key}", "a KueueLayer declares queues, not Google Cloud "
+                                      "resources: declare team storage with the Platform component")
+        return derive_platform(cfg)
     return _named("KueueLayer", name, run)

@@ -308,13 +308,21 @@ def _admission_checks(cfg: PlatformConfig, flavors: dict[str, FlavorPlan]) -> tu
     )
 
 
+def cost_labels(cfg: PlatformConfig, team: TeamConfig) -> dict[str, str]:
+    """`team` and `cost-center` on a team's namespaces, so that GKE cost allocation (on in every
+    cluster) can split the bill by them."""
+    center = team.cost_center or cfg.cost_center
+    return {"team": team.name, **({"cost-center": center} if center else {})}
+
+
 def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: tuple[str, ...],
                     cq_name: str) -> TeamPlan:
     lq = team.local_queue or f"{team.name}-queue"
     labels = {TEAM_LABEL: team.name}
     created = tuple(ns for ns in namespaces if ns not in PREEXISTING_NAMESPACES)
     ns_manifests = tuple({"apiVersion": "v1", "kind": "Namespace", "metadata": {
-        "name": ns, "labels": {**labels, CLUSTER_QUEUE_LABEL: cq_name}}} for ns in namespaces)
+        "name": ns, "labels": {**labels, CLUSTER_QUEUE_LABEL: cq_name, **cost_labels(cfg, team)}}}
+        for ns in namespaces)
     lqs = tuple({"apiVersion": KUEUE_API, "kind": "LocalQueue",
                  "metadata": {"name": lq, "namespace": ns, "labels": dict(labels)},
                  "spec": {"clusterQueue": cq_name}} for ns in namespaces)
