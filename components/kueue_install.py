@@ -6,7 +6,7 @@ from typing import Any
 
 import pulumi
 
-from gke_ai_batch.vocabulary import KUEUE_NAMESPACE, component_type
+from gke_ai_batch.vocabulary import KUEUE_NAMESPACE, KUEUE_RELEASE, component_type
 
 from .helm_install import child_options, helm_release
 
@@ -21,6 +21,6 @@ class KueueInstallArgs:
 class KueueInstall(pulumi.ComponentResource):
     def __init__(self, name: str, args: KueueInstallArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(component_type("KueueInstall"), name, None, opts)
-        self.release = helm_release(f"{name}-release", "kueue", args.chart, args.version, KUEUE_NAMESPACE,
+        self.release = helm_release(f"{name}-release", KUEUE_RELEASE, args.chart, args.version, KUEUE_NAMESPACE,
                                     args.values, child_options(self, opts))
         self.register_outputs({"status": self.release.status})

@@ -1,7 +1,7 @@
 """KueueLayer: Kueue and JobSet installed, and every queueing object a set of teams needs (flavors
 from the pools' shapes, cohorts, ClusterQueues, admission checks, priorities, team namespaces with
-their LocalQueues), from plain arguments. Install it with the cluster's Kubernetes provider
-(`opts=ResourceOptions(providers=[cluster.provider], depends_on=[system_pool])`).
+their LocalQueues, and the scrape of Kueue's metrics), from plain arguments. Install it with the
+cluster's Kubernetes provider (`opts=ResourceOptions(providers=[cluster.provider], depends_on=[system_pool])`).
 
 No `from __future__ import annotations`: the component analyzer reads the annotations at run time."""
 from dataclasses import dataclass
@@ -11,12 +11,14 @@ import pulumi
 
 from gke_ai_batch.plan import parts
 from gke_ai_batch.plan.installs import kueue_values
+from gke_ai_batch.plan.monitoring import kueue_monitoring
 from gke_ai_batch.plan.platform import Platform
 from gke_ai_batch.vocabulary import component_type
 
 from .args import GpuPoolSpec, TpuPoolSpec
 from .jobset_install import JobSetInstall, JobSetInstallArgs
 from .kueue_install import KueueInstall, KueueInstallArgs
+from .kueue_monitoring import KueueMonitoring, KueueMonitoringArgs
 from .kueue_queues import KueueQueues, KueueQueuesArgs
 from .priorities import Priorities, PrioritiesArgs
 from .team import Team, TeamArgs
@@ -195,11 +197,12 @@ class KueueResources:
     jobset: JobSetInstall | None
     queues: KueueQueues
     teams: list[Team]
+    monitoring: KueueMonitoring
 
 
 def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions) -> KueueResources:
-    """The installs, then priorities, queues and teams. `opts` carries the parent, the Kubernetes
-    provider and what the installs wait for (the pool the controllers run on)."""
+    """The installs, then priorities, queues, teams and the scrape of Kueue's metrics. `opts` carries
+    the parent, the Kubernetes provider and what the installs wait for (the pool the controllers run on)."""
     kueue = KueueInstall("kueue", KueueInstallArgs(platform.config.kueue.chart, platform.config.kueue.version,
                                                    kueue_values(platform)), opts)
     jobset = (JobSetInstall("jobset", JobSetInstallArgs(platform.config.jobset.chart, platform.config.jobset.version),
@@ -211,7 +214,9 @@ def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions) -> KueueReso
     queues = KueueQueues("queues", KueueQueuesArgs(s, releases), after)
     teams = [Team(f"team-{t.name}", TeamArgs(t, queues.cluster_queues[t.cluster_queue], kueue.release), after)
              for t in s.teams]
-    return KueueResources(kueue, jobset, queues, teams)
+    monitoring = KueueMonitoring("kueue-monitoring", KueueMonitoringArgs(
+        kueue_monitoring(platform.config.cluster.mode), kueue.release), after)
+    return KueueResources(kueue, jobset, queues, teams, monitoring)
 
 
 class KueueLayer(pulumi.ComponentResource):

@@ -35,7 +35,12 @@ def declare(name: str, manifest: Manifest, opts: pulumi.ResourceOptions, patch: 
             preemption_policy=manifest["preemptionPolicy"], description=manifest.get("description"), opts=opts)
     if kind == "ServiceAccount":
         return k8s.core.v1.ServiceAccount(name, metadata=meta, opts=opts)
-    if kind == "RoleBinding":
-        return k8s.rbac.v1.RoleBinding(name, metadata=meta, role_ref=manifest["roleRef"],
-                                       subjects=manifest["subjects"], opts=opts)
+    if kind == "Secret":
+        return k8s.core.v1.Secret(name, metadata=meta, type=manifest["type"], opts=opts)
+    if kind == "Role":
+        return k8s.rbac.v1.Role(name, metadata=meta, rules=manifest["rules"], opts=opts)
+    if kind in ("RoleBinding", "ClusterRoleBinding"):
+        make_binding = k8s.rbac.v1.RoleBinding if kind == "RoleBinding" else k8s.rbac.v1.ClusterRoleBinding
+        return make_binding(name, metadata=meta, role_ref=manifest["roleRef"], subjects=manifest["subjects"],
+                            opts=opts)
     return CustomObject(name, manifest, opts)

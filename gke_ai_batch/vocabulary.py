@@ -77,6 +77,11 @@ JOBSET_NAMESPACE = "jobset-system"
 CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"
 RESOURCE_POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
+ROUTER_NAT = "gcp:compute/routerNat:RouterNat"
+BUCKET = "gcp:storage/bucket:Bucket"
+BUCKET_IAM_MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
+BUCKET_IAM_BINDING = "gcp:storage/bucketIAMBinding:BucketIAMBinding"
+PUBLIC_MEMBERS = ("allUsers", "allAuthenticatedUsers")  # IAM's members for anyone, signed in or not
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 KUEUE_GROUP_TYPE_PREFIX = f"kubernetes:{KUEUE_GROUP}/"  # any Kueue API version
 KUEUE_TYPE_PREFIX = f"kubernetes:{KUEUE_API}:"
@@ -86,3 +91,15 @@ PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 def kueue_type(kind: str) -> str:
     """`kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue` from `ClusterQueue`."""
     return f"{KUEUE_TYPE_PREFIX}{kind}"
+
+
+# The Kueue chart's fullname is its release name (chart _helpers.tpl, as the release name contains the
+# chart's name): the chart's object names and its pods' app.kubernetes.io/instance label follow from it.
+KUEUE_RELEASE = "kueue"
+RBAC_GROUP = "rbac.authorization.k8s.io"
+
+# Google Cloud Managed Service for Prometheus: the PodMonitoring API and the managed collector's
+# ServiceAccount, whose namespace depends on the cluster mode (GKE tutorial "kueue-cohort").
+GMP_API = "monitoring.googleapis.com/v1"
+GMP_COLLECTOR = "collector"
+GMP_NAMESPACES = {ClusterMode.STANDARD: "gmp-system", ClusterMode.AUTOPILOT: "gke-gmp-system"}

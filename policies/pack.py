@@ -28,6 +28,7 @@ PACK_NAME = "gke-ai-batch-policies"
 MANDATORY, ADVISORY = EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY
 REQUIRED_LABELS = ["environment", "owner"]
 CLUSTER, NODE_POOL = vocabulary.CLUSTER, vocabulary.NODE_POOL
+BUCKET_GRANTS = (vocabulary.BUCKET_IAM_MEMBER, vocabulary.BUCKET_IAM_BINDING)
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,13 @@ RESOURCE_POLICIES = [
                        SHARED_QUEUE_LABEL) == "true")),
     ResourcePolicy("priority-class-value", "PriorityClass values stay below 1,000,000,000 (reserved for the "
                    "system).", MANDATORY, (PRIORITY_CLASS,), rr.priority_value),
+    ResourcePolicy("node-workload-metadata", "Node pools give Pods GKE's metadata server (their own Workload "
+                   "Identity), never the node service account's credentials.", MANDATORY, (NODE_POOL,),
+                   rr.node_workload_metadata),
+    ResourcePolicy("bucket-private", "Buckets have uniform bucket-level access and public access prevention "
+                   "enforced.", MANDATORY, (vocabulary.BUCKET,), rr.bucket_private),
+    ResourcePolicy("bucket-not-public", "No grant on a bucket names allUsers or allAuthenticatedUsers.", MANDATORY,
+                   BUCKET_GRANTS, rr.bucket_not_public),
 ]
 
 STACK_POLICIES = [
@@ -109,6 +117,9 @@ STACK_POLICIES = [
     StackPolicy("node-service-account", "Production nodes run as a dedicated service account, not the Compute "
                 "Engine default one (GKE: Configure GKE node service accounts; CIS GKE 5.2.1).", MANDATORY,
                 sr.node_service_account),
+    StackPolicy("private-node-egress", "A cluster with private nodes has a Cloud NAT in its region, so that its "
+                "nodes can pull images from registries outside Google (Kueue's and JobSet's: registry.k8s.io).",
+                MANDATORY, sr.private_node_egress),
 ]
 
 

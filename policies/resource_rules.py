@@ -8,7 +8,7 @@ from typing import Any
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.pool_facts import pool_facts
 from gke_ai_batch.plan.scheduling import MAX_USER_PRIORITY
-from gke_ai_batch.vocabulary import KUEUE_API, PRODUCTION_ENVIRONMENTS
+from gke_ai_batch.vocabulary import KUEUE_API, PRODUCTION_ENVIRONMENTS, PUBLIC_MEMBERS
 
 Props = Mapping[str, Any]
 
@@ -157,4 +157,35 @@ def priority_value(props: Props) -> list[str]:
     if isinstance(v, int) and v >= MAX_USER_PRIORITY:
         return [f"PriorityClass {props['metadata']['name']}: value {v:,} is reserved for system-critical pods; "
                 f"stay below {MAX_USER_PRIORITY:,}"]
+    return []
+
+
+def node_workload_metadata(props: Props) -> list[str]:
+    """Pods on the node reach GKE's metadata server, which hands out their own Workload Identity,
+    never the node service account's credentials (Checkov CKV_GCP_69)."""
+    mode = ((props.get("nodeConfig") or {}).get("workloadMetadataConfig") or {}).get("mode")
+    if mode != "GKE_METADATA":
+        return [f"node pool {props.get('name', '?')}: set nodeConfig.workloadMetadataConfig.mode GKE_METADATA "
+                f"(has {mode or 'none'}), so that Pods cannot use the node service account's credentials"]
+    return []
+
+
+def bucket_private(props: Props) -> list[str]:
+    """IAM decides all access (no object ACLs) and nothing is ever public, whatever the organisation
+    policy says (Checkov CKV_GCP_29, CKV_GCP_114)."""
+    name, out = props.get("name", "?"), []
+    if not props.get("uniformBucketLevelAccess"):
+        out.append(f"bucket {name}: turn uniformBucketLevelAccess on, so that only IAM grants access (no object ACLs)")
+    if props.get("publicAccessPrevention") != "enforced":
+        out.append(f"bucket {name}: set publicAccessPrevention enforced, so that no grant can make it public")
+    return out
+
+
+def bucket_not_public(props: Props) -> list[str]:
+    """No grant on a bucket names everyone (Checkov CKV_GCP_28)."""
+    members = [props.get("member"), *(props.get("members") or [])]
+    public = [m for m in members if m in PUBLIC_MEMBERS]
+    if public:
+        return [f"bucket {props.get('bucket', '?')}: {', '.join(public)} in {props.get('role')} makes its objects "
+                "public; grant groups, service accounts or workload principals instead"]
     return []

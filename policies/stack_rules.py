@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings, stack_findings
+from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings, region_of, stack_findings
 from gke_ai_batch.model.pool_facts import PoolFacts, pool_facts
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.suggest import name_list
@@ -22,6 +22,7 @@ from gke_ai_batch.vocabulary import (
     KUEUE_GROUP_TYPE_PREFIX,
     NODE_POOL,
     QUEUED_TAINT,
+    ROUTER_NAT,
 )
 from gke_ai_batch.vocabulary import Capacity as CapacityMode
 
@@ -266,6 +267,22 @@ def node_service_account(resources: Sequence[Res]) -> Findings:
             if not account or is_default_compute_account(str(account)):
                 out.append((res.urn, f"{what}: run the nodes as a dedicated service account with "
                                      "roles/container.defaultNodeServiceAccount, not the Compute Engine default one"))
+    return out
+
+
+def private_node_egress(resources: Sequence[Res]) -> Findings:
+    """Private nodes have no external address: without a Cloud NAT in their region (created by the
+    stack, or an adopted network's, read by it) they cannot pull Kueue's and JobSet's images from
+    registry.k8s.io, and the Helm installs hang."""
+    ix, out = Index(resources), Findings()
+    nat_regions = {str(r.props.get("region")) for r in ix.by_type[ROUTER_NAT]}
+    for cluster in ix.by_type[CLUSTER]:
+        region = region_of(str(cluster.props.get("location") or ""))
+        private = (cluster.props.get("privateClusterConfig") or {}).get("enablePrivateNodes")
+        if private and region not in nat_regions:
+            out.append((cluster.urn, f"cluster {cluster.name}: private nodes and no Cloud NAT in {region}: declare "
+                                     "the network (network.cloud_nat), or name an adopted network's "
+                                     "(network.existing_nat)"))
     return out
 
 

@@ -124,7 +124,7 @@ def test_make_plan_writes_resources_and_manifests(tmp_path):
     assert "v5p-res-0" in r.stdout and "total tpu-v5p-slice (google.com/tpu): 8" in r.stdout
     resources = json.loads((out / "resources.json").read_text())
     assert {"urn", "type", "name", "parent", "custom", "inputs"} <= set(resources[0])
-    assert (out / "manifests" / "07-clusterqueue-a.yaml").exists()
+    assert (out / "manifests" / "09-clusterqueue-a.yaml").exists()  # after namespaces, service accounts, flavors
     assert (out / "helm" / "kueue.yaml").exists()
 
 

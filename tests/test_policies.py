@@ -224,7 +224,7 @@ def test_make_check_fails_on_the_broken_stack(tmp_path):
     import json
     found = json.loads((tmp_path / "violations.json").read_text())
     assert sorted(v["policy"] for v in found if v["level"] == "mandatory") == [
-        "production-hardening", "production-hardening", "quota-within-capacity"]
+        "private-node-egress", "production-hardening", "production-hardening", "quota-within-capacity"]
     text = r.stdout
     assert "open to 0.0.0.0/0" in text and "turn deletion protection on" in text and "promised 16" in text
 
@@ -313,3 +313,30 @@ def test_production_node_pools_must_not_run_as_the_default_compute_account(plan)
         if r.type.endswith("nodePool:NodePool"):
             r.props["nodeConfig"].pop("serviceAccount")
     assert sr.node_service_account(dev) == []
+
+
+def test_private_nodes_without_cloud_nat_are_refused(plan):
+    res = stack(plan("prod"))
+    assert sr.private_node_egress(res) == []
+    no_nat = [r for r in res if not r.type.endswith("routerNat:RouterNat")]
+    found = sr.private_node_egress(no_nat)
+    assert len(found) == 1 and "private nodes and no Cloud NAT in us-east5" in found[0][1]
+    assert sr.private_node_egress(stack(plan("dws-gpu"))) == []  # public nodes need no NAT
+
+
+def test_node_pools_hide_the_node_credentials_from_pods(dev_pools):
+    pool = copy.deepcopy(next(iter(dev_pools.values())))
+    assert rr.node_workload_metadata(pool) == []
+    pool["nodeConfig"]["workloadMetadataConfig"] = {"mode": "GCE_METADATA"}
+    assert "set nodeConfig.workloadMetadataConfig.mode GKE_METADATA (has GCE_METADATA)" in \
+        rr.node_workload_metadata(pool)[0]
+
+
+def test_buckets_stay_private(plan):
+    bucket = copy.deepcopy(inputs(plan("prod"), "storage/bucket:Bucket", "acme-ml-prod-training-checkpoints"))
+    assert bucket["uniformBucketLevelAccess"] is True and rr.bucket_private(bucket) == []
+    bucket.update(uniformBucketLevelAccess=False, publicAccessPrevention="inherited")
+    assert len(rr.bucket_private(bucket)) == 2
+    grant = {"bucket": "acme-ml-datasets", "role": "roles/storage.objectViewer", "member": "allUsers"}
+    assert "allUsers in roles/storage.objectViewer makes its objects public" in rr.bucket_not_public(grant)[0]
+    assert rr.bucket_not_public({**grant, "member": "group:ml@acme.example"}) == []

@@ -189,8 +189,8 @@ class ClusterConfig(Model):
     master_authorized_networks: list[AuthorizedNetwork] = []
     """Ranges allowed to reach the control plane's IP endpoints; empty: no restriction list."""
     dns_endpoint: bool = True
-    """GKE's DNS-based control-plane endpoint: reachable from anywhere, every request authorized by
-    IAM (container.clusters.connect), with no authorized-network list; the kubeconfig uses it."""
+    """GKE's DNS-based control-plane endpoint: reachable from any network that reaches Google APIs,
+    every request authorized by IAM, no authorized-network list; the kubeconfig uses it."""
     maintenance_window: MaintenanceWindow = MaintenanceWindow()
     """When GKE may upgrade; must leave at least 48 hours in any 32 days."""
     maintenance_exclusions: list[MaintenanceExclusion] = []

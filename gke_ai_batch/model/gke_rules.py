@@ -170,9 +170,13 @@ def _zone_of(zone: str, region: str) -> bool:
     return bool(re.fullmatch(re.escape(region) + r"-[a-z]", zone))
 
 
-def _region_of(c: Props) -> str:
-    location = c.get("location") or ""
+def region_of(location: str) -> str:
+    """us-east5 from us-east5 or us-east5-b (a zonal cluster's location)."""
     return location[:-2] if re.search(r"-[a-z]$", location) else location
+
+
+def _region_of(c: Props) -> str:
+    return region_of(c.get("location") or "")
 
 
 def _zone_findings(zones: list[str], region: str) -> Iterator[Finding]:

@@ -16,8 +16,9 @@ from .runtime import Registration
 from .summary import PlanSummary, plan_summary
 
 # kubectl apply -f <dir> applies files in name order: namespaces and CRD-free kinds first.
-APPLY_ORDER = ["Namespace", "PriorityClass", "WorkloadPriorityClass", "ResourceFlavor", "Cohort",
-               "ProvisioningRequestConfig", "AdmissionCheck", "ClusterQueue", "LocalQueue", "RoleBinding"]
+APPLY_ORDER = ["Namespace", "ServiceAccount", "Secret", "PriorityClass", "WorkloadPriorityClass", "ResourceFlavor",
+               "Cohort", "ProvisioningRequestConfig", "AdmissionCheck", "ClusterQueue", "LocalQueue", "Role",
+               "RoleBinding", "ClusterRoleBinding"]
 
 
 # What plan and check write into the output folder, and all a refused plan removes from it: the folder

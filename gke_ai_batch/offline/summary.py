@@ -10,7 +10,14 @@ from decimal import Decimal
 
 from gke_ai_batch.model.suggest import name_list, plural
 from gke_ai_batch.policies.stack_rules import Capacity, show
-from gke_ai_batch.vocabulary import FIXED_CAPACITY, HELM_RELEASE, KUEUE_GROUP_TYPE_PREFIX
+from gke_ai_batch.vocabulary import (
+    BUCKET,
+    BUCKET_IAM_MEMBER,
+    FIXED_CAPACITY,
+    HELM_RELEASE,
+    KUEUE_GROUP_TYPE_PREFIX,
+    ROUTER_NAT,
+)
 
 from .mermaid import Diagram, diagram
 from .runtime import Registration
@@ -157,6 +164,33 @@ def quota_table(view: StackView) -> Table:
                  console_rows=short, console_notes=cut)
 
 
+def _network_line(regs: Sequence[Registration], view: StackView) -> list[str]:
+    """Where the nodes live: the created network's ranges and NAT, or an adopted network's named ranges."""
+    c = view.cluster
+    if c is None:
+        return []
+    subnet = next((r.inputs for r in regs if r.type.endswith("subnetwork:Subnetwork")), None)
+    nat = "; Cloud NAT" if any(r.type == ROUTER_NAT for r in regs) else ""
+    ranges = c.get("ipAllocationPolicy") or {}
+    if subnet:
+        pods, services = (r["ipCidrRange"] for r in subnet["secondaryIpRanges"])
+        how = f"created: nodes {subnet['ipCidrRange']}, Pods {pods}, Services {services}{nat}"
+    elif ranges:
+        pods, services = ranges["clusterSecondaryRangeName"], ranges["servicesSecondaryRangeName"]
+        how = f"adopted: Pods {pods}, Services {services}{nat}"
+    else:
+        how = f"existing, ranges made by GKE{nat}"
+    return [f"network {c.get('network')}, subnet {c.get('subnetwork')} ({how})"]
+
+
+def _storage_line(regs: Sequence[Registration]) -> list[str]:
+    buckets = sum(r.type == BUCKET for r in regs)
+    grants = sum(r.type == BUCKET_IAM_MEMBER for r in regs)
+    if not grants:
+        return []
+    return [f"storage: {plural(buckets, 'bucket')} created, {plural(grants, 'bucket grant')} to team service accounts"]
+
+
 def _kueue_line(regs: Sequence[Registration], view: StackView) -> str:
     kinds = Counter(r.type.rsplit(":", 1)[-1] for r in regs if r.type.startswith(KUEUE_GROUP_TYPE_PREFIX))
     queues = list(view.cluster_queues)
@@ -167,7 +201,7 @@ def _kueue_line(regs: Sequence[Registration], view: StackView) -> str:
 
 
 def blocks(regs: Sequence[Registration], view: StackView) -> list[Block]:
-    out: list[Block] = [*_cluster_line(view)]
+    out: list[Block] = [*_cluster_line(view), *_network_line(regs, view), *_storage_line(regs)]
     pools = pool_table(view)
     if pools:
         out.append(pools)

@@ -89,6 +89,8 @@ def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any
         "enable_shielded_nodes": True,
         "datapath_provider": "ADVANCED_DATAPATH",
         "addons_config": {"gcs_fuse_csi_driver_config": {"enabled": True}} if gcs_fuse_driver(cfg) else None,
+        # Managed Service for Prometheus collects Kueue's metrics (plan.monitoring); Autopilot has it on.
+        "monitoring_config": {"managed_prometheus": {"enabled": True}},
     }
 
 

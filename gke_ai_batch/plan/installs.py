@@ -39,7 +39,9 @@ def kueue_manager_config(platform: Platform) -> dict[str, Any]:
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
         "kind": "Configuration",
         "health": {"healthProbeBindAddress": ":8081"},
-        "metrics": {"bindAddress": ":8443"},
+        # Usage and nominal quota per ClusterQueue are exported only when asked for (Kueue's metrics
+        # reference); the README's quota queries read them.
+        "metrics": {"bindAddress": ":8443", "enableClusterQueueResources": True},
         "webhook": {"port": 9443},
         "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
         "clientConnection": {"qps": 50, "burst": 100},
