@@ -49,6 +49,42 @@ class MaintenanceExclusionArgs(TypedDict):
     """NO_UPGRADES, NO_MINOR_UPGRADES or NO_MINOR_OR_NODE_UPGRADES (default)."""
 
 
+class ExistingNatArgs(TypedDict):
+    """An adopted network's Cloud NAT, read by the stack."""
+
+    router: str
+    """The Cloud Router's name, in the network's project and the region."""
+    name: str
+    """The NAT's name on that router."""
+
+
+class NetworkArgs(TypedDict, total=False):
+    """The cluster's VPC network: created (default) or adopted (stack config: the network block)."""
+
+    adopt: bool
+    """Use an existing network and subnet; the stack creates nothing."""
+    name: str
+    """The network's name (created default: <cluster>-net; adopted: required)."""
+    subnetwork: str
+    """The subnet's name (created default: <cluster>-<region>; adopted: required, or its path)."""
+    host_project: str
+    """Adopted: the shared VPC host project."""
+    nodes_cidr: str
+    """Created: the nodes' range (default 10.0.0.0/20)."""
+    pods_cidr: str
+    """Created: the Pods' range (default 10.4.0.0/14)."""
+    services_cidr: str
+    """Created: the Services' range (default 10.8.0.0/20)."""
+    pods_range: str
+    """The Pods secondary range's name (created default: pods; adopted: required)."""
+    services_range: str
+    """The Services secondary range's name (created default: services; adopted: required)."""
+    cloud_nat: bool
+    """Created: a Cloud Router with Cloud NAT (default: with private nodes)."""
+    existing_nat: ExistingNatArgs
+    """Adopted: the Cloud NAT private nodes go out through."""
+
+
 class ClusterSettingsArgs(TypedDict):
     """The cluster's own settings (stack config: the cluster block)."""
 
@@ -71,7 +107,9 @@ class ClusterSettingsArgs(TypedDict):
     master_ipv4_cidr: NotRequired[str]
     """The control plane's /28 for private nodes."""
     master_authorized_networks: NotRequired[list[AuthorizedNetworkArgs]]
-    """Who may reach the control plane."""
+    """Who may reach the control plane's IP endpoints."""
+    dns_endpoint: NotRequired[bool]
+    """GKE's DNS-based control-plane endpoint, IAM-authorized (default on; the kubeconfig uses it)."""
     maintenance_window: NotRequired[MaintenanceWindowArgs]
     """Default: weekends 00:00-08:00 UTC."""
     maintenance_exclusions: NotRequired[list[MaintenanceExclusionArgs]]
@@ -82,6 +120,8 @@ class ClusterSettingsArgs(TypedDict):
     """gke-security-groups@<domain>, for Google Groups for RBAC."""
     node_service_account: NotRequired[str]
     """An existing service account for the nodes; default: a dedicated one is created."""
+    gcs_fuse_csi_driver: NotRequired[bool]
+    """The Cloud Storage FUSE CSI driver, to mount buckets (default off for a cluster on its own)."""
     labels: NotRequired[dict[str, str]]
     """Extra resource labels of the cluster."""
 
@@ -105,6 +145,8 @@ class GkeClusterArgs(TypedDict):
     """The cost-center label."""
     labels: NotRequired[dict[str, str]]
     """Extra resource labels of every resource."""
+    network: NotRequired[NetworkArgs]
+    """The VPC network, created or adopted (default: the existing cluster.network, GKE-made ranges)."""
     cluster: ClusterSettingsArgs
     """The cluster's settings."""
 

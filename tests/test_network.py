@@ -106,3 +106,23 @@ BAD = [
 def test_bad_network_is_refused_at_its_path(stack, change, path, words):
     at, message = refusal(stack, change)
     assert at == path and words in message, message
+
+
+CLUSTER_ARGS = {"project": "acme-ml", "region": "us-east5", "environment": "dev", "owner": "ml",
+                "cluster": {"name": "solo", "private_nodes": True}}
+
+
+def test_a_gke_cluster_on_its_own_creates_its_network_before_itself():
+    from gke_ai_batch.components.gke_cluster import GkeCluster
+    from gke_ai_batch.offline.runtime import record
+    regs = record(lambda: GkeCluster("solo", {**CLUSTER_ARGS, "network": {}}), "direct")
+    nat, cluster = one(regs, ":RouterNat"), one(regs, "container/cluster:Cluster")
+    assert nat.urn in cluster.dependencies and cluster.inputs["network"] == "solo-net"
+
+
+def test_a_gke_cluster_names_the_argument_of_a_bad_range():
+    from gke_ai_batch.components.gke_cluster import GkeCluster
+    from gke_ai_batch.offline.runtime import record
+    with pytest.raises(Exception, match=r"invalid GkeCluster 'solo' arguments at network.pods_cidr: 10.0.0.0/14 "
+                                        r"overlaps the node range"):
+        record(lambda: GkeCluster("solo", {**CLUSTER_ARGS, "network": {"pods_cidr": "10.0.0.0/14"}}), "direct")

@@ -188,3 +188,13 @@ def test_refused_plan_removes_the_earlier_plans_files_and_nothing_else(tmp_path,
            f"from {out}" in err
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == ["manifests", "manifests/README.txt",
                                                                        "notes.txt"]
+
+
+def test_the_summary_says_where_the_nodes_live_and_what_teams_store():
+    prod = summary(planned("prod"))
+    assert ("network ml-prod, subnet ml-prod-us-east5 (created: nodes 10.40.0.0/20, Pods 10.44.0.0/14, "
+            "Services 10.48.0.0/20; Cloud NAT)\n") in prod
+    assert "storage: 2 buckets created, 6 bucket grants to team service accounts\n" in prod
+    shared = summary(planned("dws-gpu"))
+    assert "subnet projects/acme-net-host/regions/us-central1/subnetworks/gke-us-central1 (adopted: Pods gke-pods, " \
+           "Services gke-services)" in shared and "storage:" not in shared
