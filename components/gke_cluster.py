@@ -206,7 +206,8 @@ class GkeCluster(pulumi.ComponentResource):
                                              opts=pulumi.ResourceOptions(parent=self, depends_on=first))
         self.node_service_account = pulumi.Output.from_input(identity.email)
         self.name, self.location, self.endpoint = self.cluster.name, self.cluster.location, self.cluster.endpoint
-        self.kubeconfig = pulumi.Output.secret(self._kubeconfig(bool(inputs["control_plane_endpoints_config"])))
+        dns = inputs["control_plane_endpoints_config"]["dns_endpoint_config"]["allow_external_traffic"]
+        self.kubeconfig = pulumi.Output.secret(self._kubeconfig(dns))
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig,
                                      opts=pulumi.ResourceOptions(parent=self))
         self.register_outputs({"name": self.name, "location": self.location, "endpoint": self.endpoint,

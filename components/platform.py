@@ -63,7 +63,8 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     cfg = platform.config
     child = pulumi.ResourceOptions(parent=parent)
     cluster = _json(cfg, include=set(parts.CLUSTER_IDENTITY) | {"cluster"})
-    cluster["cluster"]["gcs_fuse_csi_driver"] = gcs_fuse_driver(cfg)  # the default depends on the teams
+    if gcs_fuse_driver(cfg):  # on because teams declare buckets: GkeCluster does not see the teams
+        cluster["cluster"]["gcs_fuse_csi_driver"] = True
     gke = GkeCluster("gke", _args(cluster), child)
     target = dict(project=cfg.project, region=cfg.region, cluster=gke.name, location=gke.location,
                   labels=cfg.resource_labels(), service_account=gke.node_service_account,

@@ -97,6 +97,8 @@ BAD = [
     ("subnet in another region", "dws-gpu",
      net(subnetwork="projects/acme-net-host/regions/europe-west4/subnetworks/gke"), "platform.network.subnetwork",
      "is in region 'europe-west4'; the cluster is in 'us-central1'"),
+    ("one name for both secondary ranges", "prod", net(pods_range="gke", services_range="gke"),
+     "platform.network.services_range", "'gke' is also the Pods range's name"),
     ("two names for the network", "prod", lambda c: c["cluster"].update(network="default-vpc"),
      "platform.cluster.network", "drop cluster.network (use network.name)"),
 ]

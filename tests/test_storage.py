@@ -44,7 +44,7 @@ def cluster_addons(regs):
 
 def test_the_fuse_driver_is_on_where_a_team_mounts_buckets(plan):
     assert cluster_addons(plan("prod")) == {"gcsFuseCsiDriverConfig": {"enabled": True}}
-    assert cluster_addons(plan("dev")) is None
+    assert cluster_addons(plan("dev")) == {"gcsFuseCsiDriverConfig": {"enabled": False}}  # stated, so it turns off
 
 
 def refusal(change):
@@ -104,3 +104,24 @@ def test_the_sample_workload_mounts_only_what_its_service_account_is_granted(pla
     for volume in pod["spec"]["volumes"]:
         role = found[(volume["csi"]["volumeAttributes"]["bucketName"], member)]
         assert role == ("roles/storage.objectViewer" if volume["csi"].get("readOnly") else "roles/storage.objectUser")
+
+
+@pytest.mark.parametrize("change,path,words", [
+    (lambda c: c["teams"][0].update(service_account="default"), "platform.teams[0].service_account",
+     "'default' exists in every namespace"),
+    (bucket(0, 1, name="acme..ckpt"), "platform.teams[0].buckets[1].name", "a domain you have verified"),
+    (bucket(0, 1, location="mars-1x"), "platform.teams[0].buckets[1].location", "a multi-region (US, EU, ASIA)"),
+    (lambda c: c["cluster"].update(mode="autopilot", gcs_fuse_csi_driver=False), "platform.cluster.gcs_fuse_csi_driver",
+     "Autopilot always runs"),
+], ids=["default service account", "empty dot part", "location", "FUSE off on Autopilot"])
+def test_more_bad_storage_input(change, path, words):
+    cfg = platform_of("prod")
+    change(cfg)
+    if cfg["cluster"].get("mode") == "autopilot":
+        for key in ("tpu_pools", "gpu_pools", "system_pool"):
+            cfg.pop(key, None)
+        for key in ("private_nodes", "master_ipv4_cidr"):
+            cfg["cluster"].pop(key, None)
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == path and words in e.value.message, e.value.message

@@ -40,8 +40,10 @@ SECONDS = Rule(r"^\d+s$", "whole seconds followed by s, such as 86400s")
 DURATION = Rule(r"^\d+(s|m|h)$", "a whole number followed by s, m or h, such as 10m")
 SERVICE_ACCOUNT = Rule(r"^[a-z0-9][-a-z0-9]*@[-a-z0-9.]+\.gserviceaccount\.com$",
                        "a service account's email, NAME@PROJECT.iam.gserviceaccount.com")
+BUCKET_LOCATION = Rule(r"^([a-z]+-[a-z]+\d+|US|EU|ASIA|[A-Z]{3,4}\d)$",
+                       "a region such as us-east5, a multi-region (US, EU, ASIA) or a dual-region such as NAM4")
 RULES_IN_WORDS = {r.pattern: r.words for r in (DNS_LABEL, CLUSTER_NAME, PROJECT_ID, REGION, LABEL_VALUE, SECONDS,
-                                                DURATION, SERVICE_ACCOUNT)}
+                                                DURATION, SERVICE_ACCOUNT, BUCKET_LOCATION)}
 
 
 def text(rule: Rule, default: Any = ..., max_length: int | None = None) -> Any:
@@ -142,8 +144,9 @@ class NetworkConfig(Model):
 
     adopt: bool = False
     """false: create the network; true: use an existing network and subnet (a shared VPC's included)."""
-    name: str | None = text(DNS_LABEL, None, max_length=63)
-    """The VPC network's name; created, default: <cluster>-net; adopted: required."""
+    name: str | None = text(DNS_LABEL, None, max_length=56)
+    """The VPC network's name (at most 56 characters: its router is <name>-router); created, default:
+    <cluster>-net; adopted: required."""
     subnetwork: str | None = None
     """The subnet in the platform's region: its name (created, default: <cluster>-<region>; adopted:
     required), or for an adopted one also projects/PROJECT/regions/REGION/subnetworks/NAME."""
@@ -370,8 +373,9 @@ class BucketConfig(Model):
     existing: bool = False
     """An existing bucket: the stack only grants access; false: the stack creates it, with uniform
     bucket-level access and public access prevention enforced."""
-    location: str | None = None
-    """Created only: where it lives (default: the platform's region, next to the accelerators)."""
+    location: str | None = text(BUCKET_LOCATION, None)
+    """Created only: a region (default: the platform's, next to the accelerators), or a multi-region
+    (US, EU, ASIA) or predefined dual-region (NAM4, EUR4, ASIA1...)."""
     versioning: bool | None = None
     """Created only: keep overwritten and deleted objects as noncurrent versions (default off)."""
     soft_delete_days: int | None = None

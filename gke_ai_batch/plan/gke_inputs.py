@@ -10,6 +10,7 @@ import re
 from typing import Any, cast
 
 from gke_ai_batch.model.config import PlatformConfig
+from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.plan.identity import node_identity
 from gke_ai_batch.plan.network import plan_network
 from gke_ai_batch.plan.pools import PoolPlan, WorkloadPolicyPlan
@@ -35,7 +36,8 @@ def _control_plane(cfg: PlatformConfig) -> dict[str, Any]:
         if not autopilot:
             private["master_ipv4_cidr_block"] = c.master_ipv4_cidr
     networks = [{"cidr_block": n.cidr, "display_name": n.name or n.cidr} for n in c.master_authorized_networks]
-    dns = {"dns_endpoint_config": {"allow_external_traffic": True}} if c.dns_endpoint else None
+    # Sent either way: left out, the provider would keep the endpoint GKE last reported.
+    dns = {"dns_endpoint_config": {"allow_external_traffic": c.dns_endpoint}}
     return dict(
         private_cluster_config=private,
         control_plane_endpoints_config=dns,
@@ -61,13 +63,16 @@ def gcs_fuse_driver(cfg: PlatformConfig) -> bool:
     """The Cloud Storage FUSE CSI driver: as set, else on when a team declares buckets (GKE: it is
     off by default on Standard, on by default on Autopilot, and needs Workload Identity)."""
     on = cfg.cluster.gcs_fuse_csi_driver
+    if on is False and cfg.cluster.mode == ClusterMode.AUTOPILOT:
+        raise ConfigError(path_of("cluster", "gcs_fuse_csi_driver"), "Autopilot always runs the Cloud Storage "
+                          "FUSE CSI driver; drop the key")
     return any(t.buckets for t in cfg.teams) if on is None else on
 
 
 def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any]:
     """The Cluster's inputs: VPC-native, Workload Identity, shielded nodes and Dataplane V2 on
     Standard (Autopilot enforces them itself), no default node pool."""
-    c, net = cfg.cluster, plan_network(cfg)
+    c, net, fuse = cfg.cluster, plan_network(cfg), gcs_fuse_driver(cfg)
     inputs = dict(
         name=c.name, project=cfg.project, location=cluster_location(cfg), network=net.network_ref,
         subnetwork=net.subnetwork_ref, release_channel={"channel": c.release_channel}, min_master_version=c.version,
@@ -88,7 +93,7 @@ def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any
         "workload_identity_config": {"workload_pool": f"{cfg.project}.svc.id.goog"},
         "enable_shielded_nodes": True,
         "datapath_provider": "ADVANCED_DATAPATH",
-        "addons_config": {"gcs_fuse_csi_driver_config": {"enabled": True}} if gcs_fuse_driver(cfg) else None,
+        "addons_config": {"gcs_fuse_csi_driver_config": {"enabled": fuse}},
         # Managed Service for Prometheus collects Kueue's metrics (plan.monitoring); Autopilot has it on.
         "monitoring_config": {"managed_prometheus": {"enabled": True}},
     }

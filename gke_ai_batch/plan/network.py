@@ -63,7 +63,11 @@ class NetworkPlan:
 
     @property
     def router(self) -> str:
-        return f"{self.name}-router"[:63]
+        return f"{self.name}-router"
+
+    @property
+    def nat(self) -> str:
+        return f"{self.name}-nat"
 
     @property
     def ip_allocation_policy(self) -> dict[str, str]:
@@ -111,14 +115,21 @@ def _no_overlap(named: dict[str, ipaddress.IPv4Network]) -> None:
 
 
 def _control_plane_range(cfg: PlatformConfig) -> dict[str, ipaddress.IPv4Network]:
-    """A Standard private cluster's control-plane /28 (a malformed one is the GKE rules' to report)."""
+    """A Standard private cluster's control-plane /28 (one that is not is the GKE rules' to report)."""
     c = cfg.cluster
     if not c.private_nodes or c.mode == ClusterMode.AUTOPILOT:
         return {}
     try:
-        return {"master_ipv4_cidr": ipaddress.IPv4Network(c.master_ipv4_cidr, strict=False)}
+        master = ipaddress.IPv4Network(c.master_ipv4_cidr)
     except ValueError:
         return {}
+    return {"master_ipv4_cidr": master} if master.prefixlen == 28 else {}
+
+
+def _distinct_ranges(pods: str, services: str) -> None:
+    if pods == services:
+        raise ConfigError(_where("services_range"), f"{services!r} is also the Pods range's name; a subnet's "
+                          "secondary ranges have distinct names, one for Pods and one for Services")
 
 
 def _created(cfg: PlatformConfig, net: NetworkConfig) -> NetworkPlan:
@@ -131,8 +142,10 @@ def _created(cfg: PlatformConfig, net: NetworkConfig) -> NetworkPlan:
         raise ConfigError(_where("subnetwork"), f"{net.subnetwork!r}: a created subnet is named with 1 to 63 "
                           "lowercase letters, digits and '-', starting with a letter")
     ranges = Ranges(*(str(cidrs[k]) for k in DEFAULT_RANGES))
-    return NetworkPlan(True, cfg.project, name, net.subnetwork or f"{cfg.cluster.name}-{cfg.region}", cfg.region,
-                       net.pods_range or "pods", net.services_range or "services", ranges,
+    pods, services = net.pods_range or "pods", net.services_range or "services"
+    _distinct_ranges(pods, services)
+    subnet = net.subnetwork or f"{cfg.cluster.name}-{cfg.region}"[:63].rstrip("-")
+    return NetworkPlan(True, cfg.project, name, subnet, cfg.region, pods, services, ranges,
                        cloud_nat=cfg.cluster.private_nodes if net.cloud_nat is None else net.cloud_nat)
 
 
@@ -146,7 +159,8 @@ def _adopted(cfg: PlatformConfig, net: NetworkConfig) -> NetworkPlan:
             raise ConfigError(_where(key), f"an adopted network needs its {what} named: set {key} (the cluster "
                               "uses the subnet's existing secondary ranges; GKE cannot add them to a shared subnet)")
     nat = (net.existing_nat.router, net.existing_nat.name) if net.existing_nat else None
-    assert net.name and net.subnetwork  # checked above
+    assert net.name and net.subnetwork and net.pods_range and net.services_range  # checked above
+    _distinct_ranges(net.pods_range, net.services_range)
     project = net.host_project or cfg.project
     return NetworkPlan(False, project, net.name, _subnet_name(net.subnetwork, project, cfg.region), cfg.region,
                        net.pods_range, net.services_range, existing_nat=nat,
@@ -235,7 +249,7 @@ def router_inputs(plan: NetworkPlan, network: Any) -> dict[str, Any]:
 def nat_inputs(plan: NetworkPlan, router: Any, subnetwork: Any) -> dict[str, Any]:
     """Cloud NAT for every range of the nodes' subnet (the Pods' too), with automatic addresses:
     private nodes have no external address, and pull Kueue's and JobSet's images from registry.k8s.io."""
-    return dict(name=f"{plan.name}-nat", project=plan.project, region=plan.region, router=router,
+    return dict(name=plan.nat, project=plan.project, region=plan.region, router=router,
                 nat_ip_allocate_option="AUTO_ONLY", source_subnetwork_ip_ranges_to_nat="LIST_OF_SUBNETWORKS",
                 subnetworks=[{"name": subnetwork, "source_ip_ranges_to_nats": ["ALL_IP_RANGES"]}],
                 log_config={"enable": True, "filter": "ERRORS_ONLY"})

@@ -62,8 +62,8 @@ def _no_platform_key(key: str, found: list[str]) -> str:
 
 def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False) -> Platform:
     """The network, pools, GKE's rules over the pools (a pool GKE refuses is reported before the
-    queues that name it), whether the network holds them, scheduling, then the teams' storage. The KueueLayer component
-    skips the rules: the pools' components check them."""
+    queues that name it), whether the network holds them, scheduling, then the teams' storage. The
+    KueueLayer component skips the rules: the pools' components check them."""
     network = plan_network(cfg)
     pools = plan_pools(cfg)
     if check_gke_rules:

@@ -21,8 +21,9 @@ from gke_ai_batch.vocabulary import TEAM_LABEL
 
 ROLES = {"read": "roles/storage.objectViewer", "read-write": "roles/storage.objectUser"}
 SOFT_DELETE_DAYS = (7, 90)  # or 0: none
+KEEP_DAYS = f"{SOFT_DELETE_DAYS[0]} to {SOFT_DELETE_DAYS[1]}"
 DEFAULT_SOFT_DELETE_DAYS = 7
-BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*[a-z0-9]$")
+BUCKET_PART = re.compile(r"^[a-z0-9]([a-z0-9_-]*[a-z0-9])?$")  # a name, or each dot-separated part of one
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 CREATED_ONLY = ("location", "versioning", "soft_delete_days")
 
@@ -54,8 +55,9 @@ class TeamStoragePlan:
 def bucket_name_problem(name: str) -> str | None:
     """What breaks Cloud Storage's naming rules, in words; None when the name is allowed."""
     parts = name.split(".")
-    if not BUCKET_NAME.match(name):
-        return ("use lowercase letters, digits, '-', '_' and '.', starting and ending with a letter or digit")
+    if not all(BUCKET_PART.match(p) for p in parts):
+        return ("use lowercase letters, digits, '-' and '_', starting and ending with a letter or digit (with "
+                "dots between such parts, for a name under a domain you have verified)")
     if len(name) > (222 if len(parts) > 1 else 63) or len(name) < 3 or any(len(p) > 63 for p in parts):
         return "3 to 63 characters (up to 222 with dots, each dot-separated part at most 63)"
     if name.startswith("goog") or "google" in name or "g00gle" in name:
@@ -79,16 +81,19 @@ def _bucket(cfg: PlatformConfig, b: BucketConfig, path: str) -> BucketPlan:
         return BucketPlan(b.name, ROLES[b.access], False, path)
     days = DEFAULT_SOFT_DELETE_DAYS if b.soft_delete_days is None else b.soft_delete_days
     if days and not SOFT_DELETE_DAYS[0] <= days <= SOFT_DELETE_DAYS[1]:
-        raise ConfigError(f"{path}.soft_delete_days", f"{days}: soft delete keeps deleted objects "
-                          f"{SOFT_DELETE_DAYS[0]} to {SOFT_DELETE_DAYS[1]} days, or 0 for none")
+        raise ConfigError(f"{path}.soft_delete_days", f"{days}: soft delete keeps deleted objects {KEEP_DAYS} days, "
+                          "or 0 for none")
     if b.access == "read-write" and not days and not b.versioning:
         raise ConfigError(f"{path}.soft_delete_days", "a read-write bucket holds checkpoints, which a bad write "
-                          "or delete can lose: keep soft delete (7 to 90 days) or turn versioning on")
+                          f"or delete can lose: keep soft delete ({KEEP_DAYS} days) or turn versioning on")
     return BucketPlan(b.name, ROLES[b.access], True, path, b.location or cfg.region, bool(b.versioning), days)
 
 
 def _team_storage(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: tuple[str, ...]) -> TeamStoragePlan:
     ksa = team.service_account or f"{team.name}-workload"
+    if ksa == "default":
+        raise ConfigError(path_of("teams", i, "service_account"), "'default' exists in every namespace and every "
+                          "Pod that names no account runs as it: name the team's own service account")
     if not DNS_SUBDOMAIN.match(ksa) or len(ksa) > 253:
         raise ConfigError(path_of("teams", i, "service_account"), f"{ksa!r} is not a Kubernetes service account "
                           "name: a DNS subdomain of at most 253 lowercase letters, digits, '-' and '.', each "
