@@ -14,12 +14,13 @@ from gke_ai_batch.plan import parts
 from gke_ai_batch.plan.gke_inputs import gcs_fuse_driver
 from gke_ai_batch.plan.platform import Platform as PlatformPlan
 from gke_ai_batch.plan.platform import build_platform
-from gke_ai_batch.vocabulary import ClusterMode, component_type
+from gke_ai_batch.vocabulary import TEAM_COST_LABEL, ClusterMode, component_type
 
 from .gke_cluster import GkeCluster
 from .gpu_pool import GpuPool
 from .kueue_layer import KueueResources, declare_kueue
 from .system_pool import SystemNodePool
+from .team_buckets import TeamBuckets, TeamBucketsArgs
 from .team_storage import TeamStorage, TeamStorageArgs
 from .tpu_slice_pool import TpuSlicePool
 
@@ -80,14 +81,19 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
 
 
 def _storage(platform: PlatformPlan, kueue: KueueResources, opts: pulumi.ResourceOptions) -> list[TeamStorage]:
-    """Each team's service account and buckets, once its namespaces exist."""
+    """Every team's buckets, then each team's service accounts and grants, once its namespaces exist."""
     if not platform.storage:
         return []
     cfg = platform.config
+    created: dict[str, pulumi.Output[str]] = {}
+    for s in platform.storage:
+        buckets = TeamBuckets(f"team-{s.team}-buckets", TeamBucketsArgs(s, cfg.project, {
+            **cfg.resource_labels(), TEAM_COST_LABEL: s.team}), opts)
+        created.update(buckets.names)
     number = gcp.organizations.get_project_output(project_id=cfg.project).number
     teams = {t.plan.name: t for t in kueue.teams}
-    return [TeamStorage(f"team-{s.team}-storage", TeamStorageArgs(s, cfg.project, number, {
-        **cfg.resource_labels(), "team": s.team}, teams[s.team]), opts) for s in platform.storage]
+    return [TeamStorage(f"team-{s.team}-storage", TeamStorageArgs(s, cfg.project, number, created, teams[s.team]),
+                        opts) for s in platform.storage]
 
 
 class PlatformArgs:

@@ -1,7 +1,7 @@
-"""TeamStorage: a team's Kubernetes service account in each of its namespaces, the buckets it
-creates, and read or read-write access to every bucket it names, granted to that service account
-through Workload Identity Federation for GKE (no Google service account, no key). Every input
-comes from gke_ai_batch.plan.storage."""
+"""TeamStorage: a team's Kubernetes service account in each of its namespaces, and read or
+read-write access to every bucket it names, granted to that service account through Workload
+Identity Federation for GKE (no Google service account, no key). Every input comes from
+gke_ai_batch.plan.storage; the buckets the stack creates come from TeamBuckets."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_gcp as gcp
 
-from gke_ai_batch.plan.storage import TeamStoragePlan, bucket_inputs, workload_principal
+from gke_ai_batch.plan.storage import TeamStoragePlan, workload_principal
 from gke_ai_batch.vocabulary import component_type
 
 from .manifests import declare
@@ -20,7 +20,7 @@ class TeamStorageArgs:
     plan: TeamStoragePlan
     project: str
     project_number: pulumi.Input[str]  # the cluster project's number: it names the workload identity pool
-    labels: dict[str, str]
+    created: dict[str, pulumi.Output[str]]  # every bucket the stack creates (TeamBuckets.names), by name
     team: pulumi.Resource  # the Team, whose namespaces hold the service accounts
 
 
@@ -32,10 +32,7 @@ class TeamStorage(pulumi.ComponentResource):
             declare(f"{name}-sa-{m['metadata']['namespace']}", m,
                     pulumi.ResourceOptions(parent=self, depends_on=[args.team]))
         for b in plan.buckets:
-            bucket: pulumi.Input[str] = b.name
-            if b.create:
-                bucket = gcp.storage.Bucket(f"{name}-bucket-{b.name}", opts=child,
-                                            **bucket_inputs(b, args.project, args.labels)).name
+            bucket = args.created.get(b.name, b.name)  # a created bucket's output: granted once it exists
             for ns in plan.namespaces:
                 gcp.storage.BucketIAMMember(f"{name}-{b.name}-{ns}", bucket=bucket, role=b.role,
                                             member=self._principal(args, ns), opts=child)

@@ -59,6 +59,8 @@ RESERVATION_LABEL = "gke-ai-batch.io/reservation"
 FLAVOR_LABEL = "gke-ai-batch.io/flavor"  # on accelerator pools: each flavor selects exactly its pools
 TEAM_LABEL = "gke-ai-batch.io/team"  # on team namespaces: what Kueue manages (managedJobsNamespaceSelector)
 CLUSTER_QUEUE_LABEL = "gke-ai-batch.io/cluster-queue"  # on team namespaces: which ClusterQueue admits them
+TEAM_COST_LABEL = "team"  # on team namespaces and buckets: GKE cost allocation splits spend by it
+COST_CENTER_LABEL = "cost-center"  # on every resource and team namespace
 SHARED_QUEUE_LABEL = "gke-ai-batch.io/shared-queue"  # on a ClusterQueue declared shared by several teams
 
 # Kueue and JobSet.
@@ -77,6 +79,7 @@ JOBSET_NAMESPACE = "jobset-system"
 CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"
 RESOURCE_POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
+SUBNETWORK = "gcp:compute/subnetwork:Subnetwork"
 ROUTER_NAT = "gcp:compute/routerNat:RouterNat"
 BUCKET = "gcp:storage/bucket:Bucket"
 BUCKET_IAM_MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"

@@ -125,3 +125,15 @@ def test_more_bad_storage_input(change, path, words):
     with pytest.raises(ConfigError) as e:
         build_platform(cfg)
     assert e.value.path == path and words in e.value.message, e.value.message
+
+
+def test_a_grant_on_another_teams_bucket_waits_for_the_bucket():
+    from .conftest import run_config
+    cfg = platform_of("prod")
+    cfg["teams"][1]["buckets"].append({"name": "acme-ml-prod-training-checkpoints", "access": "read", "existing": True})
+    regs = run_config(cfg)
+    bucket = next(r for r in by_type(regs, "storage/bucket:Bucket")
+                  if r.inputs["name"] == "acme-ml-prod-training-checkpoints")
+    grant = next(r for r in by_type(regs, "BucketIAMMember") if r.inputs["bucket"] == bucket.inputs["name"]
+                 and "/ns/research/" in r.inputs["member"])
+    assert grant.inputs["role"] == "roles/storage.objectViewer" and bucket.urn in grant.dependencies

@@ -16,7 +16,7 @@ from pydantic_core import PydanticCustomError
 from gke_ai_batch.model.catalog import GPU_TYPES, TPU_GENERATIONS
 from gke_ai_batch.model.quantity import FORMAT_HELP, parse_quantity
 from gke_ai_batch.model.suggest import unknown_key
-from gke_ai_batch.vocabulary import ClusterMode
+from gke_ai_batch.vocabulary import COST_CENTER_LABEL, ClusterMode
 
 CONFIG_KEY = "platform"
 
@@ -556,7 +556,7 @@ class PlatformConfig(Model):
         """Labels every GCP resource carries: environment, owner, cost-center, then the user's own."""
         labels = {"environment": self.environment, "owner": self.owner, "managed-by": "pulumi"}
         if self.cost_center:
-            labels["cost-center"] = self.cost_center
+            labels[COST_CENTER_LABEL] = self.cost_center
         if self.production:
             labels["production"] = "true"
         return {**labels, **self.labels}

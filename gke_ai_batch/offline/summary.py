@@ -17,6 +17,7 @@ from gke_ai_batch.vocabulary import (
     HELM_RELEASE,
     KUEUE_GROUP_TYPE_PREFIX,
     ROUTER_NAT,
+    SUBNETWORK,
 )
 
 from .mermaid import Diagram, diagram
@@ -169,7 +170,7 @@ def _network_line(regs: Sequence[Registration], view: StackView) -> list[str]:
     c = view.cluster
     if c is None:
         return []
-    subnet = next((r.inputs for r in regs if r.type.endswith("subnetwork:Subnetwork")), None)
+    subnet = next((r.inputs for r in regs if r.type == SUBNETWORK), None)
     nat = "; Cloud NAT" if any(r.type == ROUTER_NAT for r in regs) else ""
     ranges = c.get("ipAllocationPolicy") or {}
     if subnet:

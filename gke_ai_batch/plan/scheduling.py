@@ -17,10 +17,12 @@ from gke_ai_batch.model.suggest import name_list
 from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import (
     CLUSTER_QUEUE_LABEL,
+    COST_CENTER_LABEL,
     KUEUE_API,
     PROVISIONING_CONTROLLER,
     QUEUED_PROVISIONING_CLASS,
     SHARED_QUEUE_LABEL,
+    TEAM_COST_LABEL,
     TEAM_LABEL,
     ClusterMode,
 )
@@ -312,7 +314,7 @@ def cost_labels(cfg: PlatformConfig, team: TeamConfig) -> dict[str, str]:
     """`team` and `cost-center` on a team's namespaces, so that GKE cost allocation (on in every
     cluster) can split the bill by them."""
     center = team.cost_center or cfg.cost_center
-    return {"team": team.name, **({"cost-center": center} if center else {})}
+    return {TEAM_COST_LABEL: team.name, **({COST_CENTER_LABEL: center} if center else {})}
 
 
 def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: tuple[str, ...],
