@@ -183,7 +183,9 @@ users:
 
 class GkeCluster(pulumi.ComponentResource):
     """A GKE cluster with the platform's baseline (Workload Identity, shielded nodes, Dataplane V2, a
-    release channel, maintenance windows GKE accepts) and a Kubernetes provider for it."""
+    release channel, maintenance windows GKE accepts, the DNS-based endpoint, cost allocation,
+    managed Prometheus), its network unless adopted, its node service account, and a Kubernetes
+    provider for it."""
 
     name: pulumi.Output[str]
     """The cluster's name: node pools join it."""

@@ -70,8 +70,10 @@ def gcs_fuse_driver(cfg: PlatformConfig) -> bool:
 
 
 def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any]:
-    """The Cluster's inputs: VPC-native, Workload Identity, shielded nodes and Dataplane V2 on
-    Standard (Autopilot enforces them itself), no default node pool."""
+    """The Cluster's inputs: VPC-native on the planned network's named ranges, the DNS-based
+    endpoint, cost allocation; on Standard also Workload Identity, shielded nodes, Dataplane V2,
+    managed Prometheus and the FUSE driver as planned (Autopilot enforces them itself), no default
+    node pool."""
     c, net, fuse = cfg.cluster, plan_network(cfg), gcs_fuse_driver(cfg)
     inputs = dict(
         name=c.name, project=cfg.project, location=cluster_location(cfg), network=net.network_ref,
