@@ -128,3 +128,26 @@ def test_a_gke_cluster_names_the_argument_of_a_bad_range():
     with pytest.raises(Exception, match=r"invalid GkeCluster 'solo' arguments at network.pods_cidr: 10.0.0.0/14 "
                                         r"overlaps the node range"):
         record(lambda: GkeCluster("solo", {**CLUSTER_ARGS, "network": {"pods_cidr": "10.0.0.0/14"}}), "direct")
+
+
+def kubeconfig_of(cluster_settings):
+    from gke_ai_batch.components.gke_cluster import GkeCluster
+    from gke_ai_batch.offline.runtime import MOCK_DNS_ENDPOINT, MOCK_ENDPOINT, record
+    seen = []
+    regs = record(lambda: GkeCluster("solo", {**CLUSTER_ARGS, "cluster": cluster_settings}).kubeconfig.apply(
+        seen.append), "direct")
+    return seen[0], one(regs, "container/cluster:Cluster").inputs, MOCK_DNS_ENDPOINT, MOCK_ENDPOINT
+
+
+def test_the_kubeconfig_reaches_the_control_plane_over_the_dns_endpoint():
+    config, cluster, dns, _ = kubeconfig_of({"name": "solo", "private_nodes": True})
+    assert cluster["controlPlaneEndpointsConfig"] == {"dnsEndpointConfig": {"allowExternalTraffic": True}}
+    assert f"server: https://{dns}" in config and "certificate-authority-data" not in config  # publicly trusted
+    assert cluster["costManagementConfig"] == {"enabled": True}
+    assert cluster["monitoringConfig"] == {"managedPrometheus": {"enabled": True}}
+
+
+def test_without_the_dns_endpoint_the_kubeconfig_uses_the_ip_endpoint_and_the_cluster_ca():
+    config, cluster, _, ip = kubeconfig_of({"name": "solo", "dns_endpoint": False})
+    assert cluster["controlPlaneEndpointsConfig"] == {"dnsEndpointConfig": {"allowExternalTraffic": False}}
+    assert f"server: https://{ip}" in config and "certificate-authority-data: " in config
