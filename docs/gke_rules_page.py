@@ -8,7 +8,8 @@ from gke_ai_batch.model.gke_rules import RULES
 
 PAGE = Path(__file__).resolve().parent / "gke-rules.md"
 WHERE = {"cluster": "platform.{field}", "node pool": "tpu_pools[i] / gpu_pools[i] / system_pool: {field}",
-         "node pools": "the pool where the total crosses the limit"}
+         "node pools": "the pool where the total crosses the limit",
+         "network": "platform.network.nodes_cidr / pods_cidr / services_cidr"}
 
 
 def render() -> str:

@@ -8,7 +8,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings, region_of, stack_findings
+from gke_ai_batch.model.gke_rules import (
+    cluster_findings,
+    network_findings,
+    pool_findings,
+    region_of,
+    stack_findings,
+)
 from gke_ai_batch.model.pool_facts import PoolFacts, pool_facts
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.suggest import name_list
@@ -23,6 +29,7 @@ from gke_ai_batch.vocabulary import (
     NODE_POOL,
     QUEUED_TAINT,
     ROUTER_NAT,
+    SUBNETWORK,
 )
 from gke_ai_batch.vocabulary import Capacity as CapacityMode
 
@@ -299,9 +306,10 @@ def _pools_by_cluster(ix: Index) -> list[tuple[Res | None, list[Res]]]:
 
 
 def gke_rules(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    """The GKE rules table (gke_ai_batch.model.gke_rules) over every cluster and node pool of the stack."""
+    """The GKE rules table (gke_ai_batch.model.gke_rules) over every cluster, node pool and created subnet."""
     found: list[tuple[str | None, str]] = []
-    for cluster, pools in _pools_by_cluster(Index(resources)):
+    ix = Index(resources)
+    for cluster, pools in _pools_by_cluster(ix):
         cprops = cluster.props if cluster else {}
         if cluster:
             found += [(cluster.urn, f"cluster {cluster.name}: {f.message} ({rule.id})")
@@ -311,7 +319,17 @@ def gke_rules(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
                       for rule, f in pool_findings(pool.props, cprops)]
         found += [(pools[f.pool or 0].urn, f"node pool {pools[f.pool or 0].name}: {f.message} ({rule.id})")
                   for rule, f in stack_findings([p.props for p in pools], cprops)]  # rules over all pools name one
+        subnet = _subnet_of(ix, cprops)
+        if cluster and subnet:
+            found += [(subnet.urn, f"subnet {subnet.name} of cluster {cluster.name}: {f.message} ({rule.id})")
+                      for rule, f in network_findings(subnet.props, cprops, [p.props for p in pools])]
     return found
+
+
+def _subnet_of(ix: Index, cluster: Mapping[str, Any]) -> Res | None:
+    """The stack's Subnetwork the cluster names (by name or path); none when the subnet is adopted."""
+    name = str(cluster.get("subnetwork") or "").rsplit("/", 1)[-1]
+    return next((s for s in ix.by_type[SUBNETWORK] if s.name == name), None)
 
 
 def kueue_controller_size(resources: Sequence[Res]) -> list[tuple[str | None, str]]:

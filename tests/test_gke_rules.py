@@ -77,6 +77,11 @@ BROKEN = {
     "gke-version-floors": ("prod", lambda c: c["cluster"].update(version="1.32.3-gke.1000000"),
                            "platform.tpu_pools[1].generation", "flex-start TPUs need GKE 1.33.0-gke.1712000"),
     "tpu7x-workload-policy": None,  # the planner always names the policy: see test_tpu7x_slice_*
+    "network-range-overlap": ("prod", lambda c: c["network"].update(pods_cidr="10.40.0.0/14"),
+                              "platform.network.pods_cidr", "10.40.0.0/14 overlaps the node range 10.40.0.0/20"),
+    "network-range-size": ("prod", lambda c: c["network"].update(pods_cidr="10.44.0.0/20"),
+                           "platform.network.pods_cidr", "10.44.0.0/20 holds 16 nodes; the pools reach 77 nodes at "
+                           "full size with one surge node each: use a /17 or larger"),
     "cluster-node-limit": ("dev", lambda c: c["gpu_pools"][0].update(max_nodes=1_000_000_000),
                            "platform.gpu_pools[0]", "hold 1,000,000,011 nodes at full size; a GKE cluster has "
                            "at most 65,000"),

@@ -340,3 +340,16 @@ def test_buckets_stay_private(plan):
     grant = {"bucket": "acme-ml-datasets", "role": "roles/storage.objectViewer", "member": "allUsers"}
     assert "allUsers in roles/storage.objectViewer makes its objects public" in rr.bucket_not_public(grant)[0]
     assert rr.bucket_not_public({**grant, "member": "group:ml@acme.example"}) == []
+
+
+def test_the_gke_rules_policy_judges_a_subnet_built_by_hand(plan):
+    res = stack(plan("prod"))
+    assert sr.gke_rules(res) == []
+    subnet = next(r for r in res if r.type.endswith("subnetwork:Subnetwork"))
+    subnet.props["secondaryIpRanges"][0]["ipCidrRange"] = "10.44.0.0/22"  # the Pods range: 4 nodes
+    subnet.props["ipCidrRange"] = "10.44.0.0/20"  # overlaps it
+    found = sr.gke_rules(res)
+    assert [urn for urn, _ in found] == [subnet.urn, subnet.urn]
+    assert "10.44.0.0/22 overlaps the node range 10.44.0.0/20" in found[0][1]
+    assert "(network-range-overlap)" in found[0][1]
+    assert "holds 4 nodes; the pools reach 77 nodes" in found[1][1]

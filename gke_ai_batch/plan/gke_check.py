@@ -2,15 +2,20 @@
 the first broken rule with a ConfigError at the rule's config path."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
 from gke_ai_batch.model.gke_rules import (
+    Props,
     Rule,
     cluster_findings,
+    network_findings,
     pool_findings,
     stack_findings,
 )
 from gke_ai_batch.plan.gke_inputs import cluster_inputs, engine_form, node_pool_inputs
+from gke_ai_batch.plan.network import NetworkPlan, subnet_inputs
 from gke_ai_batch.plan.pools import PoolPlan
 
 
@@ -20,7 +25,7 @@ def _path(base: str, rule: Rule, at: str) -> str:
     return f"{base}.{rule.field}{at}"
 
 
-def enforce_gke_rules(cfg: PlatformConfig, pools: list[PoolPlan]) -> None:
+def enforce_gke_rules(cfg: PlatformConfig, pools: list[PoolPlan], network: NetworkPlan) -> None:
     labels = cfg.resource_labels()
     cluster = engine_form(cluster_inputs(cfg, labels))
     for rule, finding in cluster_findings(cluster):
@@ -32,3 +37,13 @@ def enforce_gke_rules(cfg: PlatformConfig, pools: list[PoolPlan]) -> None:
     for _rule, finding in stack_findings(declared, cluster):
         assert finding.pool is not None  # a rule over all pools points at one of them
         raise ConfigError(pools[finding.pool].path, finding.message)
+    enforce_network_rules(network, cluster, declared)
+
+
+def enforce_network_rules(network: NetworkPlan, cluster: Props, pools: Sequence[Props]) -> None:
+    """A created network's ranges against each other and the pools (an adopted one's are not known)."""
+    if not network.create:
+        return
+    subnet = engine_form(subnet_inputs(network, network.name))
+    for rule, finding in network_findings(subnet, cluster, pools):
+        raise ConfigError(_path(ROOT, rule, finding.at), finding.message)

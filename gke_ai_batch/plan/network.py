@@ -1,11 +1,7 @@
 """The cluster's VPC network as a plan: created (network, subnet with named secondary ranges,
-Private Google Access, Cloud Router and Cloud NAT for private nodes) or adopted by name, its ranges
-checked against each other, the control plane's range and the node count of the declared pools.
-
-Sizing (GKE: "VPC-native clusters", "Optimize IP address allocation"): a node takes one address of
-the subnet's primary range, which loses 4 addresses to Google Cloud; with GKE's default of 110 Pods
-per node each node takes a /24 of the Pods range (the smallest block holding twice the Pods); and
-every pool may add one surge node during an upgrade (GKE's default max surge)."""
+Private Google Access, Cloud Router and Cloud NAT for private nodes) or adopted by name, with its
+ranges well formed. Whether they overlap and hold the pools is GKE's rule (model/gke_rules.py,
+network rules), checked over the inputs sent, as every GKE rule is."""
 from __future__ import annotations
 
 import ipaddress
@@ -16,14 +12,8 @@ from typing import Any
 
 from gke_ai_batch.model.config import NetworkConfig, PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
-from gke_ai_batch.model.suggest import plural
-from gke_ai_batch.plan.pools import PoolPlan
-from gke_ai_batch.vocabulary import ClusterMode
 
 DEFAULT_RANGES = {"nodes_cidr": "10.0.0.0/20", "pods_cidr": "10.4.0.0/14", "services_cidr": "10.8.0.0/20"}
-RESERVED_PER_SUBNET = 4  # Google Cloud keeps 4 addresses of every subnet's primary range
-POD_BLOCK_PER_NODE = 24  # 110 Pods per node (GKE's default): a /24 per node
-SURGE_NODES_PER_POOL = 1  # GKE's default maxSurge during node upgrades
 CREATED_ONLY = ("nodes_cidr", "pods_cidr", "services_cidr", "cloud_nat")
 ADOPTED_ONLY = ("host_project", "existing_nat")
 
@@ -99,33 +89,6 @@ def _cidr(net: NetworkConfig, key: str) -> ipaddress.IPv4Network:
     return cidr
 
 
-RANGE_WORDS = {"master_ipv4_cidr": "the control plane's range", "nodes_cidr": "the node range",
-               "pods_cidr": "the Pod range", "services_cidr": "the Service range"}
-
-
-def _no_overlap(named: dict[str, ipaddress.IPv4Network]) -> None:
-    """Each range against the ones before it; the error points at the later one."""
-    keys = list(named)
-    for i, key in enumerate(keys):
-        for before in keys[:i]:
-            if named[key].overlaps(named[before]):
-                at = path_of("cluster", key) if key == "master_ipv4_cidr" else _where(key)
-                raise ConfigError(at, f"{named[key]} overlaps {RANGE_WORDS[before]} {named[before]}; the "
-                                  "control-plane, node, Pod and Service ranges must not overlap")
-
-
-def _control_plane_range(cfg: PlatformConfig) -> dict[str, ipaddress.IPv4Network]:
-    """A Standard private cluster's control-plane /28 (one that is not is the GKE rules' to report)."""
-    c = cfg.cluster
-    if not c.private_nodes or c.mode == ClusterMode.AUTOPILOT:
-        return {}
-    try:
-        master = ipaddress.IPv4Network(c.master_ipv4_cidr)
-    except ValueError:
-        return {}
-    return {"master_ipv4_cidr": master} if master.prefixlen == 28 else {}
-
-
 def _distinct_ranges(pods: str, services: str) -> None:
     if pods == services:
         raise ConfigError(_where("services_range"), f"{services!r} is also the Pods range's name; a subnet's "
@@ -135,8 +98,7 @@ def _distinct_ranges(pods: str, services: str) -> None:
 def _created(cfg: PlatformConfig, net: NetworkConfig) -> NetworkPlan:
     _refuse_keys(net, ADOPTED_ONLY, "only an adopted network (adopt: true) has this; a created network lives "
                  "in the platform's project and makes its own Cloud NAT (cloud_nat)")
-    cidrs = {key: _cidr(net, key) for key in DEFAULT_RANGES}
-    _no_overlap({**_control_plane_range(cfg), **cidrs})
+    cidrs = {key: _cidr(net, key) for key in DEFAULT_RANGES}  # their overlaps and sizes: gke_rules
     name = net.name or f"{cfg.cluster.name}-net"
     if net.subnetwork is not None and not NAME.match(net.subnetwork):
         raise ConfigError(_where("subnetwork"), f"{net.subnetwork!r}: a created subnet is named with 1 to 63 "
@@ -199,32 +161,6 @@ def plan_network(cfg: PlatformConfig) -> NetworkPlan:
             raise ConfigError(path_of("cluster", key), "the platform's `network` block names the network; drop "
                               f"cluster.{key} (use network.{'name' if key == 'network' else key})")
     return _adopted(cfg, net) if net.adopt else _created(cfg, net)
-
-
-def nodes_at_most(pools: Sequence[PoolPlan]) -> int:
-    """The most nodes the pools can hold at once: every pool at full size, plus a surge node each."""
-    return sum(p.nodes for p in pools) + SURGE_NODES_PER_POOL * len(pools)
-
-
-def check_sizes(plan: NetworkPlan, pools: Sequence[PoolPlan]) -> None:
-    """A created network's ranges hold the declared pools at full size (an adopted one's are not known)."""
-    if plan.ranges is None:
-        return
-    nodes = nodes_at_most(pools)
-    node_room = ipaddress.IPv4Network(plan.ranges.nodes).num_addresses - RESERVED_PER_SUBNET
-    pod_room = ipaddress.IPv4Network(plan.ranges.pods).num_addresses >> (32 - POD_BLOCK_PER_NODE)
-    for key, room, cidr in (("nodes_cidr", node_room, plan.ranges.nodes), ("pods_cidr", pod_room, plan.ranges.pods)):
-        if room < nodes:
-            raise ConfigError(_where(key), f"{cidr} holds {plural(room, 'node')}; the pools reach "
-                              f"{plural(nodes, 'node')} at full size with one surge node each: "
-                              f"use a /{_prefix_for(nodes, key)} or larger")
-
-
-def _prefix_for(nodes: int, key: str) -> int:
-    """The longest prefix whose range holds `nodes` nodes in that role."""
-    bits = (nodes + RESERVED_PER_SUBNET - 1).bit_length() if key == "nodes_cidr" else (
-        (nodes - 1).bit_length() + 32 - POD_BLOCK_PER_NODE)
-    return 32 - bits
 
 
 def network_inputs(plan: NetworkPlan) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from gke_ai_batch.model.config import GpuPoolConfig, PlatformConfig, SystemPoolC
 from gke_ai_batch.model.errors import ROOT, ConfigError
 from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings
 from gke_ai_batch.model.validation import config_error
+from gke_ai_batch.plan.gke_check import enforce_network_rules
 from gke_ai_batch.plan.gke_inputs import cluster_inputs, engine_form, node_pool_inputs
 from gke_ai_batch.plan.identity import NodeIdentity, node_identity
 from gke_ai_batch.plan.network import NetworkPlan, plan_network
@@ -107,6 +108,7 @@ def cluster(name: str, args: Mapping[str, Any]) -> tuple[NodeIdentity, NetworkPl
         inputs = cluster_inputs(cfg, cfg.resource_labels())
         for rule, finding in cluster_findings(engine_form(inputs)):
             raise ConfigError(f"{rule.field}{finding.at}", finding.message)
+        enforce_network_rules(network, engine_form(inputs), [])  # the pools are not known here
         return node_identity(cfg), network, inputs
     return _named("GkeCluster", name, run)
 

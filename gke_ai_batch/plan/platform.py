@@ -14,7 +14,7 @@ from gke_ai_batch.model.suggest import closest, name_list, shorten
 from gke_ai_batch.model.validation import config_error
 from gke_ai_batch.plan.gke_check import enforce_gke_rules
 from gke_ai_batch.plan.identity import NodeIdentity, node_identity
-from gke_ai_batch.plan.network import NetworkPlan, check_sizes, plan_network
+from gke_ai_batch.plan.network import NetworkPlan, plan_network
 from gke_ai_batch.plan.pools import PoolPlan, plan_pools
 from gke_ai_batch.plan.scheduling import SchedulingPlan, derive_scheduling
 from gke_ai_batch.plan.storage import TeamStoragePlan, plan_storage
@@ -61,14 +61,13 @@ def _no_platform_key(key: str, found: list[str]) -> str:
 
 
 def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False) -> Platform:
-    """The network, pools, GKE's rules over the pools (a pool GKE refuses is reported before the
-    queues that name it), whether the network holds them, scheduling, then the teams' storage. The
+    """The network, pools, GKE's rules over the cluster, pools and network (a pool GKE refuses is
+    reported before the queues that name it), scheduling, then the teams' storage. The
     KueueLayer component skips the rules: the pools' components check them."""
     network = plan_network(cfg)
     pools = plan_pools(cfg)
     if check_gke_rules:
-        enforce_gke_rules(cfg, pools)
-    check_sizes(network, pools)
+        enforce_gke_rules(cfg, pools, network)
     scheduling = derive_scheduling(cfg, pools)
     storage = plan_storage(cfg, {t.name: t.namespaces for t in scheduling.teams})
     return Platform(config=cfg, pools=tuple(pools), scheduling=scheduling, identity=node_identity(cfg),
