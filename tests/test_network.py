@@ -148,3 +148,9 @@ def test_without_the_dns_endpoint_the_kubeconfig_uses_the_ip_endpoint_and_the_cl
     config, cluster, _, ip = kubeconfig_of({"name": "solo", "dns_endpoint": False})
     assert cluster["controlPlaneEndpointsConfig"] == {"dnsEndpointConfig": {"allowExternalTraffic": False}}
     assert f"server: https://{ip}" in config and "certificate-authority-data: " in config
+
+
+def test_the_shared_address_space_is_a_private_range_for_pods():
+    cfg = platform_of("prod")
+    cfg["network"]["pods_cidr"] = "100.64.0.0/14"  # RFC 6598, common for Pods when RFC 1918 space is short
+    assert build_platform(cfg).network.ranges.pods == "100.64.0.0/14"

@@ -14,6 +14,9 @@ from gke_ai_batch.model.config import NetworkConfig, PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 
 DEFAULT_RANGES = {"nodes_cidr": "10.0.0.0/20", "pods_cidr": "10.4.0.0/14", "services_cidr": "10.8.0.0/20"}
+# GKE also accepts privately used public ranges (GKE: "GKE address management"); a platform stack
+# keeps to private space, so a typo (8.8.0.0/20 for 10.8.0.0/20) is not read as one.
+SHARED_ADDRESS_SPACE = ipaddress.IPv4Network("100.64.0.0/10")
 CREATED_ONLY = ("nodes_cidr", "pods_cidr", "services_cidr", "cloud_nat")
 ADOPTED_ONLY = ("host_project", "existing_nat")
 
@@ -83,9 +86,10 @@ def _cidr(net: NetworkConfig, key: str) -> ipaddress.IPv4Network:
     except ValueError:
         raise ConfigError(_where(key), f"{value!r} is not an IPv4 range in CIDR notation with its host bits "
                           "zero, such as 10.4.0.0/14") from None
-    if not cidr.is_private:
-        raise ConfigError(_where(key), f"{value!r} is a public range; use a private (RFC 1918) range such as "
-                          f"{DEFAULT_RANGES[key]}")
+    if not (cidr.is_private or cidr.subnet_of(SHARED_ADDRESS_SPACE)):
+        raise ConfigError(_where(key), f"{value!r} is a public range; the platform keeps the cluster's ranges in "
+                          f"private space: RFC 1918 (such as {DEFAULT_RANGES[key]}) or the shared address space "
+                          f"{SHARED_ADDRESS_SPACE} (RFC 6598), which GKE supports as a non-RFC 1918 range")
     return cidr
 
 
