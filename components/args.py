@@ -31,7 +31,57 @@ class NodePoolTarget(TypedDict):
     Compute Engine default account, which production refuses)."""
 
 
-class TpuShape(TypedDict):
+class AutoscalingArgs(TypedDict, total=False):
+    """Cluster autoscaler limits (a multi-host slice: 0 or all of its VMs)."""
+
+    min_nodes: int
+    """The fewest nodes (default 0)."""
+    max_nodes: int
+    """The most nodes (a multi-host slice: its VM count)."""
+    total: bool
+    """Limits over all zones instead of per zone (default: only for queued provisioning)."""
+    location_policy: str
+    """BALANCED or ANY."""
+
+
+class LocalSsdArgs(TypedDict):
+    """Local SSDs on every node."""
+
+    count: int
+    """Disks per node; the machine type decides which counts are allowed."""
+    use: NotRequired[str]
+    """ephemeral-storage (default) or raw-block."""
+
+
+class TaintArgs(TypedDict):
+    """A node taint; the pool's flavor tolerates it."""
+
+    key: str
+    """The taint's key."""
+    value: NotRequired[str]
+    """The taint's value."""
+    effect: NotRequired[str]
+    """NoSchedule (default), PreferNoSchedule or NoExecute."""
+
+
+class NodeSettingsArgs(TypedDict, total=False):
+    """Node settings every accelerator and worker pool takes."""
+
+    disk_type: str
+    """Boot disk type (default: GKE's for the machine)."""
+    disk_size_gb: int
+    """Boot disk size in GB."""
+    local_ssd: LocalSsdArgs
+    """Local SSDs per node."""
+    node_labels: dict[str, str]
+    """Extra Kubernetes labels on the nodes."""
+    taints: list[TaintArgs]
+    """Extra node taints."""
+    autoscaling: AutoscalingArgs
+    """Autoscaling limits (default: a fixed size)."""
+
+
+class TpuShape(NodeSettingsArgs):
     """A TPU slice shape and where its capacity comes from (stack config: one entry of tpu_pools)."""
 
     generation: str
@@ -43,7 +93,7 @@ class TpuShape(TypedDict):
     machine_type: NotRequired[str]
     """Machine type, when the generation has several for the topology."""
     capacity: NotRequired[str]
-    """on-demand (default), spot, reservation or flex-start."""
+    """on-demand (default), spot, reservation, flex-start or queued-provisioning."""
     reservation: NotRequired[str]
     """The reservation to consume (capacity reservation): NAME, projects/P/reservations/NAME or a block of one."""
     max_run_duration: NotRequired[str]
@@ -61,23 +111,40 @@ class TpuPoolSpec(TpuShape):
     """The pool's zone (one for a multi-host slice)."""
 
 
-class GpuShape(TypedDict):
+class GpuSharingArgs(TypedDict):
+    """GPU sharing: time-sharing or MIG partitions."""
+
+    strategy: str
+    """time-sharing or mig."""
+    max_clients: NotRequired[int]
+    """time-sharing: containers per GPU."""
+    partition_size: NotRequired[str]
+    """mig: the partition size, e.g. 1g.10gb."""
+
+
+class GpuShape(NodeSettingsArgs):
     """A GPU pool shape and where its capacity comes from (stack config: one entry of gpu_pools)."""
 
     gpu: str
     """GKE's accelerator name, e.g. nvidia-h100-80gb or nvidia-l4."""
     machine_type: NotRequired[str]
     """Machine type, when the GPU comes on several."""
+    gpus_per_node: NotRequired[int]
+    """GPUs per VM, where the machine type leaves a choice (N1 with T4)."""
     capacity: NotRequired[str]
-    """on-demand (default), spot, reservation or queued-provisioning."""
+    """on-demand (default), spot, reservation, flex-start or queued-provisioning."""
     reservation: NotRequired[str]
     """The reservation to consume (capacity reservation)."""
     nodes: NotRequired[int]
     """Fixed size per zone (on-demand, spot, reservation; default 1)."""
     max_nodes: NotRequired[int]
-    """Total autoscaling ceiling (queued provisioning)."""
+    """Total autoscaling ceiling of a queued or flex-start pool (the same as autoscaling.max_nodes)."""
     driver_version: NotRequired[str]
-    """GPU driver GKE installs: LATEST (default) or DEFAULT."""
+    """GPU driver GKE installs: LATEST (default), DEFAULT or INSTALLATION_DISABLED."""
+    sharing: NotRequired[GpuSharingArgs]
+    """GPU sharing (time-sharing or MIG)."""
+    zone_flavors: NotRequired[bool]
+    """One flavor per zone."""
     gvnic: NotRequired[bool]
     """Google Virtual NIC (default on)."""
     max_run_duration: NotRequired[str]
@@ -93,3 +160,25 @@ class GpuPoolSpec(GpuShape):
     """The pool's name."""
     zones: NotRequired[list[str]]
     """The pool's zones."""
+
+
+class CpuShape(NodeSettingsArgs):
+    """A CPU worker pool (stack config: one entry of cpu_pools)."""
+
+    machine_type: str
+    """A Compute Engine machine type, e.g. n2-standard-32."""
+    capacity: NotRequired[str]
+    """on-demand (default) or spot."""
+    nodes: NotRequired[int]
+    """Fixed size per zone (default 1), for a pool without autoscaling."""
+    flavor: NotRequired[str]
+    """The Kueue ResourceFlavor name (default: the pool's name)."""
+
+
+class CpuPoolSpec(CpuShape):
+    """A named CPU pool, as the KueueLayer derives its flavor."""
+
+    name: str
+    """The pool's name."""
+    zones: NotRequired[list[str]]
+    """The pool's zones (default: the platform's)."""

@@ -16,6 +16,7 @@ from gke_ai_batch.plan.platform import Platform as PlatformPlan
 from gke_ai_batch.plan.platform import build_platform
 from gke_ai_batch.vocabulary import TEAM_COST_LABEL, ClusterMode, component_type
 
+from .cpu_pool import CpuPool
 from .gke_cluster import GkeCluster
 from .gpu_pool import GpuPool
 from .kueue_layer import KueueResources, declare_kueue
@@ -50,12 +51,15 @@ def _pools(platform: PlatformPlan, target: dict[str, Any],
     if cfg.cluster.mode == ClusterMode.AUTOPILOT:
         return []
     zones = {p.source: list(p.zones) for p in platform.pools}
+
+    def pool_args(pool: Any) -> Any:
+        """What the pool's block sets (the component applies the same defaults), with its resolved zones."""
+        return _args({**target, **_json(pool, exclude={"name"}, exclude_unset=True), "zones": zones[pool.name]})
     pools: list[pulumi.ComponentResource] = [
         SystemNodePool(cfg.system_pool.name, _args({**target, **_json(cfg.system_pool, exclude={"name"})}), opts)]
-    pools += [TpuSlicePool(t.name, _args({**target, **_json(t, exclude={"name"}), "zones": zones[t.name]}), opts)
-              for t in cfg.tpu_pools]
-    pools += [GpuPool(g.name, _args({**target, **_json(g, exclude={"name"}), "zones": zones[g.name]}), opts)
-              for g in cfg.gpu_pools]
+    pools += [TpuSlicePool(t.name, pool_args(t), opts) for t in cfg.tpu_pools]
+    pools += [GpuPool(g.name, pool_args(g), opts) for g in cfg.gpu_pools]
+    pools += [CpuPool(c.name, pool_args(c), opts) for c in cfg.cpu_pools]
     return pools
 
 

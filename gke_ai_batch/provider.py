@@ -14,6 +14,7 @@ from pulumi.provider.experimental import component_provider_host
 from pulumi.provider.experimental.analyzer import Analyzer
 from pulumi.provider.experimental.schema import generate_schema
 
+from gke_ai_batch.components.cpu_pool import CpuPool
 from gke_ai_batch.components.gke_cluster import GkeCluster
 from gke_ai_batch.components.gpu_pool import GpuPool
 from gke_ai_batch.components.kueue_layer import KueueLayer
@@ -21,7 +22,7 @@ from gke_ai_batch.components.system_pool import SystemNodePool
 from gke_ai_batch.components.tpu_slice_pool import TpuSlicePool
 from gke_ai_batch.vocabulary import PACKAGE
 
-COMPONENTS = [GkeCluster, SystemNodePool, TpuSlicePool, GpuPool, KueueLayer]
+COMPONENTS = [GkeCluster, SystemNodePool, TpuSlicePool, GpuPool, CpuPool, KueueLayer]
 NAMESPACE = "gke-ai-batch"
 
 

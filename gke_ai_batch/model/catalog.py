@@ -7,12 +7,14 @@ Sources:
   machine's chips per VM is multi-host: chips / chips-per-VM VMs joined by ICI.
 - v5e single-host shapes (1x1 on -1t, 2x2 on -4t, 2x4 on -8t): Cloud TPU "supported versions",
   v5e configurations; v6e mirrors v5e with ct6e-standard-1t/4t/8t.
-- GPU labels, machine types and GPUs per VM: GKE "About GPUs in GKE" and xpk's GPU entries.
+- GPU labels, machine types and GPUs per VM: GKE "About GPUs in GKE", "Run GPUs in GKE Standard node
+  pools", Compute Engine "GPU machine types", and xpk's GPU entries (which agree for every GPU here).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import prod
+from typing import Protocol
 
 from gke_ai_batch.model.suggest import plural
 
@@ -127,8 +129,8 @@ class TpuShape:
 class CatalogError(ValueError):
     """A value the catalog does not have; `allowed` lists what it does have (or says it in words)."""
 
-    def __init__(self, what: str, value: object, allowed: list[str], in_words: str = ""):
-        self.what, self.value, self.allowed = what, value, allowed
+    def __init__(self, what: str, value: object, allowed: list[str], in_words: str = "", config_field: str = ""):
+        self.what, self.value, self.allowed, self.config_field = what, value, allowed, config_field
         shown = in_words or ", ".join(allowed[:40]) + (f", ... ({len(allowed)} in all)" if len(allowed) > 40 else "")
         super().__init__(f"unknown {what} {value!r}; allowed: {shown}")
 
@@ -195,25 +197,58 @@ def tpu_machine_generation(machine_type: str) -> TpuGeneration | None:
 class GpuType:
     name: str  # value of cloud.google.com/gke-accelerator and of guestAccelerator.type
     machines: dict[str, int]  # machine type -> GPUs per VM; the first is the default
+    counts: dict[str, tuple[int, ...]] = field(default_factory=dict)  # N1: the GPU counts a machine may carry
+    mig: dict[str, int] = field(default_factory=dict)  # MIG partition size -> partitions per GPU
+    # The oldest GKE version that runs the GPU: one floor, or one per minor version where GKE gives
+    # several (a version takes the floor of its minor; a minor below every floor has none).
+    min_gke_versions: tuple[str, ...] = ()
+    capacities: tuple[str, ...] = ()  # the capacity modes GKE offers the GPU in; () every one
 
+
+# N1 with T4 (Compute Engine "GPU machine types": "N1 machine types don't come with a set number of
+# attached GPUs"; 1 or 2 T4s with up to 48 vCPUs and 312 GB, 4 T4s with up to 96 vCPUs and 624 GB).
+_T4_COUNTS = {"n1-standard-4": (1, 2, 4), "n1-standard-8": (1, 2, 4), "n1-standard-16": (1, 2, 4),
+              "n1-standard-32": (1, 2, 4), "n1-standard-64": (4,)}
+# MIG partitions per GPU. GKE "Running multi-instance GPUs" lists A100 40GB (1g.5gb: 7, 2g.10gb: 3,
+# 3g.20gb: 2, 7g.40gb: 1) and names A100 80GB and H100 80GB as MIG GPUs; their sizes are NVIDIA's
+# equivalents ("Supported MIG Profiles": the A100-80GB names follow the memory, 1g.10gb ... 7g.80gb,
+# H100 80GB the same), with the same counts. H200 and B200 partitions: no size table found, not offered.
+MIG_A100_40 = {"1g.5gb": 7, "2g.10gb": 3, "3g.20gb": 2, "7g.40gb": 1}
+MIG_80 = {"1g.10gb": 7, "2g.20gb": 3, "3g.40gb": 2, "7g.80gb": 1}
+NOT_ON_DEMAND = ("reservation", "spot", "flex-start", "queued-provisioning")  # every capacity mode but on-demand
 
 GPU_TYPES: dict[str, GpuType] = {
     g.name: g
     for g in (
-        GpuType("nvidia-tesla-t4", {"n1-standard-4": 1, "n1-standard-8": 1, "n1-standard-16": 2,
-                                    "n1-standard-32": 4}),
+        GpuType("nvidia-tesla-t4", {m: c[0] for m, c in _T4_COUNTS.items()}, counts=_T4_COUNTS),
         GpuType("nvidia-l4", {"g2-standard-12": 1, "g2-standard-4": 1, "g2-standard-8": 1,
                               "g2-standard-16": 1, "g2-standard-24": 2, "g2-standard-32": 1,
                               "g2-standard-48": 4, "g2-standard-96": 8}),
         GpuType("nvidia-tesla-a100", {"a2-highgpu-1g": 1, "a2-highgpu-2g": 2, "a2-highgpu-4g": 4,
-                                      "a2-highgpu-8g": 8, "a2-megagpu-16g": 16}),
+                                      "a2-highgpu-8g": 8, "a2-megagpu-16g": 16}, mig=MIG_A100_40),
         GpuType("nvidia-a100-80gb", {"a2-ultragpu-1g": 1, "a2-ultragpu-2g": 2, "a2-ultragpu-4g": 4,
-                                     "a2-ultragpu-8g": 8}),
+                                     "a2-ultragpu-8g": 8}, mig=MIG_80),
         GpuType("nvidia-h100-80gb", {"a3-highgpu-8g": 8, "a3-highgpu-1g": 1, "a3-highgpu-2g": 2,
-                                     "a3-highgpu-4g": 4}),
-        GpuType("nvidia-h100-mega-80gb", {"a3-megagpu-8g": 8}),
-        GpuType("nvidia-h200-141gb", {"a3-ultragpu-8g": 8}),
-        GpuType("nvidia-b200", {"a4-highgpu-8g": 8}),
+                                     "a3-highgpu-4g": 4}, mig=MIG_80),
+        GpuType("nvidia-h100-mega-80gb", {"a3-megagpu-8g": 8}, mig=MIG_80),
+        # "Run GPUs in GKE Standard node pools" and AI Hypercomputer's GKE pages: H200 (A3 Ultra), B200
+        # (A4), GB200 (A4X, Arm, 4 GPUs) and RTX PRO 6000 (G4: one to eight GPUs by machine size).
+        # Versions: AI Hypercomputer "Create a custom AI-optimized GKE cluster" (H200 needs the R550
+        # driver, which GKE installs from 1.31.5-gke.1169000; A4 "1.32.1-gke.1729000 or later"), its
+        # A4X page ("For 1.33 or later, use GKE version 1.33.4-gke.1036000 or later. For 1.32, use GKE
+        # version 1.32.8-gke.1108000 or later") and "Run GPUs in GKE Standard node pools" (G4 with one
+        # or more GPUs: 1.34.0-gke.1662000). Capacity: Compute Engine "GPU machine types" (A3 Ultra and
+        # A4: "you must reserve capacity ..., use Spot VMs, use Flex-start VMs, or create a resize
+        # request in a MIG"; queued provisioning runs on flex-start VMs) and the A4X page ("You must use
+        # the reservation-bound provisioning model ... Other provisioning models are not supported").
+        GpuType("nvidia-h200-141gb", {"a3-ultragpu-8g": 8}, min_gke_versions=("1.31.5-gke.1169000",),
+                capacities=NOT_ON_DEMAND),
+        GpuType("nvidia-b200", {"a4-highgpu-8g": 8}, min_gke_versions=("1.32.1-gke.1729000",),
+                capacities=NOT_ON_DEMAND),
+        GpuType("nvidia-gb200", {"a4x-highgpu-4g": 4}, min_gke_versions=("1.32.8-gke.1108000", "1.33.4-gke.1036000"),
+                capacities=("reservation",)),
+        GpuType("nvidia-rtx-pro-6000", {"g4-standard-48": 1, "g4-standard-96": 2, "g4-standard-192": 4,
+                                        "g4-standard-384": 8}, min_gke_versions=("1.34.0-gke.1662000",)),
     )
 }
 
@@ -231,8 +266,76 @@ def gpu_machine(gpu: str, machine_type: str | None = None) -> tuple[str, int]:
     if machine_type is None:
         machine_type = next(iter(g.machines))
     if machine_type not in g.machines:
-        raise CatalogError(f"machine type for {gpu}", machine_type, list(g.machines))
+        raise CatalogError(f"machine type for {gpu}", machine_type, list(g.machines), config_field="machine_type")
     return machine_type, g.machines[machine_type]
+
+
+@dataclass(frozen=True)
+class GpuShape:
+    """A GPU node: its machine type, its physical GPUs, and the nvidia.com/gpu it offers pods (more
+    than its GPUs when they are shared: time-sharing clients or MIG partitions per GPU)."""
+
+    machine_type: str
+    gpus: int
+    resource_count: int
+
+
+class SharingSpec(Protocol):
+    @property
+    def strategy(self) -> str: ...
+    @property
+    def max_clients(self) -> int | None: ...
+    @property
+    def partition_size(self) -> str | None: ...
+
+
+def gpu_count(g: GpuType, machine_type: str, gpus_per_node: int | None) -> int:
+    """The GPUs on one VM: the machine's own count, or the one chosen where the machine allows several."""
+    allowed = g.counts.get(machine_type)
+    if gpus_per_node is None:
+        return g.machines[machine_type]
+    if allowed is None:
+        raise CatalogError(f"GPU count for {machine_type}", gpus_per_node, [str(g.machines[machine_type])],
+                           f"{g.machines[machine_type]} (the machine type fixes it: drop gpus_per_node)",
+                           config_field="gpus_per_node")
+    if gpus_per_node not in allowed:
+        raise CatalogError(f"GPU count for {machine_type}", gpus_per_node, [str(c) for c in allowed],
+                           config_field="gpus_per_node")
+    return gpus_per_node
+
+
+def shares_per_gpu(g: GpuType, sharing: SharingSpec | None) -> int:
+    """What one physical GPU counts as in nvidia.com/gpu: its MIG partitions, times the time-sharing
+    clients of each (GKE "About GPU sharing strategies": MIG and time-sharing combine; 1g.5gb with 3
+    clients is 21 devices per A100), or 1."""
+    if sharing is None:
+        return 1
+    if sharing.strategy == "mig":
+        if not g.mig:
+            raise CatalogError(f"GPU sharing for {g.name}", "mig", ["time-sharing"], "time-sharing only: "
+                               f"{g.name} has no MIG partitions (MIG GPUs: {', '.join(mig_gpus())})",
+                               config_field="sharing.strategy")
+        if sharing.partition_size not in g.mig:
+            raise CatalogError(f"MIG partition size for {g.name}", sharing.partition_size, list(g.mig),
+                               config_field="sharing.partition_size")
+        return g.mig[sharing.partition_size] * (sharing.max_clients or 1)
+    if sharing.max_clients is None:
+        raise CatalogError("time-sharing clients per GPU", None, [], "a number from 2 up (max_clients)",
+                           config_field="sharing.max_clients")
+    return sharing.max_clients
+
+
+def mig_gpus() -> list[str]:
+    return [name for name, g in GPU_TYPES.items() if g.mig]
+
+
+def gpu_shape(gpu: str, machine_type: str | None = None, gpus_per_node: int | None = None,
+              sharing: SharingSpec | None = None) -> GpuShape:
+    """A GPU node's shape: machine type (the GPU's default one when unnamed), GPUs, and nvidia.com/gpu."""
+    machine, _ = gpu_machine(gpu, machine_type)
+    g = gpu_type(gpu)
+    count = gpu_count(g, machine, gpus_per_node)
+    return GpuShape(machine, count, count * shares_per_gpu(g, sharing))
 
 
 def tpu_machine(machine_type: str) -> TpuMachine | None:

@@ -89,13 +89,20 @@ class TpuCapacity(str, Enum):
     SPOT = "spot"
     RESERVATION = "reservation"
     FLEX_START = "flex-start"
+    QUEUED = "queued-provisioning"
 
 
 class GpuCapacity(str, Enum):
     ON_DEMAND = "on-demand"
     SPOT = "spot"
     RESERVATION = "reservation"
+    FLEX_START = "flex-start"
     QUEUED = "queued-provisioning"
+
+
+class CpuCapacity(str, Enum):
+    ON_DEMAND = "on-demand"
+    SPOT = "spot"
 
 
 class AuthorizedNetwork(Model):
@@ -228,7 +235,61 @@ class SystemPoolConfig(Model):
     """Boot disk size in GB."""
 
 
-class TpuPoolConfig(Model):
+class Autoscaling(Model):
+    """Cluster autoscaler limits: the pool grows for pods that wait and shrinks when nodes idle.
+    A multi-host TPU slice scales as a unit, from 0 to all of its VMs."""
+
+    min_nodes: int = Field(0, ge=0)
+    """The fewest nodes (per zone, or over all zones with total: true)."""
+    max_nodes: int | None = Field(None, ge=1)
+    """The most nodes (per zone, or over all zones with total: true); a multi-host slice's default
+    and only value is its VM count."""
+    total: bool | None = None
+    """true: the limits count nodes over all the pool's zones (GKE's total limits); false: per zone.
+    Default: true for flex-start and queued provisioning, else false."""
+    location_policy: Literal["BALANCED", "ANY"] | None = None
+    """Where the autoscaler adds nodes: BALANCED spreads them over the zones, ANY takes whichever zone
+    has capacity (default: ANY for spot, flex-start and queued provisioning, else BALANCED)."""
+
+
+class LocalSsd(Model):
+    """Local SSDs on every node, as fast scratch space."""
+
+    count: int = Field(ge=1)
+    """How many local SSD disks each node gets; the machine type decides which counts are allowed."""
+    use: Literal["ephemeral-storage", "raw-block"] = "ephemeral-storage"
+    """ephemeral-storage: they back the node's emptyDir volumes and container storage; raw-block:
+    NVMe block devices a workload formats and mounts itself."""
+
+
+class Taint(Model):
+    key: str
+    """The taint's key, a Kubernetes label key."""
+    value: str = ""
+    """The taint's value."""
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+    """What happens to pods that do not tolerate it."""
+
+
+class NodeSettings(Model):
+    """What accelerator and worker pools set on their nodes besides the machine itself."""
+
+    disk_type: str | None = None
+    """The boot disk's type (pd-balanced, pd-ssd, hyperdisk-balanced...); unset: GKE's default for
+    the machine type."""
+    disk_size_gb: int | None = Field(None, ge=10)
+    """The boot disk's size in GB; unset: GKE's default (100)."""
+    local_ssd: LocalSsd | None = None
+    """Local SSDs on each node, as ephemeral storage or raw block devices."""
+    node_labels: dict[str, str] = {}
+    """Extra Kubernetes labels on the nodes; workloads may select them (the flavor does not)."""
+    taints: list[Taint] = []
+    """Extra taints on the nodes; the pool's flavor tolerates them, so admitted workloads do too."""
+    autoscaling: Autoscaling | None = None
+    """Autoscaling limits; unset: a fixed size (flex-start and queued pools always autoscale)."""
+
+
+class TpuPoolConfig(NodeSettings):
     """TPU slices of one shape: each slice is one node pool (a multislice pool is `slices` node pools)."""
 
     name: str = text(DNS_LABEL, max_length=36)
@@ -240,46 +301,106 @@ class TpuPoolConfig(Model):
     machine_type: str | None = None
     """A TPU machine type of the generation; unset: the 4-chip machine (the -8t for single-host shapes)."""
     slices: int = 1
-    """Number of slices (node pools) of this shape; more than one makes a multislice pool."""
+    """Number of slices (node pools) of this shape; more than one makes a multislice pool. A
+    single-host pool that autoscales is one node pool: set autoscaling.max_nodes instead."""
     capacity: TpuCapacity = TpuCapacity.ON_DEMAND
-    """How the capacity is obtained: on-demand, spot, reservation or flex-start."""
+    """How the capacity is obtained: on-demand, spot, reservation, flex-start or queued-provisioning."""
     reservation: str | None = None
     """With capacity reservation: NAME (this project), projects/OWNER/reservations/NAME (shared), or a
     block of one (NAME/reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK])."""
     zones: list[str] = []
     """The zone of the slices; unset: the platform's first zone."""
     max_run_duration: str | None = text(SECONDS, None)
-    """Flex-start only: how long a node may run before GKE reclaims it."""
+    """Flex-start and queued provisioning only: how long a node may run before GKE reclaims it."""
     flavor: str | None = text(DNS_LABEL, None, max_length=63)
     """The Kueue ResourceFlavor; pools of one shape may share one. Unset: the pool's name."""
 
 
-class GpuPoolConfig(Model):
+class GpuSharing(Model):
+    """Several containers on one physical GPU: time-sharing, or MIG partitions (A100, H100...)."""
+
+    strategy: Literal["time-sharing", "mig"]
+    """time-sharing: containers take turns on a whole GPU; mig: the GPU is split into isolated partitions."""
+    max_clients: int | None = Field(None, ge=2, le=48)
+    """time-sharing: containers that share one GPU (2 to 48); each GPU counts as this many
+    nvidia.com/gpu. With mig: containers that share each partition."""
+    partition_size: str | None = None
+    """mig: the partition size (1g.5gb, 3g.20gb, 1g.10gb...); each GPU counts as its partitions."""
+
+
+class GpuPoolConfig(NodeSettings):
     name: str = text(DNS_LABEL, max_length=36)
     """The node pool's name."""
     gpu: str = Field(json_schema_extra={"enum": list(GPU_TYPES)})
     """GKE's GPU name, from the catalog."""
     machine_type: str | None = None
     """A machine type that carries the GPU; unset: the catalog's default for it."""
+    gpus_per_node: int | None = Field(None, ge=1)
+    """GPUs on each VM, where the machine type leaves a choice (N1 with T4: 1, 2 or 4); unset: the
+    catalog's count for the machine type."""
     capacity: GpuCapacity = GpuCapacity.ON_DEMAND
-    """on-demand, spot, reservation, or queued-provisioning (Dynamic Workload Scheduler)."""
+    """on-demand, spot, reservation, flex-start, or queued-provisioning (Dynamic Workload Scheduler)."""
     reservation: str | None = None
     """With capacity reservation: NAME (this project), projects/OWNER/reservations/NAME (shared), or a
     block of one (NAME/reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK])."""
     nodes: int = Field(1, ge=0)
-    """Fixed node count per zone (on-demand, spot, reservation)."""
+    """Fixed node count per zone, for a pool without autoscaling."""
     max_nodes: int | None = Field(None, ge=1)
-    """Autoscaling ceiling over all zones; required with queued provisioning, which scales from 0."""
+    """Queued provisioning: the total autoscaling ceiling (the same as autoscaling.max_nodes)."""
     zones: list[str] = []
     """The pool's zones; unset: the platform's first zone (all of them for queued provisioning)."""
-    driver_version: Literal["DEFAULT", "LATEST"] = "LATEST"
-    """The NVIDIA driver GKE installs."""
+    driver_version: Literal["DEFAULT", "LATEST", "INSTALLATION_DISABLED"] = "LATEST"
+    """The NVIDIA driver GKE installs; INSTALLATION_DISABLED: none, for users who install it themselves."""
+    sharing: GpuSharing | None = None
+    """GPU sharing: time-sharing or MIG partitions, which multiply the nvidia.com/gpu each node offers."""
     gvnic: bool = True
     """Google Virtual NIC, for the network bandwidth GPU machines are rated for."""
     max_run_duration: str | None = text(SECONDS, None)
-    """Queued provisioning only: how long a node may run before GKE reclaims it."""
+    """Flex-start and queued provisioning only: how long a node may run before GKE reclaims it."""
     flavor: str | None = text(DNS_LABEL, None, max_length=63)
     """The Kueue ResourceFlavor; pools of one shape may share one. Unset: the pool's name."""
+    zone_flavors: bool = False
+    """One flavor per zone (<flavor>-<zone>), so queues can hold quota per zone and Kueue picks a zone."""
+
+
+class CpuPoolConfig(NodeSettings):
+    """A CPU worker pool, for the cpu and memory of data loading, preprocessing and evaluation."""
+
+    name: str = text(DNS_LABEL, max_length=40)
+    """The node pool's name."""
+    machine_type: str
+    """A Compute Engine machine type, such as n2-standard-32."""
+    capacity: CpuCapacity = CpuCapacity.ON_DEMAND
+    """on-demand or spot."""
+    nodes: int = Field(1, ge=0)
+    """Fixed node count per zone, for a pool without autoscaling."""
+    zones: list[str] = []
+    """The pool's zones; unset: the platform's zones."""
+    flavor: str | None = text(DNS_LABEL, None, max_length=63)
+    """The Kueue ResourceFlavor; unset: the pool's name."""
+
+
+class AutopilotTpu(Model):
+    generation: str = Field(json_schema_extra={"enum": list(TPU_GENERATIONS)})
+    """TPU generation, from the catalog."""
+    topology: str
+    """Slice topology; Autopilot creates a slice of this shape for each workload that selects it."""
+
+
+class AutopilotFlavorConfig(Model):
+    """An accelerator flavor on Autopilot: the node labels Autopilot provisions nodes from, which
+    Kueue adds to the pods it admits under the flavor."""
+
+    name: str = text(DNS_LABEL, max_length=63)
+    """The Kueue ResourceFlavor's name; quotas name it."""
+    tpu: AutopilotTpu | None = None
+    """TPU slices of one generation and topology."""
+    gpu: str | None = Field(None, json_schema_extra={"enum": list(GPU_TYPES)})
+    """GPUs of one type (GKE's name, from the catalog)."""
+    spot: bool = False
+    """Spot capacity (cloud.google.com/gke-spot)."""
+    compute_class: str | None = text(DNS_LABEL, None, max_length=63)
+    """An Autopilot compute class (cloud.google.com/compute-class), such as Accelerator."""
 
 
 class QuotaSpec(Model):
@@ -382,6 +503,15 @@ class BucketConfig(Model):
     """Created only: days a deleted object stays restorable, 7 to 90, or 0 for none (default 7)."""
 
 
+class LocalQueueConfig(Model):
+    """One of a team's LocalQueues, in each of its namespaces."""
+
+    name: str = text(DNS_LABEL, max_length=63)
+    """The LocalQueue's name; jobs name it in the kueue.x-k8s.io/queue-name label."""
+    cluster_queue: str | None = text(DNS_LABEL, None, max_length=63)
+    """The ClusterQueue it submits to: the team's own or a shared one; unset: the team's."""
+
+
 class TeamConfig(Model):
     """One team: its namespaces, a LocalQueue in each, and its own or a shared ClusterQueue."""
 
@@ -394,7 +524,9 @@ class TeamConfig(Model):
     default_priority: str | None = None
     """Refused: Kueue 0.19 has no per-team default priority (see the error for what to do)."""
     local_queue: str | None = text(DNS_LABEL, None, max_length=63)
-    """The LocalQueue's name in each namespace; unset: <name>-queue."""
+    """The LocalQueue's name in each namespace; unset: <name>-queue. For several, use local_queues."""
+    local_queues: list[LocalQueueConfig] = []
+    """Several LocalQueues in each namespace (train, eval...), each to the team's ClusterQueue or a shared one."""
     cluster_queue: str | None = text(DNS_LABEL, None, max_length=63)
     """A shared queue's name, or the name of the team's own ClusterQueue (default: the team's name)."""
     queue: QueueSpec | None = None
@@ -539,6 +671,10 @@ class PlatformConfig(Model):
     """TPU slice pools."""
     gpu_pools: list[GpuPoolConfig] = []
     """GPU node pools."""
+    cpu_pools: list[CpuPoolConfig] = []
+    """CPU worker pools, each with its own flavor for cpu and memory quotas."""
+    autopilot_flavors: list[AutopilotFlavorConfig] = []
+    """Autopilot only: accelerator flavors, by the node labels Autopilot provisions nodes from."""
     kueue: KueueConfig = KueueConfig()
     """The Kueue install."""
     jobset: JobSetConfig = JobSetConfig()

@@ -19,6 +19,7 @@ MACHINES: dict[str, tuple[int, int]] = {  # machine type -> (vCPUs, memory GiB)
     "ct6e-standard-1t": (44, 176), "ct6e-standard-4t": (180, 720), "ct6e-standard-8t": (180, 1440),
     "tpu7x-standard-4t": (224, 960), "tpu7x-standard-1t": (56, 240),  # -1t: the machine-types list only
     "n1-standard-4": (4, 15), "n1-standard-8": (8, 30), "n1-standard-16": (16, 60), "n1-standard-32": (32, 120),
+    "n1-standard-64": (64, 240),
     "g2-standard-4": (4, 16), "g2-standard-8": (8, 32), "g2-standard-12": (12, 48), "g2-standard-16": (16, 64),
     "g2-standard-24": (24, 96), "g2-standard-32": (32, 128), "g2-standard-48": (48, 192),
     "g2-standard-96": (96, 384),
@@ -27,7 +28,9 @@ MACHINES: dict[str, tuple[int, int]] = {  # machine type -> (vCPUs, memory GiB)
     "a2-ultragpu-4g": (48, 680), "a2-ultragpu-8g": (96, 1360),
     "a3-highgpu-1g": (26, 234), "a3-highgpu-2g": (52, 468), "a3-highgpu-4g": (104, 936),
     "a3-highgpu-8g": (208, 1872), "a3-megagpu-8g": (208, 1872), "a3-ultragpu-8g": (224, 2952),
-    "a4-highgpu-8g": (224, 3968),
+    "a4-highgpu-8g": (224, 3968), "a4x-highgpu-4g": (140, 884),  # "GPU machine types" tables
+    "g4-standard-48": (48, 180), "g4-standard-96": (96, 360), "g4-standard-192": (192, 720),
+    "g4-standard-384": (384, 1440),
 }
 
 _CPU_RESERVED = ((1, Decimal("0.06")), (1, Decimal("0.01")), (2, Decimal("0.005")), (None, Decimal("0.0025")))

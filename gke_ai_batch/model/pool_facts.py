@@ -13,7 +13,7 @@ from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.machines import allocatable
 from gke_ai_batch.model.suggest import plural
-from gke_ai_batch.vocabulary import FIXED_CAPACITY, FLEX_START_LABEL, SPOT_LABEL
+from gke_ai_batch.vocabulary import FIXED_CAPACITY, FLEX_START_LABEL, SPOT_LABEL, ZONE_LABEL
 
 
 class _Sized(Protocol):
@@ -85,6 +85,12 @@ class PoolFacts(PoolCapacity):
             return self.fixed_nodes * zones
         return (self.max_nodes or 0) * (1 if self.total_autoscaling else zones)
 
+    def selected_by(self, node_labels: Mapping[str, str]) -> bool:
+        """Whether a flavor's nodeLabels select this pool's nodes: each label is on them, the zone
+        label being on the nodes of that zone (a per-zone flavor selects part of a pool)."""
+        return all(self.node_labels.get(k) == v or (k == ZONE_LABEL and v in self.zones)
+                   for k, v in node_labels.items())
+
     def sizing(self) -> str:
         if self.fixed_nodes is not None:
             return plural(self.fixed_nodes, "node") + (f" x {len(self.zones)} zones" if len(self.zones) > 1 else "")
@@ -103,6 +109,16 @@ def capacity_of(props: Mapping[str, Any]) -> str:
     if (nc.get("reservationAffinity") or {}).get("consumeReservationType") == "SPECIFIC_RESERVATION":
         return "reservation"
     return "on-demand"
+
+
+def gpu_devices(accelerator: Mapping[str, Any]) -> int:
+    """The nvidia.com/gpu a node offers: its GPUs, times the MIG partitions of each, times the
+    time-sharing clients of each (catalog.shares_per_gpu); a size the catalog does not know counts 1."""
+    gpus = int(accelerator.get("count") or 0)
+    g = catalog.GPU_TYPES.get(accelerator.get("type") or "")
+    partitions = (g.mig.get(accelerator.get("gpuPartitionSize") or "", 1) if g else 1)
+    clients = int((accelerator.get("gpuSharingConfig") or {}).get("maxSharedClientsPerGpu") or 1)
+    return gpus * partitions * clients
 
 
 def pool_facts(props: Mapping[str, Any], cluster_zones: Sequence[str] = ()) -> PoolFacts:
@@ -128,7 +144,7 @@ def pool_facts(props: Mapping[str, Any], cluster_zones: Sequence[str] = ()) -> P
         labels.update({vocabulary.TPU_ACCELERATOR_LABEL: accelerator, vocabulary.TPU_TOPOLOGY_LABEL: topology})
     elif gpus:
         kind, accelerator, resource = "gpu", gpus[0].get("type"), vocabulary.GPU_RESOURCE
-        per_node, topology = int(gpus[0].get("count") or 0), None
+        per_node, topology = gpu_devices(gpus[0]), None
         labels[vocabulary.GPU_ACCELERATOR_LABEL] = accelerator
     else:
         kind, accelerator, resource, per_node, topology = "cpu", None, None, 0, None

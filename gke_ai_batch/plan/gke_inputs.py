@@ -137,23 +137,58 @@ def node_config(plan: PoolPlan, labels: dict[str, str], service_account: Any = N
 
 
 def _sizing(p: PoolPlan) -> dict[str, Any]:
-    if p.total_max_nodes is not None:
-        return dict(initial_node_count=0, autoscaling={
-            "total_min_node_count": 0, "total_max_node_count": p.total_max_nodes, "location_policy": "ANY"})
-    if p.node_count is None:
-        # The system pool starts with a node so that the controllers have somewhere to run.
-        first = max(p.min_nodes or 0, 1 if p.kind == "system" else 0)
-        return dict(initial_node_count=first,
-                    autoscaling={"min_node_count": p.min_nodes, "max_node_count": p.max_nodes})
-    return dict(node_count=p.node_count)
+    """A fixed node count, or autoscaling limits per zone or in total (GKE takes one kind or the other)."""
+    if not p.autoscaled:
+        return dict(node_count=p.node_count)
+    # The system pool starts with a node so that the controllers have somewhere to run.
+    first = max(p.min_nodes or 0, 1 if p.kind == "system" else 0)
+    if p.total:
+        limits = {"total_min_node_count": p.min_nodes, "total_max_node_count": p.max_nodes}
+        first = 0
+    else:
+        limits = {"min_node_count": p.min_nodes, "max_node_count": p.max_nodes}
+    policy = {"location_policy": p.location_policy} if p.location_policy else {}
+    return dict(initial_node_count=first, autoscaling={**limits, **policy})
+
+
+def _gpu_sharing(p: PoolPlan) -> dict[str, Any]:
+    """MIG partitions and time-sharing clients (of each partition, with MIG), as GKE takes them."""
+    if p.sharing is None:
+        return {}
+    out: dict[str, Any] = {"gpu_partition_size": p.sharing.partition_size} if p.sharing.strategy == "mig" else {}
+    if p.sharing.max_clients:
+        out["gpu_sharing_config"] = {"gpu_sharing_strategy": "TIME_SHARING",
+                                     "max_shared_clients_per_gpu": p.sharing.max_clients}
+    return out
 
 
 def _accelerators(p: PoolPlan) -> dict[str, Any]:
     if p.kind != "gpu":
         return {}
-    return {"guest_accelerators": [{"type": p.accelerator, "count": p.per_node,
+    return {"guest_accelerators": [{"type": p.accelerator, "count": p.gpus, **_gpu_sharing(p),
                                     "gpu_driver_installation_config": {"gpu_driver_version": p.driver_version}}],
             "gvnic": {"enabled": p.gvnic}}
+
+
+def _disks(p: PoolPlan) -> dict[str, Any]:
+    """Boot disk and local SSDs, where the pool sets them (else GKE's defaults for the machine)."""
+    out: dict[str, Any] = {"disk_type": p.disk_type, "disk_size_gb": p.disk_size_gb}
+    if p.local_ssd is not None:
+        key = ("ephemeral_storage_local_ssd_config" if p.local_ssd.use == "ephemeral-storage"
+               else "local_nvme_ssd_block_config")
+        out[key] = {"local_ssd_count": p.local_ssd.count}
+    return {k: v for k, v in out.items() if v is not None}
+
+
+TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+
+
+def _taints(p: PoolPlan) -> dict[str, Any]:
+    """Our taints, in the GKE API's effect names; GKE adds its own (the queued-provisioning taint)."""
+    if not p.custom_taints:
+        return {}
+    return {"taints": [{"key": t["key"], "value": t["value"], "effect": TAINT_EFFECTS[t["effect"]]}
+                       for t in p.custom_taints]}
 
 
 def node_pool_inputs(p: PoolPlan, labels: dict[str, str], service_account: Any = None) -> dict[str, Any]:
@@ -164,11 +199,11 @@ def node_pool_inputs(p: PoolPlan, labels: dict[str, str], service_account: Any =
     without auto-repair (source pages 003 and 004). Auto-upgrade stays on everywhere: GKE refuses it
     off under a release channel, and upgrades flex-start and queued nodes short-lived (a running
     node is never upgraded in place; new nodes start on the new version)."""
+    settings = {**_accelerators(p), **_disks(p), **_taints(p)}
     inputs: dict[str, Any] = dict(name=p.name, node_locations=list(p.zones), **_sizing(p),
                   management={"auto_repair": p.auto_repair, "auto_upgrade": True},
-                  node_config=node_config(p, labels, service_account, **_accelerators(p)))
+                  node_config=node_config(p, labels, service_account, **settings))
     if p.kind == "system":
-        inputs["node_config"]["disk_size_gb"] = p.disk_size_gb
         inputs.pop("node_locations")
     if p.queued:
         inputs["queued_provisioning"] = {"enabled": True}

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from gke_ai_batch.model.config import GpuPoolConfig, PlatformConfig, SystemPoolConfig, TpuPoolConfig
+from gke_ai_batch.model.config import CpuPoolConfig, GpuPoolConfig, PlatformConfig, SystemPoolConfig, TpuPoolConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
 from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings
 from gke_ai_batch.model.validation import config_error
@@ -20,6 +20,7 @@ from gke_ai_batch.plan.platform import Platform, derive_platform
 from gke_ai_batch.plan.pools import (
     PoolContext,
     PoolPlan,
+    cpu_pool_plan,
     gpu_pool_plan,
     system_pool_plan,
     tpu_pool_plans,
@@ -55,11 +56,13 @@ def _validated(model: type[M], raw: dict[str, Any]) -> M:
         raise config_error(e, raw, model) from None
 
 
-TPU_SHAPE = ("generation", "topology", "machine_type", "slices", "capacity", "reservation", "zones",
-             "max_run_duration", "flavor")
-GPU_SHAPE = ("gpu", "machine_type", "capacity", "reservation", "nodes", "max_nodes", "zones", "driver_version",
-             "gvnic", "max_run_duration", "flavor")
-SYSTEM_SHAPE = ("machine_type", "min_nodes", "max_nodes", "disk_size_gb")
+def _shape(model: type[BaseModel]) -> tuple[str, ...]:
+    """A pool component's own arguments: every field of its config block but the name (its resource name)."""
+    return tuple(f for f in model.model_fields if f != "name")
+
+
+TPU_SHAPE, GPU_SHAPE, CPU_SHAPE = _shape(TpuPoolConfig), _shape(GpuPoolConfig), _shape(CpuPoolConfig)
+SYSTEM_SHAPE = _shape(SystemPoolConfig)
 
 P = TypeVar("P", bound=BaseModel)
 
@@ -91,6 +94,11 @@ def gpu_pool(name: str, args: Mapping[str, Any]) -> PoolPlan:
                        lambda c, path, pool: [gpu_pool_plan(c, path, pool)])[0]
 
 
+def cpu_pool(name: str, args: Mapping[str, Any]) -> PoolPlan:
+    return _pool_plans("CpuPool", name, args, CpuPoolConfig, CPU_SHAPE,
+                       lambda c, path, pool: [cpu_pool_plan(c, path, pool)])[0]
+
+
 def system_pool(name: str, args: Mapping[str, Any]) -> PoolPlan:
     return _pool_plans("SystemNodePool", name, args, SystemPoolConfig, SYSTEM_SHAPE,
                        lambda c, path, pool: [system_pool_plan(c, path, pool)])[0]
@@ -113,8 +121,8 @@ def cluster(name: str, args: Mapping[str, Any]) -> tuple[NodeIdentity, NetworkPl
     return _named("GkeCluster", name, run)
 
 
-SCHEDULING = ("region", "zones", "tpu_pools", "gpu_pools", "kueue", "jobset", "cohorts", "shared_queues",
-              "priorities", "teams")
+SCHEDULING = ("region", "zones", "tpu_pools", "gpu_pools", "cpu_pools", "autopilot_flavors", "kueue",
+              "jobset", "cohorts", "shared_queues", "priorities", "teams")
 
 
 _QUOTA_NAMES = {"borrowingLimit": "borrowing_limit", "lendingLimit": "lending_limit"}

@@ -6,14 +6,19 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.catalog import CatalogError
 from gke_ai_batch.model.config import (
+    Autoscaling,
+    CpuPoolConfig,
     GpuCapacity,
     GpuPoolConfig,
+    GpuSharing,
+    LocalSsd,
+    NodeSettings,
     PlatformConfig,
     SystemPoolConfig,
     TpuCapacity,
@@ -22,6 +27,7 @@ from gke_ai_batch.model.config import (
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.labels import label_safe
 from gke_ai_batch.model.pool_facts import PoolCapacity
+from gke_ai_batch.model.suggest import plural
 from gke_ai_batch.vocabulary import (
     FLAVOR_LABEL,
     FLEX_START_LABEL,
@@ -64,28 +70,35 @@ class PoolPlan(PoolCapacity):
     name: str  # GKE node pool name
     source: str  # config pool it comes from
     path: str  # its config path, for messages
-    kind: str  # system | tpu | gpu
+    kind: str  # system | tpu | gpu | cpu
     machine_type: str
     zones: tuple[str, ...]
     capacity: str
-    node_count: int | None = None  # fixed size
-    min_nodes: int | None = None  # per-zone autoscaling
+    node_count: int | None = None  # fixed size, per zone
+    min_nodes: int | None = None  # autoscaling, per zone or (total) over all zones
     max_nodes: int | None = None
-    total_max_nodes: int | None = None  # queued provisioning: total, location policy ANY
+    total: bool = False  # the autoscaling limits count nodes over all zones
+    location_policy: str | None = None  # BALANCED or ANY, with autoscaling
     accelerator: str | None = None
     topology: str | None = None
     multi_host: bool = False
-    per_node: int = 0  # chips or GPUs per VM
+    per_node: int = 0  # what Kueue counts per VM: chips, GPUs, or GPU shares with GPU sharing
+    gpus: int = 0  # physical GPUs per VM
     resource: str | None = None
     reservation: str | None = None
     max_run_duration: str | None = None
     driver_version: str | None = None
     gvnic: bool = False
+    sharing: GpuSharing | None = None
     flavor: str | None = None
-    node_labels: dict[str, str] = field(default_factory=dict)  # labels the nodes carry (GKE's and ours)
-    custom_labels: dict[str, str] = field(default_factory=dict)  # the part of node_labels we set
-    taints: tuple[dict[str, str], ...] = ()  # taints GKE puts on the nodes that workloads must tolerate
-    disk_size_gb: int | None = None  # boot disk (system pool)
+    zone_flavors: bool = False  # one flavor per zone
+    node_labels: dict[str, str] = field(default_factory=dict)  # what its flavor selects by (GKE's labels and ours)
+    custom_labels: dict[str, str] = field(default_factory=dict)  # the labels we set on the nodes (ours, the user's)
+    taints: tuple[dict[str, str], ...] = ()  # taints the nodes carry that workloads must tolerate
+    custom_taints: tuple[dict[str, str], ...] = ()  # the part of taints we set
+    disk_type: str | None = None
+    disk_size_gb: int | None = None
+    local_ssd: LocalSsd | None = None
     workload_policy: WorkloadPolicyPlan | None = None  # TPU7x multi-host slices
 
     @property
@@ -97,18 +110,20 @@ class PoolPlan(PoolCapacity):
         return self.capacity == "queued-provisioning"
 
     @property
+    def autoscaled(self) -> bool:
+        return self.node_count is None
+
+    @property
     def auto_repair(self) -> bool:
         """Off where a repair would recreate capacity that cannot come back (source pages 003, 004)."""
         return not (self.flex_start or self.queued)
 
     @property
     def nodes(self) -> int:
-        """Most nodes the pool can have: what it provides at full size."""
+        """Most nodes the pool can have: what it provides at full size (an autoscaled pool's maximum)."""
         if self.node_count is not None:
             return self.node_count * len(self.zones)
-        if self.total_max_nodes is not None:
-            return self.total_max_nodes
-        return (self.max_nodes or 0) * len(self.zones)
+        return (self.max_nodes or 0) * (1 if self.total else len(self.zones))
 
 
 @dataclass(frozen=True)
@@ -173,22 +188,91 @@ def _capacity_labels(capacity: str, reservation: str | None, flavor: str) -> tup
 
 
 class _Sizing(TypedDict, total=False):
-    """A pool's size: fixed (node_count per zone) or autoscaling (min_nodes and max_nodes per zone,
-    or total_max_nodes)."""
+    """A pool's size: fixed (node_count per zone) or autoscaling limits."""
 
     node_count: int
     min_nodes: int
     max_nodes: int
-    total_max_nodes: int
+    total: bool
+    location_policy: str
+
+
+SCALES_FROM_ZERO = ("flex-start", "queued-provisioning")  # nodes exist only while work needs them
+
+
+def _slice_limits(at: str, a: Autoscaling, top: int, unit: int) -> None:
+    """A multi-host slice scales atomically between 0 and all its VMs, by per-zone limits (GKE checks
+    the slice against max_node_count: "Maximum node count 0 is not a valid size of TPU pod slice")."""
+    if top != unit or a.min_nodes not in (0, unit):
+        field_name, wrong = ("max_nodes", top) if top != unit else ("min_nodes", a.min_nodes)
+        raise ConfigError(f"{at}.{field_name}", f"{wrong}: a multi-host slice of {plural(unit, 'VM')} scales as "
+                          f"a unit, from 0 to all {unit} VMs (min_nodes 0 or {unit}, max_nodes {unit}); GKE "
+                          "never runs part of a slice")
+    if a.total:
+        raise ConfigError(f"{at}.total", "a multi-host slice takes per-zone limits (GKE sizes the slice by "
+                          "max_node_count); drop total")
+
+
+def _autoscaled(path: str, a: Autoscaling, capacity: str, unit: int | None, total_default: bool) -> _Sizing:
+    """Autoscaling limits from the config; `unit` is a multi-host slice's VM count, which it scales by
+    as a whole (0 or all of them)."""
+    at = f"{path}.autoscaling"
+    top = a.max_nodes if a.max_nodes is not None else unit
+    if top is None:
+        raise ConfigError(f"{at}.max_nodes", "autoscaling needs max_nodes, the most nodes the pool may have")
+    if unit is not None:
+        _slice_limits(at, a, top, unit)
+    if a.min_nodes > top:
+        raise ConfigError(f"{at}.min_nodes", f"{a.min_nodes} is above max_nodes {top}")
+    if capacity in SCALES_FROM_ZERO and a.min_nodes:
+        raise ConfigError(f"{at}.min_nodes", f"{a.min_nodes}: a {capacity} pool scales from 0 (its nodes "
+                          "exist only while admitted work runs); drop min_nodes")
+    total = a.total if a.total is not None else total_default and unit is None
+    # GKE's documented commands for flex-start and queued pools send --location-policy=ANY (flex-start's
+    # default; BALANCED is refused, gke_rules); elsewhere GKE's default (BALANCED) applies unless set.
+    policy = a.location_policy or ("ANY" if capacity in SCALES_FROM_ZERO else None)
+    return _Sizing(min_nodes=a.min_nodes, max_nodes=top, total=total,
+                   **({"location_policy": policy} if policy else {}))
+
+
+def _sizing(path: str, autoscaling: Autoscaling | None, capacity: str, fixed: int,
+            unit: int | None = None, total_default: bool = False) -> _Sizing:
+    """The pool's size: its autoscaling limits, else a fixed count. Flex-start and queued pools always
+    autoscale from 0 (to a multi-host slice's VM count when no limits are given)."""
+    if autoscaling is not None:
+        return _autoscaled(path, autoscaling, capacity, unit, total_default)
+    if capacity in SCALES_FROM_ZERO:
+        if unit is None:
+            raise ConfigError(f"{path}.autoscaling", f"a {capacity} pool autoscales from 0: give "
+                              "autoscaling.max_nodes, the most nodes it may have")
+        return _autoscaled(path, Autoscaling(), capacity, unit, total_default)
+    return _Sizing(node_count=fixed)
+
+
+def _taints(settings: NodeSettings) -> tuple[dict[str, str], ...]:
+    return tuple({"key": t.key, "value": t.value, "effect": t.effect} for t in settings.taints)
+
+
+def _settings(s: NodeSettings, gke_taints: tuple[dict[str, str], ...] = ()) -> dict[str, Any]:
+    """The node settings a pool plan carries: disks, local SSDs, our taints besides GKE's."""
+    ours = _taints(s)
+    return dict(disk_type=s.disk_type, disk_size_gb=s.disk_size_gb, local_ssd=s.local_ssd,
+                custom_taints=ours, taints=gke_taints + ours)
+
+
+def _labels(s: NodeSettings, path: str, gke: dict[str, str], ours: dict[str, str]) -> tuple[dict[str, str],
+                                                                                          dict[str, str]]:
+    """(the labels the pool's flavor selects its nodes by, the labels we set on them): the user's extra
+    labels are set on the nodes but stay out of the flavor, and may not replace GKE's or the platform's."""
+    for key in s.node_labels:
+        if key in gke or key in ours:
+            raise ConfigError(f"{path}.node_labels.{key}", f"{key!r} is set by GKE or the platform on this pool "
+                              "(the flavor selects by it); choose another key")
+    return {**gke, **ours}, {**ours, **s.node_labels}
 
 
 def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPlan]:
-    try:
-        shape = catalog.tpu_shape(p.generation, p.topology, p.machine_type)
-    except CatalogError as e:
-        field_name = ("generation" if e.what == "TPU generation"
-                      else "machine_type" if e.what.startswith("machine type") else "topology")
-        raise ConfigError(f"{path}.{field_name}", str(e)) from None
+    shape = _tpu_shape(path, p)
     if p.slices < 1:
         raise ConfigError(f"{path}.slices", f"{p.slices} slices: a pool needs at least 1 slice")
     _capacity_args(p.capacity.value, p.reservation, path)
@@ -196,13 +280,18 @@ def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPl
     if shape.multi_host and len(zones) > 1:
         raise ConfigError(f"{path}.zones", f"{list(zones)}: a multi-host slice ({p.topology}, {shape.vms} VMs) "
                           "is one ICI-connected unit in a single zone; give exactly one zone")
+    if not shape.multi_host and p.autoscaling is not None and p.slices > 1:
+        raise ConfigError(f"{path}.slices", f"{p.slices}: an autoscaled single-host pool is one node pool of "
+                          "up to autoscaling.max_nodes VMs; drop slices")
     gke_labels, ours = _capacity_labels(p.capacity.value, p.reservation, p.flavor or p.name)
-    labels = {vocabulary.TPU_ACCELERATOR_LABEL: shape.accelerator, vocabulary.TPU_TOPOLOGY_LABEL: shape.topology,
-              **gke_labels, **ours}
-    flex = p.capacity == TpuCapacity.FLEX_START
-    sizing: _Sizing = dict(min_nodes=0, max_nodes=shape.vms) if flex else dict(node_count=shape.vms)
+    gke_labels = {vocabulary.TPU_ACCELERATOR_LABEL: shape.accelerator,
+                  vocabulary.TPU_TOPOLOGY_LABEL: shape.topology, **gke_labels}
+    labels, custom = _labels(p, path, gke_labels, ours)
+    unit = shape.vms if shape.multi_host or p.autoscaling is None else None
+    sizing = _sizing(path, p.autoscaling, p.capacity.value, shape.vms, unit)
     policy = (WorkloadPolicyPlan(workload_policy_name(cfg.cluster, p.name), cfg.region, shape.topology)
               if shape.multi_host and shape.machine_type in catalog.WORKLOAD_POLICY_MACHINES else None)
+    queued = (QUEUED_TAINT,) if p.capacity == TpuCapacity.QUEUED else ()
     return [
         PoolPlan(
             name=f"{p.name}-{s}", source=p.name, path=path, kind="tpu", machine_type=shape.machine_type,
@@ -210,38 +299,74 @@ def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPl
             topology=shape.topology if shape.multi_host else None, multi_host=shape.multi_host,
             per_node=shape.chips_per_vm, resource=vocabulary.TPU_RESOURCE, reservation=p.reservation,
             max_run_duration=p.max_run_duration, flavor=p.flavor or p.name, node_labels=labels,
-            custom_labels=ours, workload_policy=policy, **sizing,
+            custom_labels=custom, workload_policy=policy, **_settings(p, queued), **sizing,
         )
         for s in range(p.slices)
     ]
 
 
-def gpu_pool_plan(cfg: PoolContext, path: str, p: GpuPoolConfig) -> PoolPlan:
+def _tpu_shape(path: str, p: TpuPoolConfig) -> catalog.TpuShape:
     try:
-        machine_type, per_node = catalog.gpu_machine(p.gpu, p.machine_type)
+        return catalog.tpu_shape(p.generation, p.topology, p.machine_type)
     except CatalogError as e:
-        raise ConfigError(f"{path}.{'gpu' if e.what == 'GPU type' else 'machine_type'}", str(e)) from None
+        field_name = ("generation" if e.what == "TPU generation"
+                      else "machine_type" if e.what.startswith("machine type") else "topology")
+        raise ConfigError(f"{path}.{field_name}", str(e)) from None
+
+
+def _gpu_autoscaling(path: str, p: GpuPoolConfig) -> Autoscaling | None:
+    """The pool's autoscaling block; max_nodes alone (the older form) is a queued or flex-start
+    pool's total ceiling."""
+    if p.max_nodes is None:
+        return p.autoscaling
+    if p.autoscaling is not None:
+        raise ConfigError(f"{path}.max_nodes", "give the ceiling once: autoscaling.max_nodes replaces max_nodes")
+    if p.capacity.value not in SCALES_FROM_ZERO:
+        raise ConfigError(f"{path}.max_nodes", f"{p.max_nodes}: max_nodes alone is the ceiling of a queued or "
+                          "flex-start pool; for this pool set autoscaling: {min_nodes, max_nodes}")
+    return Autoscaling(max_nodes=p.max_nodes, total=True)
+
+
+def gpu_pool_plan(cfg: PoolContext, path: str, p: GpuPoolConfig) -> PoolPlan:
+    gpu = _gpu_shape(path, p)
     _capacity_args(p.capacity.value, p.reservation, path)
+    autoscaling = _gpu_autoscaling(path, p)
+    if autoscaling is not None and "nodes" in p.model_fields_set:
+        raise ConfigError(f"{path}.nodes", "nodes is a fixed size and autoscaling sets limits: give one of them")
     zones = _zones(cfg, p.zones, path, every_zone=p.capacity == GpuCapacity.QUEUED)
     gke_labels, ours = _capacity_labels(p.capacity.value, p.reservation, p.flavor or p.name)
-    labels = {vocabulary.GPU_ACCELERATOR_LABEL: p.gpu, **gke_labels, **ours}
-    if p.capacity == GpuCapacity.QUEUED:
-        if p.max_nodes is None:
-            raise ConfigError(f"{path}.max_nodes", "queued provisioning needs max_nodes, the total autoscaling "
-                              "ceiling (the pool starts at 0 nodes; at most 1000 VMs per request)")
-        sizing: _Sizing = dict(min_nodes=0, total_max_nodes=p.max_nodes)
-        taints: tuple[dict[str, str], ...] = (QUEUED_TAINT,)
-    else:
-        if p.max_nodes is not None:
-            raise ConfigError(f"{path}.max_nodes", f"{p.max_nodes}: only queued-provisioning pools autoscale "
-                              "here; set nodes (per zone) for a fixed-size pool")
-        sizing, taints = dict(node_count=p.nodes), ()
+    labels, custom = _labels(p, path, {vocabulary.GPU_ACCELERATOR_LABEL: p.gpu, **gke_labels}, ours)
+    queued = (QUEUED_TAINT,) if p.capacity == GpuCapacity.QUEUED else ()
     return PoolPlan(
-        name=p.name, source=p.name, path=path, kind="gpu", machine_type=machine_type, zones=zones,
-        capacity=p.capacity.value, accelerator=p.gpu, per_node=per_node, resource=vocabulary.GPU_RESOURCE,
-        reservation=p.reservation, max_run_duration=p.max_run_duration, driver_version=p.driver_version,
-        gvnic=p.gvnic, flavor=p.flavor or p.name, node_labels=labels, custom_labels=ours, taints=taints,
-        **sizing,
+        name=p.name, source=p.name, path=path, kind="gpu", machine_type=gpu.machine_type, zones=zones,
+        capacity=p.capacity.value, accelerator=p.gpu, per_node=gpu.resource_count, gpus=gpu.gpus,
+        resource=vocabulary.GPU_RESOURCE, reservation=p.reservation, max_run_duration=p.max_run_duration,
+        driver_version=p.driver_version, gvnic=p.gvnic, sharing=p.sharing, flavor=p.flavor or p.name,
+        zone_flavors=p.zone_flavors, node_labels=labels, custom_labels=custom, **_settings(p, queued),
+        # GKE's flex-start and queued GPU commands set total limits (--total-max-nodes).
+        **_sizing(path, autoscaling, p.capacity.value, p.nodes, total_default=p.capacity.value in SCALES_FROM_ZERO),
+    )
+
+
+def _gpu_shape(path: str, p: GpuPoolConfig) -> catalog.GpuShape:
+    try:
+        return catalog.gpu_shape(p.gpu, p.machine_type, p.gpus_per_node, p.sharing)
+    except CatalogError as e:
+        raise ConfigError(f"{path}.{e.config_field or 'gpu'}", str(e)) from None
+
+
+def cpu_pool_plan(cfg: PoolContext, path: str, p: CpuPoolConfig) -> PoolPlan:
+    if p.autoscaling is not None and "nodes" in p.model_fields_set:
+        raise ConfigError(f"{path}.nodes", "nodes is a fixed size and autoscaling sets limits: give one of them")
+    zones = tuple(p.zones) or cfg.zones
+    if not zones:
+        raise ConfigError(path_of("zones"), f"no zone given: list at least one zone of region {cfg.region!r}")
+    gke_labels, ours = _capacity_labels(p.capacity.value, None, p.flavor or p.name)
+    labels, custom = _labels(p, path, gke_labels, ours)
+    return PoolPlan(
+        name=p.name, source=p.name, path=path, kind="cpu", machine_type=p.machine_type, zones=zones,
+        capacity=p.capacity.value, flavor=p.flavor or p.name, node_labels=labels, custom_labels=custom,
+        **_settings(p), **_sizing(path, p.autoscaling, p.capacity.value, p.nodes),
     )
 
 
@@ -253,24 +378,39 @@ def system_pool_plan(cfg: PoolContext, path: str, s: SystemPoolConfig) -> PoolPl
                     disk_size_gb=s.disk_size_gb)
 
 
+POOL_KEYS = ("tpu_pools", "gpu_pools", "cpu_pools")
+
+
+def _autopilot_has_no_pools(cfg: PlatformConfig) -> None:
+    for key in POOL_KEYS:
+        if getattr(cfg, key):
+            raise ConfigError(path_of(key), "an Autopilot cluster has no node pools: GKE creates nodes from each "
+                              "workload's nodeSelector. Declare autopilot_flavors instead (the node labels "
+                              "Autopilot provisions from), or set cluster.mode: standard")
+    if "system_pool" in cfg.model_fields_set:
+        raise ConfigError(path_of("system_pool"), "an Autopilot cluster has no node pools: GKE runs the "
+                          "controllers on nodes it manages; drop system_pool, or set cluster.mode: standard")
+
+
 def plan_pools(cfg: PlatformConfig) -> list[PoolPlan]:
     """All node pools of the platform; raises ConfigError on the first impossible one."""
     for i, z in enumerate(cfg.zones):
         if not z.startswith(cfg.region + "-"):
             raise ConfigError(path_of("zones", i), f"zone {z!r} is not in region {cfg.region!r}")
     if cfg.cluster.mode == ClusterMode.AUTOPILOT:
-        if cfg.tpu_pools or cfg.gpu_pools:
-            key = "tpu_pools" if cfg.tpu_pools else "gpu_pools"
-            raise ConfigError(path_of(key), "an Autopilot cluster has no node pools: GKE creates accelerator "
-                              "nodes from each workload's nodeSelector. Remove the pools, or set "
-                              "cluster.mode: standard")
+        _autopilot_has_no_pools(cfg)
         return []
+    if cfg.autopilot_flavors:
+        raise ConfigError(path_of("autopilot_flavors"), "autopilot_flavors are for Autopilot clusters; on "
+                          "Standard, flavors come from the node pools: declare tpu_pools, gpu_pools or cpu_pools")
     ctx = PoolContext.of(cfg)
     plans = [system_pool_plan(ctx, path_of("system_pool"), cfg.system_pool)]
     for i, tpu in enumerate(cfg.tpu_pools):
         plans += tpu_pool_plans(ctx, path_of("tpu_pools", i), tpu)
     for i, gpu in enumerate(cfg.gpu_pools):
         plans.append(gpu_pool_plan(ctx, path_of("gpu_pools", i), gpu))
+    for i, cpu in enumerate(cfg.cpu_pools):
+        plans.append(cpu_pool_plan(ctx, path_of("cpu_pools", i), cpu))
     seen: dict[str, str] = {}
     for plan in plans:
         if plan.name in seen:
