@@ -5,11 +5,14 @@ import copy
 import pytest
 
 from gke_ai_batch import vocabulary
+from gke_ai_batch.model import disks
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.model.gke_rules import (
     RULES,
     cluster_findings,
+    floor_of,
     pool_findings,
+    reserved_label_key,
     version_below,
 )
 from gke_ai_batch.model.maintenance import WindowError, worst_case_hours
@@ -66,7 +69,12 @@ BROKEN = {
     "reservation-zone": ("prod", lambda c: c["tpu_pools"][0].update(zones=["us-east5-a", "us-east5-b"],
                                                                     topology="2x2x1"),
                          "platform.tpu_pools[0].zones", "a reservation is zonal"),
-    "node-labels": None,  # every label the planner writes is label-safe: see the policy test
+    "node-labels": ("dws-gpu", lambda c: c["gpu_pools"][0].update(node_labels={"tier": "-gold-"}),
+                    "platform.gpu_pools[0].node_labels.tier", "a Kubernetes label value is"),
+    "node-label-prefixes": ("dws-gpu", lambda c: c["gpu_pools"][0].update(
+        node_labels={"node-role.kubernetes.io/trainer": ""}),
+        "platform.gpu_pools[0].node_labels.node-role.kubernetes.io/trainer",
+        "keys under node-role.kubernetes.io/ are managed by GKE or Kubernetes"),
     "node-resource-labels": ("dev", lambda c: c.update(labels={"cost": "x" * 64}), "platform.labels",
                              "at most 63"),
     "max-run-duration": ("dev", lambda c: c["tpu_pools"][1].update(max_run_duration="691200s"),
@@ -74,17 +82,39 @@ BROKEN = {
     "queued-provisioning-flex-start": None,  # the planner always sets it: see the policy test
     "flex-start-tpu-generations": ("dev", lambda c: c["tpu_pools"][1].update(generation="v4", topology="2x2x4"),
                                    "platform.tpu_pools[1].generation", "flex-start TPUs are v5e, v5p, v6e"),
+    "flex-start-tpu-zones": ("prod", lambda c: c["tpu_pools"][1].update(zones=["us-east5-c"]),
+                             "platform.tpu_pools[1].zones[0]", "zone 'us-east5-c': GKE runs flex-start TPU v6e in "
+                             "asia-northeast1-b, us-east5-a or us-east5-b only"),
+    "queued-tpu-generations": ("flex-start", lambda c: c["tpu_pools"][0].update(capacity="queued-provisioning",
+                                                                                generation="v5e"),
+                               "platform.tpu_pools[0].generation",
+                               "queued provisioning takes TPU v6e or tpu7x; v5e is not one"),
     "gke-version-floors": ("prod", lambda c: c["cluster"].update(version="1.32.3-gke.1000000"),
                            "platform.tpu_pools[1].generation", "flex-start TPUs need GKE 1.33.0-gke.1712000"),
+    "gpu-version-floors": ("dws-gpu", lambda c: c["cluster"].update(version="1.32.1-gke.1000000"),
+                           "platform.gpu_pools[0].gpu", "queued-provisioning pools need GKE 1.32.2-gke.1652000"),
+    "gpu-capacity-model": ("dws-gpu", lambda c: c["gpu_pools"].append({"name": "h200", "gpu": "nvidia-h200-141gb"}),
+                           "platform.gpu_pools[1].capacity", "capacity on-demand: GKE runs nvidia-h200-141gb "
+                           "(a3-ultragpu-8g) only on reservation, spot, flex-start or queued-provisioning capacity"),
+    "gpu-time-sharing-clients": None,  # the config caps max_clients at 48: see test_rules_on_hand_built_pools
+    "autoscaling-limits": None,  # the planner sends one kind of limits: see test_rules_on_hand_built_pools
+    "flex-start-location-policy": ("flex-start", lambda c: c["tpu_pools"][1].update(
+        autoscaling={"location_policy": "BALANCED"}), "platform.tpu_pools[1].autoscaling.location_policy",
+        "location policy BALANCED: GKE does not support it on flex-start pools"),
+    "multi-host-slice-autoscaling": None,  # the planner refuses such limits first (pools._slice_limits)
+    "boot-disk-type": ("dws-gpu", lambda c: c["gpu_pools"][0].update(machine_type="a2-highgpu-1g",
+                                                                     disk_type="hyperdisk-ml"),
+                       "platform.gpu_pools[0].disk_type", "boot disk type 'hyperdisk-ml': GKE boots nodes from "
+                       "pd-balanced, pd-standard, pd-ssd"),
+    "local-ssd-count": ("dws-gpu", lambda c: c["gpu_pools"][0].update(local_ssd={"count": 3}),
+                        "platform.gpu_pools[0].local_ssd.count", "3 local SSDs: a2-highgpu-1g takes 1, 2, 4 or 8"),
     "tpu7x-workload-policy": None,  # the planner always names the policy: see test_tpu7x_slice_*
     "network-range-overlap": ("prod", lambda c: c["network"].update(pods_cidr="10.40.0.0/14"),
                               "platform.network.pods_cidr", "10.40.0.0/14 overlaps the node range 10.40.0.0/20"),
     "network-range-size": ("prod", lambda c: c["network"].update(pods_cidr="10.44.0.0/20"),
-                           "platform.network.pods_cidr", "10.44.0.0/20 holds 16 nodes; the pools reach 77 nodes at "
-                           "full size with one surge node each: use a /17 or larger"),
+                           "platform.network.pods_cidr", "10.44.0.0/20 holds 16 nodes; the pools reach "),
     "cluster-node-limit": ("dev", lambda c: c["gpu_pools"][0].update(max_nodes=1_000_000_000),
-                           "platform.gpu_pools[0]", "hold 1,000,000,011 nodes at full size; a GKE cluster has "
-                           "at most 65,000"),
+                           "platform.gpu_pools[0]", "nodes at full size; a GKE cluster has at most 65,000"),
 }
 
 
@@ -259,3 +289,223 @@ def test_gke_rules_policy_reports_hand_built_resources(plan):
     assert any(m.startswith("cluster ml-prod: FREQ=WEEKLY;BYDAY=SA from") and "(maintenance-availability)" in m
                for m in messages)
     assert any(m.startswith("node pool v5p-res-0:") and "(reservation-zone)" in m for m in messages)
+
+
+# Node pool props as the engine sees them, for the rules the planner cannot reach or reaches only
+# through other checks: rule id -> (pool, cluster) refused, message fragment, (pool, cluster) accepted.
+V6E, V5E = {"machineType": "ct6e-standard-4t"}, {"machineType": "ct5lp-hightpu-4t"}
+SLICE_4X4 = {"type": "COMPACT", "tpuTopology": "4x4"}  # 4 VMs of ct6e-standard-4t
+QUEUED = {"enabled": True}
+
+
+def gpu(kind, machine, count, **extra):
+    return {"machineType": machine, "guestAccelerators": [{"type": kind, "count": count, **extra}]}
+
+
+def shared(clients):
+    return gpu("nvidia-l4", "g2-standard-8", 1, gpuSharingConfig={"gpuSharingStrategy": "TIME_SHARING",
+                                                                  "maxSharedClientsPerGpu": clients})
+
+
+PINNED = {"minMasterVersion": "1.33.2-gke.1000000"}
+PROPS = {
+    "autoscaling-limits": (
+        ({"autoscaling": {"minNodeCount": 0, "maxNodeCount": 2, "totalMaxNodeCount": 4}}, {}),
+        "per-zone limits (minNodeCount 0, maxNodeCount 2) and total limits (totalMaxNodeCount 4); GKE takes one",
+        ({"autoscaling": {"totalMinNodeCount": 0, "totalMaxNodeCount": 4, "locationPolicy": "ANY"}}, {})),
+    "flex-start-location-policy": (
+        ({"nodeConfig": {"flexStart": True}, "autoscaling": {"maxNodeCount": 2, "locationPolicy": "BALANCED"}}, {}),
+        "location policy BALANCED: GKE does not support it on flex-start pools (queued provisioning included); "
+        "use ANY",
+        ({"nodeConfig": {"flexStart": True}, "autoscaling": {"maxNodeCount": 2, "locationPolicy": "ANY"}}, {})),
+    "multi-host-slice-autoscaling": (
+        ({"nodeConfig": V6E, "placementPolicy": SLICE_4X4,
+          "autoscaling": {"totalMinNodeCount": 0, "totalMaxNodeCount": 4}}, {}),
+        "a multi-host slice of 4 VMs takes per-zone limits: GKE sizes the slice by maxNodeCount",
+        ({"nodeConfig": V6E, "placementPolicy": SLICE_4X4, "autoscaling": {"minNodeCount": 0, "maxNodeCount": 4}},
+         {})),
+    "gpu-version-floors": (
+        ({"nodeConfig": gpu("nvidia-gb200", "a4x-highgpu-4g", 4)}, PINNED),
+        "nvidia-gb200 GPUs need GKE 1.32.8-gke.1108000 or later on 1.32, 1.33.4-gke.1036000 or later from 1.33; "
+        "the cluster pins 1.33.2-gke.1000000",
+        ({"nodeConfig": gpu("nvidia-gb200", "a4x-highgpu-4g", 4)}, {"minMasterVersion": "1.33.4-gke.1036000"})),
+    "flex-start-tpu-zones": (
+        ({"nodeConfig": {**V5E, "flexStart": True}}, {"location": "us-east5-a"}),
+        "zone 'us-east5-a': GKE runs flex-start TPU v5e in us-west4-a only",
+        ({"nodeConfig": {**V5E, "flexStart": True}, "nodeLocations": ["us-west4-a"]}, {"location": "us-west4"})),
+    "queued-tpu-generations": (
+        ({"nodeConfig": {**V6E, "flexStart": True}, "queuedProvisioning": QUEUED}, PINNED),
+        "queued-provisioning TPUs need GKE 1.35 or later; the cluster pins 1.33.2-gke.1000000",
+        ({"nodeConfig": {**V6E, "flexStart": True}, "queuedProvisioning": QUEUED},
+         {"minMasterVersion": "1.35.0-gke.1000000"})),
+    "gpu-capacity-model": (
+        ({"nodeConfig": {**gpu("nvidia-gb200", "a4x-highgpu-4g", 4), "spot": True}}, {}),
+        "capacity spot: GKE runs nvidia-gb200 (a4x-highgpu-4g) only on reservation capacity",
+        ({"nodeConfig": {**gpu("nvidia-gb200", "a4x-highgpu-4g", 4),
+                         "reservationAffinity": {"consumeReservationType": "SPECIFIC_RESERVATION"}}}, {})),
+    "boot-disk-type": (
+        ({"nodeConfig": {"machineType": "a4-highgpu-8g", "diskType": "pd-balanced"}}, {}),
+        "boot disk type 'pd-balanced' on a4-highgpu-8g: A3 Ultra, A4, A4X, G4, C4, C4A, C4D, N4 and TPU v6e "
+        "machines (Hyperdisk only) boot from hyperdisk-balanced",
+        ({"nodeConfig": {"machineType": "a4-highgpu-8g", "diskType": "hyperdisk-balanced"}}, {})),
+    "local-ssd-count": (
+        ({"nodeConfig": {"machineType": "n2-standard-32", "ephemeralStorageLocalSsdConfig": {"localSsdCount": 2}}},
+         {}),
+        "2 local SSDs: n2-standard-32 takes 4, 8, 16 or 24",
+        ({"nodeConfig": {"machineType": "n2-standard-32", "localNvmeSsdBlockConfig": {"localSsdCount": 4}}}, {})),
+    "gpu-time-sharing-clients": (
+        ({"nodeConfig": shared(64)}, {}),
+        "64 clients per GPU: time-sharing shares one GPU among 2 to 48 containers",
+        ({"nodeConfig": shared(48)}, {})),
+    "node-label-prefixes": (
+        ({"nodeConfig": {"labels": {"cloud.google.com/compute-class": "Accelerator"}}}, {}),
+        "label key 'cloud.google.com/compute-class': keys under cloud.google.com/ are managed by GKE or Kubernetes",
+        ({"nodeConfig": {"labels": {"example.com/compute-class": "Accelerator"}}}, {})),
+}
+
+
+def messages(rule_id, pool, cluster):
+    (rule,) = [r for r in RULES if r.id == rule_id]
+    return [f.message for f in rule.check(pool, cluster)]
+
+
+@pytest.mark.parametrize("rule_id", PROPS)
+def test_rules_on_hand_built_pools(rule_id):
+    (bad, bad_cluster), fragment, (good, good_cluster) = PROPS[rule_id]
+    (message,) = messages(rule_id, bad, bad_cluster)
+    assert fragment in message, message
+    assert messages(rule_id, good, good_cluster) == []
+
+
+def test_a_slice_scales_from_zero_to_all_its_vms():
+    pool = {"nodeConfig": V6E, "placementPolicy": SLICE_4X4, "autoscaling": {"minNodeCount": 0, "maxNodeCount": 8}}
+    (message,) = messages("multi-host-slice-autoscaling", pool, {})
+    assert message.startswith("minNodeCount 0, maxNodeCount 8: a multi-host slice of 4 VMs scales as a unit")
+    pool["autoscaling"] = {"minNodeCount": 4, "maxNodeCount": 4}
+    assert messages("multi-host-slice-autoscaling", pool, {}) == []
+    single = {"nodeConfig": V6E, "autoscaling": {"totalMinNodeCount": 0, "totalMaxNodeCount": 8}}
+    assert messages("multi-host-slice-autoscaling", single, {}) == []  # single-host VMs scale one by one
+
+
+FLOORS = ("1.32.8-gke.1108000", "1.33.4-gke.1036000")
+
+
+@pytest.mark.parametrize("version,floor", [
+    ("1.31.9-gke.1000000", "1.32.8-gke.1108000"),  # a minor below every floor
+    ("1.32.7-gke.1000000", "1.32.8-gke.1108000"),
+    ("1.32.8-gke.1108000", None),
+    ("1.33.2-gke.1000000", "1.33.4-gke.1036000"),  # 1.32's floor does not hold on 1.33
+    ("1.33", None),  # the newest 1.33 patch
+    ("1.34.0-gke.1000000", None),
+    ("latest", None), (None, None),
+])
+def test_a_version_takes_the_floor_of_its_minor(version, floor):
+    assert floor_of(version, FLOORS) == floor
+
+
+def test_gpu_floors_by_capacity():
+    flex = {"nodeConfig": {**gpu("nvidia-l4", "g2-standard-8", 1), "flexStart": True}}
+    queued = {**flex, "queuedProvisioning": QUEUED}
+    cluster = {"minMasterVersion": "1.32.5-gke.1000000"}
+    (message,) = messages("gpu-version-floors", flex, cluster)
+    assert message == ("flex-start pools without queued provisioning need GKE 1.33.0-gke.1712000 or later; the "
+                       "cluster pins 1.32.5-gke.1000000")
+    assert messages("gpu-version-floors", queued, cluster) == []
+    tpu = {"nodeConfig": {**V6E, "flexStart": True}}  # TPU floors are gke-version-floors'
+    assert messages("gpu-version-floors", tpu, cluster) == []
+
+
+@pytest.mark.parametrize("machine,count,gpu_type,fragment", [
+    ("a3-ultragpu-8g", 16, None, "a3-ultragpu-8g comes with 32 (bundled), give 32"),
+    ("ct6e-standard-4t", 1, None, "ct6e-standard-4t has no local SSDs"),
+    ("e2-standard-8", 2, None, "e2-standard-8 has no local SSDs"),
+    ("n1-standard-8", 24, "nvidia-tesla-t4", "n1-standard-8 with T4 GPUs takes 1, 2, 3, 4, 5, 6, 7, 8 or 16"),
+    ("g2-standard-24", 1, "nvidia-l4", "g2-standard-24 takes 2"),
+    ("n2-standard-128", 8, None, "n2-standard-128 takes 16 or 24"),
+])
+def test_local_ssd_counts(machine, count, gpu_type, fragment):
+    assert fragment in (disks.local_ssd_problem(machine, count, gpu_type) or "")
+
+
+@pytest.mark.parametrize("machine,count,gpu_type", [
+    ("a3-ultragpu-8g", 32, None), ("a3-ultragpu-8g", 0, None),  # 0: the bundled disks
+    ("n1-standard-8", 24, None), ("g4-standard-384", 32, "nvidia-rtx-pro-6000"),
+    ("n2-custom-8-16384", 3, None), ("m3-ultramem-32", 3, None),  # not known here: not judged
+])
+def test_local_ssd_counts_accepted(machine, count, gpu_type):
+    assert disks.local_ssd_problem(machine, count, gpu_type) is None
+
+
+@pytest.mark.parametrize("machine,disk,ok", [
+    ("g2-standard-8", "pd-standard", False), ("a3-highgpu-8g", "pd-standard", False),
+    ("ct6e-standard-4t", "pd-balanced", False), ("c4a-standard-8", "pd-ssd", False),
+    ("n2-standard-8", "pd-fast", False),
+    ("g2-standard-8", "pd-balanced", True), ("a3-ultragpu-8g", "hyperdisk-balanced", True),
+    ("n2-standard-8", "pd-standard", True), ("ct5lp-hightpu-4t", "pd-balanced", True),
+])
+def test_boot_disk_types(machine, disk, ok):
+    assert (disks.boot_disk_problem(machine, disk) is None) == ok
+
+
+@pytest.mark.parametrize("key,reserved", [
+    ("kubernetes.io/role", True), ("node-role.kubernetes.io/trainer", True), ("k8s.io/x", True),
+    ("sig.k8s.io/x", True), ("cloud.google.com/gke-spot", True),
+    ("notkubernetes.io/x", False), ("example.com/role", False), ("gke-ai-batch.io/flavor", False), ("tier", False),
+])
+def test_reserved_node_label_keys(key, reserved):
+    assert reserved_label_key(key) == reserved
+
+
+def gb200(c, version):
+    c["cluster"]["version"] = version
+    c["gpu_pools"].append({"name": "gb200", "gpu": "nvidia-gb200", "capacity": "reservation", "reservation": "gb"})
+
+
+# What the planner ships for each new rule passes it: (rule id, stack, change).
+SHIPPED = [
+    ("autoscaling-limits", "dws-gpu", lambda c: c["gpu_pools"].append(
+        {"name": "l4", "gpu": "nvidia-l4", "autoscaling": {"max_nodes": 2, "total": True}})),
+    ("flex-start-location-policy", "flex-start", lambda c: c["tpu_pools"][1].update(
+        autoscaling={"location_policy": "ANY"})),
+    ("multi-host-slice-autoscaling", "prod", lambda c: c["tpu_pools"][2].update(autoscaling={})),  # spot v5e 0..2
+    ("gpu-version-floors", "dws-gpu", lambda c: gb200(c, "1.33.4-gke.1036000")),
+    ("gpu-version-floors", "dws-gpu", lambda c: gb200(c, "1.32.8-gke.1108000")),
+    ("flex-start-tpu-zones", "flex-start", lambda c: None),  # v6e in us-east5-a
+    ("flex-start-tpu-zones", "multislice", lambda c: (c["cluster"].update(version="1.33.0-gke.1712000"),
+                                                      c["tpu_pools"][0].update(capacity="flex-start"))),
+    ("queued-tpu-generations", "flex-start", lambda c: (c["cluster"].update(version="1.35"),
+                                                        c["tpu_pools"][1].update(capacity="queued-provisioning"))),
+    ("gpu-capacity-model", "dws-gpu", lambda c: c["gpu_pools"].append(
+        {"name": "h200", "gpu": "nvidia-h200-141gb", "capacity": "spot", "disk_type": "hyperdisk-balanced"})),
+    ("boot-disk-type", "dws-gpu", lambda c: c["gpu_pools"][0].update(disk_type="pd-ssd")),
+    ("local-ssd-count", "dws-gpu", lambda c: c["gpu_pools"][0].update(local_ssd={"count": 4})),
+    ("gpu-time-sharing-clients", "dws-gpu", lambda c: c["gpu_pools"].append(
+        {"name": "l4", "gpu": "nvidia-l4", "sharing": {"strategy": "time-sharing", "max_clients": 48}})),
+    ("node-label-prefixes", "dws-gpu", lambda c: c["gpu_pools"][0].update(node_labels={"example.com/team": "cv"})),
+]
+
+
+@pytest.mark.parametrize("rule_id,stack,change", SHIPPED, ids=[f"{r}-{s}" for r, s, _ in SHIPPED])
+def test_what_the_planner_ships_passes(rule_id, stack, change):
+    build_platform(variant(stack, change))
+
+
+def test_queued_tpus_need_gke_1_35():
+    e = refused("flex-start", lambda c: c["tpu_pools"][1].update(capacity="queued-provisioning"))
+    assert e.path == "platform.tpu_pools[1].generation", str(e)
+    assert "queued-provisioning TPUs need GKE 1.35 or later; the cluster pins 1.33.0-gke.1712000" in e.message
+
+
+def test_flex_start_gpus_need_the_how_to_s_version():
+    def flex_l4(c):
+        c["cluster"]["version"] = "1.32.5-gke.1000000"  # enough for the queued A100s, not for flex-start
+        c["gpu_pools"].append({"name": "l4", "gpu": "nvidia-l4", "capacity": "flex-start",
+                               "autoscaling": {"max_nodes": 2}})
+    e = refused("dws-gpu", flex_l4)
+    assert e.path == "platform.gpu_pools[1].gpu" and "need GKE 1.33.0-gke.1712000 or later" in e.message
+
+
+def test_planned_slices_and_flex_start_pools_autoscale_as_gke_takes_them(plan):
+    cluster, pool = cluster_and_pool(plan, "flex-start", "v6e-multi-0")
+    assert pool["autoscaling"] == {"minNodeCount": 0, "maxNodeCount": 4, "locationPolicy": "ANY"}
+    assert ids(pool_findings(pool, cluster)) == []

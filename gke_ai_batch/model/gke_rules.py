@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from gke_ai_batch.model import catalog, labels
+from gke_ai_batch.model import catalog, disks, labels
+from gke_ai_batch.model.disks import or_list
 from gke_ai_batch.model.maintenance import WindowError, parse_time, worst_case_hours
-from gke_ai_batch.model.pool_facts import pool_facts
+from gke_ai_batch.model.pool_facts import capacity_of, pool_facts
 from gke_ai_batch.model.suggest import plural
 
 Props = Mapping[str, Any]
@@ -85,6 +86,39 @@ POD_RANGE = Source("GKE: Configure maximum Pods per node (110 Pods: a /24 per no
                    "https://cloud.google.com/kubernetes-engine/docs/how-to/flexible-pod-cidr")
 MAX_RUN = Source("GKE: About flex-start (capacity for up to seven days)",
                  "https://cloud.google.com/kubernetes-engine/docs/concepts/dws")
+AUTOSCALER = Source("GKE: Autoscale a cluster (--total-min-nodes and --total-max-nodes are mutually exclusive with "
+                    "--min-nodes and --max-nodes)",
+                    "https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-autoscaler")
+LOCATION_POLICY = Source("GKE: About cluster autoscaler, location policy (\"BALANCED is not supported for flex-start "
+                         "provisioning mode node pools\")",
+                         "https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler")
+SLICE_SCALING = Source("GKE: About TPUs in GKE (a multi-host slice scales atomically, from zero to all its nodes); "
+                       "Cluster Toolkit's TPU example (max nodes \"Must match your topology\") and the GKE API's error "
+                       "in vllm-project/ci-infra#545 (\"Maximum node count 0 is not a valid size of TPU pod slice\")",
+                       "https://cloud.google.com/kubernetes-engine/docs/concepts/tpus")
+GPU_VERSIONS = Source("GKE: Run a small batch workload with GPUs and flex-start (1.33.0-gke.1712000); each GPU's "
+                      "floor: AI Hypercomputer's GKE pages and Run GPUs in GKE Standard node pools",
+                      "https://cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training")
+FLEX_START_ZONES = Source("GKE: About flex-start (TPU v6e in asia-northeast1-b, us-east5-a and us-east5-b; v5e in "
+                          "us-west4-a; v5p in us-east5-a)",
+                          "https://cloud.google.com/kubernetes-engine/docs/concepts/dws")
+QUEUED_TPUS = Source("Cluster Toolkit PR #5218, \"Adding GKE TPU DWS Queued Provisioning support for v6e and 7x\" "
+                     "(its blueprint pins GKE 1.35; no GKE page documents queued provisioning for TPUs)",
+                     "https://github.com/GoogleCloudPlatform/cluster-toolkit/pull/5218")
+GPU_CAPACITY = Source("Compute Engine: GPU machine types (A3 Ultra, A4: reserved, Spot or Flex-start capacity); AI "
+                      "Hypercomputer: A4X (the reservation-bound provisioning model only)",
+                      "https://cloud.google.com/compute/docs/gpus")
+BOOT_DISKS = Source("GKE: Use custom boot disks; Compute Engine: each machine series' supported disk types",
+                    "https://cloud.google.com/kubernetes-engine/docs/how-to/custom-boot-disks")
+LOCAL_SSDS = Source("Compute Engine: About Local SSD disks (the counts each machine type takes)",
+                    "https://cloud.google.com/compute/docs/disks/local-ssd")
+TIME_SHARING = Source("GKE: Share GPUs with multiple workloads using time-sharing (at most 48 containers per GPU, as "
+                      "secondary sources quote it)",
+                      "https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus")
+RESERVED_LABELS = Source("pulumi-gcp NodePool nodeConfig.labels (\"The kubernetes.io/ and k8s.io/ prefixes are "
+                         "reserved\"); the GKE API's error for cloud.google.com/ keys "
+                         "(terraform-provider-google#19677)",
+                         "https://www.pulumi.com/registry/packages/gcp/api-docs/container/nodepool/")
 
 # The English page says 48 h in any 32 days; a newer translation says 92 days. 48 h in the worst 32
 # days implies at least 96 h in any 92, so checking 32 days is right under either text.
@@ -255,7 +289,30 @@ def _node_labels(p: Props, c: Props) -> Iterator[Finding]:
     for key, value in ((p.get("nodeConfig") or {}).get("labels") or {}).items():
         problem = labels.k8s_label_problem(key, str(value))
         if problem:
-            yield Finding(problem)
+            yield Finding(problem, f".{key}")
+
+
+# Node label keys GKE refuses: the kubernetes.io/ and k8s.io/ prefixes and their subdomains (the API:
+# "Applying kubernetes label is not allowed: node-role.kubernetes.io/..."), and cloud.google.com/ (the
+# API: "Node labels with key \"cloud.google.com/compute-class\" are managed by GKE or Kubernetes and must
+# not be manually specified"). No GKE page lists the reserved cloud.google.com/ keys; all are refused.
+KUBERNETES_LABEL_DOMAINS = ("kubernetes.io", "k8s.io")
+GKE_LABEL_DOMAIN = "cloud.google.com"
+
+
+def reserved_label_key(key: str) -> bool:
+    """True for a key GKE refuses on nodes: the prefix is one GKE or Kubernetes owns (a subdomain of
+    kubernetes.io or k8s.io counts: node-role.kubernetes.io is refused too)."""
+    prefix = key.rpartition("/")[0]
+    return prefix == GKE_LABEL_DOMAIN or any(prefix == d or prefix.endswith(f".{d}") for d in KUBERNETES_LABEL_DOMAINS)
+
+
+def _label_prefixes(p: Props, c: Props) -> Iterator[Finding]:
+    for key in (p.get("nodeConfig") or {}).get("labels") or {}:
+        if reserved_label_key(key):
+            yield Finding(f"label key {key!r}: keys under {key.rpartition('/')[0]}/ are managed by GKE or "
+                          "Kubernetes and cannot be set on nodes; use a prefix of your own, such as example.com/",
+                          f".{key}")
 
 
 def _pool_labels(p: Props, c: Props) -> Iterator[Finding]:
@@ -271,9 +328,25 @@ def _max_run_duration(p: Props, c: Props) -> Iterator[Finding]:
                       f"({int(MAX_RUN_DURATION.total_seconds())}s)")
 
 
-QUEUED_MIN_VERSION = "1.32.2-gke.1652000"  # flex-start, and flex-start with queued provisioning
+QUEUED_MIN_VERSION = "1.32.2-gke.1652000"  # GPUs with queued provisioning (flex-start with queued provisioning)
+# Flex-start GPUs without queued provisioning: "Run a small batch workload with GPUs and flex-start"
+# asks for 1.33.0-gke.1712000; "About flex-start" says 1.32.2-gke.1652000 for GPUs. The how-to's
+# higher number wins: a cluster that meets it meets both.
+FLEX_START_GPU_MIN_VERSION = "1.33.0-gke.1712000"
 FLEX_START_TPU_MIN_VERSION = "1.33.0-gke.1712000"
-FLEX_START_TPU_GENERATIONS = ("v5e", "v5p", "v6e")  # "TPU v3 and v4 are not supported"
+# "About flex-start": the TPUs flex-start runs and the zones it runs them in ("TPU v3 and v4 are not
+# supported"). Queued provisioning, which also runs on flex-start VMs, is judged by its own rule.
+FLEX_START_TPU_ZONES = {"v5e": ("us-west4-a",), "v5p": ("us-east5-a",),
+                        "v6e": ("asia-northeast1-b", "us-east5-a", "us-east5-b")}
+FLEX_START_TPU_GENERATIONS = tuple(FLEX_START_TPU_ZONES)
+# Queued provisioning for TPUs: no GKE page documents it. Google's Cluster Toolkit added it for v6e and
+# TPU7x only (PR #5218, whose blueprint pins version_prefix "1.35."); for other TPUs the API answered
+# "Flex start node pools don't support TPUs with queued provisioning" (AI-Hypercomputer/xpk#900).
+QUEUED_TPU_GENERATIONS = ("v6e", "tpu7x")
+QUEUED_TPU_MIN_VERSION = "1.35"  # a prefix: any 1.35 patch
+# "The maximum number of containers that can use time-sharing in a single physical GPU is 48" (GKE, as
+# secondary sources quote it); fewer than 2 clients is no sharing.
+TIME_SHARING_CLIENTS = (2, 48)
 MAX_CLUSTER_NODES = 65_000
 
 
@@ -290,8 +363,52 @@ def version_below(version: str | None, floor: str) -> bool:
     return have is not None and need is not None and have < need[:len(have)]
 
 
+def floor_of(version: str | None, floors: Sequence[str]) -> str | None:
+    """The floor a pinned version is below, or None. Where GKE gives one floor per minor version, a
+    version takes the floor of its own minor (or of the newest minor before it); a minor older than
+    every floor takes the oldest floor, which it is below."""
+    have = version_key(version or "")
+    ordered = sorted(floors, key=lambda f: version_key(f) or ())
+    if have is None or not ordered:
+        return None
+    earlier = [f for f in ordered if (version_key(f) or ())[:2] <= have[:2]]
+    floor = earlier[-1] if earlier else ordered[0]
+    return floor if version_below(version, floor) else None
+
+
+def _floors_in_words(floors: Sequence[str]) -> str:
+    """"1.32.1-gke.1729000 or later", or one floor per minor: "... or later on 1.32, ... or later from 1.33"."""
+    if len(floors) == 1:
+        return f"{floors[0]} or later"
+    minors = [".".join(f.split(".")[:2]) for f in floors]
+    parts = [f"{f} or later on {m}" for f, m in zip(floors[:-1], minors[:-1], strict=True)]
+    return ", ".join(parts) + f", {floors[-1]} or later from {minors[-1]}"
+
+
 def _tpu_generation(p: Props) -> catalog.TpuGeneration | None:
     return catalog.tpu_machine_generation((p.get("nodeConfig") or {}).get("machineType") or "")
+
+
+def _gpu(p: Props) -> Props:
+    """The pool's first guest accelerator (GKE takes one GPU type per pool), or {}."""
+    return ((p.get("nodeConfig") or {}).get("guestAccelerators") or [{}])[0] or {}
+
+
+def _gpu_type(p: Props) -> catalog.GpuType | None:
+    return catalog.GPU_TYPES.get(_gpu(p).get("type") or "")
+
+
+def _queued(p: Props) -> bool:
+    return bool((p.get("queuedProvisioning") or {}).get("enabled"))
+
+
+def _flex_start_only(p: Props) -> bool:
+    """Flex-start without queued provisioning: what GKE's flex-start pages describe."""
+    return bool((p.get("nodeConfig") or {}).get("flexStart")) and not _queued(p)
+
+
+def _autoscaling(p: Props) -> Props:
+    return p.get("autoscaling") or {}
 
 
 def _queued_form(p: Props, c: Props) -> Iterator[Finding]:
@@ -303,19 +420,146 @@ def _queued_form(p: Props, c: Props) -> Iterator[Finding]:
 
 def _flex_start_support(p: Props, c: Props) -> Iterator[Finding]:
     gen = _tpu_generation(p)
-    if (p.get("nodeConfig") or {}).get("flexStart") and gen and gen.name not in FLEX_START_TPU_GENERATIONS:
+    if _flex_start_only(p) and gen and gen.name not in FLEX_START_TPU_GENERATIONS:
         yield Finding(f"flex-start TPUs are {', '.join(FLEX_START_TPU_GENERATIONS)}; {gen.name} is not one")
+
+
+def _cluster_zones(c: Props) -> list[str]:
+    """The zones a pool without node locations runs in: the cluster's, or a zonal cluster's own zone."""
+    location = c.get("location") or ""
+    return list(c.get("nodeLocations") or ([location] if re.search(r"-[a-z]$", location) else []))
+
+
+def _flex_start_zones(p: Props, c: Props) -> Iterator[Finding]:
+    gen, own = _tpu_generation(p), list(p.get("nodeLocations") or [])
+    if not (_flex_start_only(p) and gen and gen.name in FLEX_START_TPU_ZONES):
+        return
+    allowed = FLEX_START_TPU_ZONES[gen.name]
+    for i, zone in enumerate(own or _cluster_zones(c)):
+        if zone not in allowed:
+            yield Finding(f"zone {zone!r}: GKE runs flex-start TPU {gen.name} in {or_list(allowed)} only",
+                          f"[{i}]" if own else "")
+
+
+def _queued_tpus(p: Props, c: Props) -> Iterator[Finding]:
+    gen, version = _tpu_generation(p), c.get("minMasterVersion")
+    if not (gen and _queued(p)):
+        return
+    if gen.name not in QUEUED_TPU_GENERATIONS:
+        yield Finding(f"queued provisioning takes TPU {or_list(QUEUED_TPU_GENERATIONS)}; {gen.name} is not one "
+                      "(GKE: \"Flex start node pools don't support TPUs with queued provisioning\")")
+    elif version_below(version, QUEUED_TPU_MIN_VERSION):
+        yield Finding(f"queued-provisioning TPUs need GKE {QUEUED_TPU_MIN_VERSION} or later; the cluster pins "
+                      f"{version}")
 
 
 def _version_floors(p: Props, c: Props) -> Iterator[Finding]:
     version, gen = c.get("minMasterVersion"), _tpu_generation(p)
-    flex = (p.get("nodeConfig") or {}).get("flexStart")
-    floors = [(gen.min_gke_version, f"TPU {gen.name}")] if gen and gen.min_gke_version else []
-    if flex:
-        floors.append((FLEX_START_TPU_MIN_VERSION, "flex-start TPUs") if gen else (QUEUED_MIN_VERSION, "flex-start"))
+    if gen is None:
+        return  # GPU and CPU pools: gpu-version-floors
+    floors = [(gen.min_gke_version, f"TPU {gen.name}")] if gen.min_gke_version else []
+    if (p.get("nodeConfig") or {}).get("flexStart"):
+        floors.append((FLEX_START_TPU_MIN_VERSION, "flex-start TPUs"))
     for floor, what in floors:
         if version_below(version, floor):
             yield Finding(f"{what} need GKE {floor} or later; the cluster pins {version}")
+
+
+def _gpu_version_floors(p: Props, c: Props) -> Iterator[Finding]:
+    version, gpu = c.get("minMasterVersion"), _gpu_type(p)
+    if _tpu_generation(p):
+        return
+    if gpu and floor_of(version, gpu.min_gke_versions):
+        yield Finding(f"{gpu.name} GPUs need GKE {_floors_in_words(gpu.min_gke_versions)}; the cluster pins {version}")
+    floor, what = {"flex-start": (FLEX_START_GPU_MIN_VERSION, "flex-start pools without queued provisioning"),
+                   "queued-provisioning": (QUEUED_MIN_VERSION, "queued-provisioning pools")}.get(
+                       capacity_of(p), (None, ""))
+    if floor and version_below(version, floor):
+        yield Finding(f"{what} need GKE {floor} or later; the cluster pins {version}")
+
+
+def _gpu_capacity(p: Props, c: Props) -> Iterator[Finding]:
+    gpu, capacity = _gpu_type(p), capacity_of(p)
+    if gpu and gpu.capacities and capacity not in gpu.capacities:
+        machine = (p.get("nodeConfig") or {}).get("machineType") or next(iter(gpu.machines))
+        yield Finding(f"capacity {capacity}: GKE runs {gpu.name} ({machine}) only on {or_list(gpu.capacities)} "
+                      "capacity")
+
+
+PER_ZONE_LIMITS = ("minNodeCount", "maxNodeCount")
+TOTAL_LIMITS = ("totalMinNodeCount", "totalMaxNodeCount")
+
+
+def _limits(a: Props, keys: Sequence[str]) -> str:
+    return ", ".join(f"{k} {a[k]}" for k in keys if a.get(k) is not None)
+
+
+def _autoscaling_limits(p: Props, c: Props) -> Iterator[Finding]:
+    a = _autoscaling(p)
+    per_zone, total = _limits(a, PER_ZONE_LIMITS), _limits(a, TOTAL_LIMITS)
+    if per_zone and total:
+        yield Finding(f"autoscaling gives per-zone limits ({per_zone}) and total limits ({total}); GKE takes one "
+                      "kind or the other: limits per zone, or in total over the pool's zones")
+
+
+def _flex_start_location_policy(p: Props, c: Props) -> Iterator[Finding]:
+    if (p.get("nodeConfig") or {}).get("flexStart") and _autoscaling(p).get("locationPolicy") == "BALANCED":
+        yield Finding("location policy BALANCED: GKE does not support it on flex-start pools (queued provisioning "
+                      "included); use ANY, flex-start's default")
+
+
+def slice_vms(p: Props) -> int | None:
+    """The VMs of a multi-host TPU slice pool (its topology's chips over its machine's chips per VM);
+    None for any other pool."""
+    topology = (p.get("placementPolicy") or {}).get("tpuTopology")
+    tpu = catalog.tpu_machine((p.get("nodeConfig") or {}).get("machineType") or "")
+    if not topology or tpu is None:
+        return None
+    try:
+        vms = catalog.topology_chips(topology) // tpu.chips_per_vm
+    except ValueError:
+        return None  # not a topology: GKE's own check names it
+    return vms if vms > 1 else None
+
+
+def _slice_autoscaling(p: Props, c: Props) -> Iterator[Finding]:
+    vms, a = slice_vms(p), _autoscaling(p)
+    if vms is None or not a:
+        return
+    low, high = a.get("minNodeCount") or 0, a.get("maxNodeCount")
+    if _limits(a, TOTAL_LIMITS):
+        yield Finding(f"a multi-host slice of {vms} VMs takes per-zone limits: GKE sizes the slice by maxNodeCount "
+                      "and, with total limits, reads 0 (\"Maximum node count 0 is not a valid size of TPU pod slice\")")
+    elif high != vms or low not in (0, vms):
+        yield Finding(f"minNodeCount {low}, maxNodeCount {high}: a multi-host slice of {vms} VMs scales as a unit, "
+                      f"from 0 to all of them (minNodeCount 0 or {vms}, maxNodeCount {vms})")
+
+
+def _boot_disk(p: Props, c: Props) -> Iterator[Finding]:
+    nc = p.get("nodeConfig") or {}
+    disk_type = nc.get("diskType") or (nc.get("bootDisk") or {}).get("diskType")
+    problem = disk_type and disks.boot_disk_problem(nc.get("machineType") or "", disk_type)
+    if problem:
+        yield Finding(problem)
+
+
+LOCAL_SSD_CONFIGS = ("ephemeralStorageLocalSsdConfig", "localNvmeSsdBlockConfig", "ephemeralStorageConfig")
+
+
+def _local_ssds(p: Props, c: Props) -> Iterator[Finding]:
+    nc = p.get("nodeConfig") or {}
+    counts = [nc.get("localSsdCount")] + [(nc.get(k) or {}).get("localSsdCount") for k in LOCAL_SSD_CONFIGS]
+    for count in counts:
+        problem = count and disks.local_ssd_problem(nc.get("machineType") or "", int(count), _gpu(p).get("type"))
+        if problem:
+            yield Finding(problem)
+
+
+def _time_sharing(p: Props, c: Props) -> Iterator[Finding]:
+    sharing, (low, high) = _gpu(p).get("gpuSharingConfig") or {}, TIME_SHARING_CLIENTS
+    clients = sharing.get("maxSharedClientsPerGpu")
+    if sharing.get("gpuSharingStrategy") == "TIME_SHARING" and clients is not None and not low <= int(clients) <= high:
+        yield Finding(f"{clients} clients per GPU: time-sharing shares one GPU among {low} to {high} containers")
 
 
 def _placement(p: Props, c: Props) -> Iterator[Finding]:
@@ -353,9 +597,12 @@ POOL_RULES: tuple[Rule, ...] = (
     Rule("reservation-zone", "node pool", "zones",
          "a pool consuming a specific reservation has exactly one zone, the reservation's", RESERVATIONS,
          _reservation_zone),
-    Rule("node-labels", "node pool", "reservation",
+    Rule("node-labels", "node pool", "node_labels",
          "node labels are Kubernetes labels: values of at most 63 characters of letters, digits, '-', '_' "
          "and '.', beginning and ending with a letter or digit", K8S_LABELS, _node_labels),
+    Rule("node-label-prefixes", "node pool", "node_labels",
+         "node label keys are not under kubernetes.io/ or k8s.io/ (or their subdomains) or cloud.google.com/, "
+         "which GKE and Kubernetes manage", RESERVED_LABELS, _label_prefixes),
     Rule("node-resource-labels", "node pool", "platform.labels",
          "node resource labels follow the GCP label rules", GCP_LABELS, _pool_labels),
     Rule("max-run-duration", "node pool", "max_run_duration", "a node's maximum run duration is at most 7 days",
@@ -365,9 +612,42 @@ POOL_RULES: tuple[Rule, ...] = (
          f"on GKE {QUEUED_MIN_VERSION} or later", QUEUED, _queued_form),
     Rule("flex-start-tpu-generations", "node pool", "generation",
          f"flex-start TPUs are {', '.join(FLEX_START_TPU_GENERATIONS)}", FLEX_START, _flex_start_support),
+    Rule("flex-start-tpu-zones", "node pool", "zones",
+         "flex-start TPUs run in their generation's zones: " + "; ".join(
+             f"{gen} in {or_list(zones)}" for gen, zones in FLEX_START_TPU_ZONES.items()),
+         FLEX_START_ZONES, _flex_start_zones),
+    Rule("queued-tpu-generations", "node pool", "generation",
+         f"queued provisioning takes TPU {or_list(QUEUED_TPU_GENERATIONS)}, on GKE {QUEUED_TPU_MIN_VERSION} or later",
+         QUEUED_TPUS, _queued_tpus),
     Rule("gke-version-floors", "node pool", "generation",
-         f"a pinned cluster version is at least what the pool needs: flex-start {QUEUED_MIN_VERSION}, flex-start "
-         f"TPUs {FLEX_START_TPU_MIN_VERSION}, TPU7x 1.34.0-gke.2201000", TPU7X, _version_floors),
+         f"a pinned cluster version is at least what the TPU pool needs: flex-start TPUs "
+         f"{FLEX_START_TPU_MIN_VERSION}, TPU7x 1.34.0-gke.2201000", TPU7X, _version_floors),
+    Rule("gpu-version-floors", "node pool", "gpu",
+         f"a pinned cluster version is at least what the GPU pool needs: flex-start without queued provisioning "
+         f"{FLEX_START_GPU_MIN_VERSION}, queued provisioning {QUEUED_MIN_VERSION}, and each GPU's own floor (H200 "
+         "1.31.5-gke.1169000, B200 1.32.1-gke.1729000, GB200 1.32.8-gke.1108000 on 1.32 and 1.33.4-gke.1036000 "
+         "from 1.33, RTX PRO 6000 1.34.0-gke.1662000)", GPU_VERSIONS, _gpu_version_floors),
+    Rule("gpu-capacity-model", "node pool", "capacity",
+         "H200 (A3 Ultra) and B200 (A4) run on reserved, spot, flex-start or queued capacity, not on-demand; "
+         "GB200 (A4X) on reserved capacity only", GPU_CAPACITY, _gpu_capacity),
+    Rule("gpu-time-sharing-clients", "node pool", "sharing.max_clients",
+         f"GPU time-sharing shares one GPU among {TIME_SHARING_CLIENTS[0]} to {TIME_SHARING_CLIENTS[1]} "
+         "containers", TIME_SHARING, _time_sharing),
+    Rule("autoscaling-limits", "node pool", "autoscaling",
+         "an autoscaled pool sets per-zone limits or total limits, never both", AUTOSCALER, _autoscaling_limits),
+    Rule("flex-start-location-policy", "node pool", "autoscaling.location_policy",
+         "a flex-start pool (queued provisioning included) autoscales with location policy ANY, not BALANCED",
+         LOCATION_POLICY, _flex_start_location_policy),
+    Rule("multi-host-slice-autoscaling", "node pool", "autoscaling",
+         "an autoscaled multi-host TPU slice sets per-zone limits: maxNodeCount its VM count, minNodeCount 0 or "
+         "that count (it scales as a unit)", SLICE_SCALING, _slice_autoscaling),
+    Rule("boot-disk-type", "node pool", "disk_type",
+         f"the boot disk is {or_list(disks.BOOT_DISK_TYPES)}; A3 Ultra, A4, A4X, G4, C4, C4A, C4D, N4 and TPU v6e "
+         "boot from hyperdisk-balanced only; G2 and A3 High, Mega and Edge not from pd-standard", BOOT_DISKS,
+         _boot_disk),
+    Rule("local-ssd-count", "node pool", "local_ssd.count",
+         "a node's local SSD count is one its machine type takes (bundled machines: exactly theirs; E2, N4 and "
+         "TPU machines: none)", LOCAL_SSDS, _local_ssds),
     Rule("tpu7x-workload-policy", "node pool", "topology",
          "a multi-host TPU7x slice names a HIGH_THROUGHPUT workload policy instead of a COMPACT placement",
          TPU7X, _placement),
