@@ -15,7 +15,7 @@ from gke_ai_batch.plan.monitoring import kueue_monitoring
 from gke_ai_batch.plan.platform import Platform
 from gke_ai_batch.vocabulary import component_type
 
-from .args import GpuPoolSpec, TpuPoolSpec
+from .args import CpuPoolSpec, GpuPoolSpec, TpuPoolSpec
 from .jobset_install import JobSetInstall, JobSetInstallArgs
 from .kueue_install import KueueInstall, KueueInstallArgs
 from .kueue_monitoring import KueueMonitoring, KueueMonitoringArgs
@@ -79,6 +79,39 @@ class SharedQueueArgs(QueueArgs):
     """teams (default: the namespaces of the teams that name it) or all."""
 
 
+class LocalQueueSpec(TypedDict):
+    """One of a team's LocalQueues."""
+
+    name: str
+    """The LocalQueue's name."""
+    cluster_queue: NotRequired[str]
+    """The ClusterQueue it submits to (default: the team's)."""
+
+
+class AutopilotTpuSpec(TypedDict):
+    """TPU slices on Autopilot."""
+
+    generation: str
+    """TPU generation."""
+    topology: str
+    """Slice topology."""
+
+
+class AutopilotFlavorSpec(TypedDict):
+    """An Autopilot accelerator flavor."""
+
+    name: str
+    """The ResourceFlavor's name."""
+    tpu: NotRequired[AutopilotTpuSpec]
+    """TPU slices of one shape."""
+    gpu: NotRequired[str]
+    """GPUs of one type."""
+    spot: NotRequired[bool]
+    """Spot capacity."""
+    compute_class: NotRequired[str]
+    """An Autopilot compute class."""
+
+
 class TeamSpec(TypedDict):
     """One tenant: namespaces, a LocalQueue in each, and its ClusterQueue."""
 
@@ -90,6 +123,8 @@ class TeamSpec(TypedDict):
     """Google groups granted edit in the namespaces."""
     local_queue: NotRequired[str]
     """The LocalQueue's name (default: <name>-queue)."""
+    local_queues: NotRequired[list[LocalQueueSpec]]
+    """Several LocalQueues (instead of local_queue)."""
     cluster_queue: NotRequired[str]
     """A shared queue's name (instead of a queue of its own)."""
     queue: NotRequired[QueueArgs]
@@ -177,6 +212,10 @@ class KueueLayerArgs(TypedDict):
     """TPU pools, as declared with TpuSlicePool: each gives a flavor."""
     gpu_pools: NotRequired[list[GpuPoolSpec]]
     """GPU pools, as declared with GpuPool: each gives a flavor."""
+    cpu_pools: NotRequired[list[CpuPoolSpec]]
+    """CPU worker pools, as declared with CpuPool: each gives a flavor."""
+    autopilot_flavors: NotRequired[list[AutopilotFlavorSpec]]
+    """Autopilot: accelerator flavors by the node labels Autopilot provisions from."""
     teams: list[TeamSpec]
     """The tenants."""
     cohorts: NotRequired[list[CohortSpec]]
@@ -212,8 +251,8 @@ def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions) -> KueueReso
     s = platform.scheduling
     Priorities("priorities", PrioritiesArgs(s.priority_classes, s.workload_priority_classes, kueue.release), after)
     queues = KueueQueues("queues", KueueQueuesArgs(s, releases), after)
-    teams = [Team(f"team-{t.name}", TeamArgs(t, queues.cluster_queues[t.cluster_queue], kueue.release), after)
-             for t in s.teams]
+    teams = [Team(f"team-{t.name}", TeamArgs(t, {q: queues.cluster_queues[q] for q in t.cluster_queues},
+                                             kueue.release), after) for t in s.teams]
     monitoring = KueueMonitoring("kueue-monitoring", KueueMonitoringArgs(
         kueue_monitoring(platform.config.cluster.mode), kueue.release), after)
     return KueueResources(kueue, jobset, queues, teams, monitoring)
@@ -225,7 +264,7 @@ class KueueLayer(pulumi.ComponentResource):
     cluster_queues: pulumi.Output[list[str]]
     """The ClusterQueues."""
     local_queues: pulumi.Output[dict[str, str]]
-    """Each team's LocalQueue."""
+    """Each team's LocalQueue (its first, where it has several)."""
 
     def __init__(self, name: str, args: KueueLayerArgs, opts: pulumi.ResourceOptions | None = None):
         platform = parts.scheduling(name, args)  # refused before anything registers

@@ -1,8 +1,9 @@
-"""Team: one tenant's namespaces, its LocalQueue in each, and edit rights for its Google groups.
+"""Team: one tenant's namespaces, its LocalQueues in each, and edit rights for its Google groups.
 Onboarding a team is one block of stack config; this component is what that block becomes."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 
@@ -15,7 +16,7 @@ from .manifests import declare
 @dataclass
 class TeamArgs:
     plan: TeamPlan
-    cluster_queue: pulumi.Resource  # the ClusterQueue its LocalQueues point at
+    cluster_queues: dict[str, pulumi.Resource]  # the ClusterQueues its LocalQueues point at, by name
     kueue: pulumi.Resource
 
 
@@ -33,10 +34,18 @@ class Team(pulumi.ComponentResource):
             return pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns], *deps])
 
         self.local_queues = [
-            declare(f"{name}-lq-{m['metadata']['namespace']}", m,
-                    in_namespace(m["metadata"]["namespace"], args.kueue, args.cluster_queue))
+            declare(_local_queue_name(name, m, t), m, in_namespace(
+                m["metadata"]["namespace"], args.kueue, args.cluster_queues[m["spec"]["clusterQueue"]]))
             for m in t.local_queue_manifests]
         self.role_bindings = [
             declare(f"{name}-rb-{m['metadata']['namespace']}", m, in_namespace(m["metadata"]["namespace"]))
             for m in t.role_binding_manifests]
-        self.register_outputs({"namespaces": list(t.namespaces), "localQueue": t.local_queue})
+        self.register_outputs({"namespaces": list(t.namespaces), "localQueue": t.local_queue,
+                               "localQueues": [lq for lq, _ in t.local_queues]})
+
+
+def _local_queue_name(team: str, manifest: dict[str, Any], plan: TeamPlan) -> str:
+    """The team's first LocalQueue keeps the name a one-queue team's has always had; the others add
+    theirs after a dot, which no namespace name has (so `training` + `eval` never meets `training-eval`)."""
+    ns, lq = manifest["metadata"]["namespace"], manifest["metadata"]["name"]
+    return f"{team}-lq-{ns}" if lq == plan.local_queue else f"{team}-lq-{ns}.{lq}"

@@ -49,6 +49,8 @@ TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
 TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 GPU_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 SPOT_LABEL = "cloud.google.com/gke-spot"
+ZONE_LABEL = "topology.kubernetes.io/zone"  # Kubernetes' well-known label: per-zone flavors select by it
+COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"  # Autopilot: the compute class a pod runs on
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"  # source page 003: workloads select it
 QUEUED_TAINT = {"key": "cloud.google.com/gke-queued", "value": "true", "effect": "NoSchedule"}  # page 004
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"  # reservationAffinity key for a named reservation
@@ -58,7 +60,7 @@ RESERVATION_KEY = "compute.googleapis.com/reservation-name"  # reservationAffini
 RESERVATION_LABEL = "gke-ai-batch.io/reservation"
 FLAVOR_LABEL = "gke-ai-batch.io/flavor"  # on accelerator pools: each flavor selects exactly its pools
 TEAM_LABEL = "gke-ai-batch.io/team"  # on team namespaces: what Kueue manages (managedJobsNamespaceSelector)
-CLUSTER_QUEUE_LABEL = "gke-ai-batch.io/cluster-queue"  # on team namespaces: which ClusterQueue admits them
+ADMITTED_BY_PREFIX = "cluster-queue.gke-ai-batch.io"  # on team namespaces: one key per ClusterQueue admitting them
 TEAM_COST_LABEL = "team"  # on team namespaces and buckets: GKE cost allocation splits spend by it
 COST_CENTER_LABEL = "cost-center"  # on every resource and team namespace
 SHARED_QUEUE_LABEL = "gke-ai-batch.io/shared-queue"  # on a ClusterQueue declared shared by several teams
@@ -89,6 +91,12 @@ HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 KUEUE_GROUP_TYPE_PREFIX = f"kubernetes:{KUEUE_GROUP}/"  # any Kueue API version
 KUEUE_TYPE_PREFIX = f"kubernetes:{KUEUE_API}:"
 PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
+
+
+def admitted_by_label(cluster_queue: str) -> str:
+    """The namespace label a ClusterQueue selects its teams' namespaces by: one key per queue, so a
+    namespace whose LocalQueues point at several ClusterQueues is admitted by each of them."""
+    return f"{ADMITTED_BY_PREFIX}/{cluster_queue}"
 
 
 def kueue_type(kind: str) -> str:

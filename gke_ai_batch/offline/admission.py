@@ -538,8 +538,7 @@ class Cluster:
     def pools_behind(self, flavor: str, resource: str | None = None) -> list[PoolFacts]:
         """Node pools whose nodes carry every nodeLabel of the flavor (and provide `resource`)."""
         labels = ((self.get("ResourceFlavor", flavor) or {}).get("spec") or {}).get("nodeLabels") or {}
-        return [p for p in self.pools if all(p.node_labels.get(k) == v for k, v in labels.items())
-                and (resource is None or p.resource == resource)]
+        return [p for p in self.pools if p.selected_by(labels) and (resource is None or p.resource == resource)]
 
 
 # ---------------------------------------------------------------------------------------------

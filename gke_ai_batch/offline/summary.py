@@ -67,7 +67,9 @@ def pool_table(view: StackView) -> Table | None:
     return Table("Node pools", plural(len(view.pools), "node pool"),
                  ("pool", "accelerator", "topology", "machine", "nodes", "capacity", "zones", "chips/GPUs"),
                  [_pool_row(p, ", ".join(p.zones) or "-") for p in view.pools],
-                 notes=[f"total {acc}: {n:,} at full size" for acc, n in sorted(totals.items())],
+                 notes=[f"total {acc}: {n:,} at full size" for acc, n in sorted(totals.items())]
+                 + (["at full size: autoscaled pools at their maximum, which they reach only when work waits for "
+                     "it and the capacity comes"] if any(p.facts.fixed_nodes is None for p in view.pools) else []),
                  console_rows=[_pool_row(p, short_zones(p.zones)) for p in view.pools],
                  console_limit=CONSOLE_POOLS, counted="node pool")
 
@@ -88,7 +90,9 @@ def _cohort_cell(view: StackView, queues: Sequence[str]) -> str:
 
 def _team_row(view: StackView, t: Team, priority: str) -> Row:
     names = sorted({q.name for q in t.local_queues})
-    lqs = names[0] if len(names) == 1 else ", ".join(f"{q.namespace}/{q.name}" for q in t.local_queues)
+    same = all(sorted(q.name for q in t.local_queues if q.namespace == ns) == names
+               for ns in {q.namespace for q in t.local_queues})
+    lqs = ", ".join(names) if same else ", ".join(f"{q.namespace}/{q.name}" for q in t.local_queues)
     return (t.name, ", ".join(t.namespaces) or "-", lqs or "-",
             ", ".join(_queue_cell(view, q) for q in t.cluster_queues) or "-", _cohort_cell(view, t.cluster_queues),
             priority)

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gke_ai_batch.model import catalog
 from gke_ai_batch.model.config import CONFIG_KEY, PlatformConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
 from gke_ai_batch.model.suggest import closest, name_list, shorten
@@ -31,7 +32,10 @@ class Platform:
 
     @property
     def multi_host(self) -> bool:
-        return any(p.multi_host for p in self.pools)
+        """A multi-host TPU slice: a pool of one, or an Autopilot flavor selecting one."""
+        return any(p.multi_host for p in self.pools) or any(
+            catalog.tpu_shape(f.tpu.generation, f.tpu.topology).multi_host
+            for f in self.config.autopilot_flavors if f.tpu is not None)
 
     @property
     def install_jobset(self) -> bool:

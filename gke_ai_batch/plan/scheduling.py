@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from gke_ai_batch import vocabulary
-from gke_ai_batch.model.config import PlatformConfig, QueueSpec, TeamConfig
+from gke_ai_batch.model.config import KueueConfig, PlatformConfig, QueueSpec, TeamConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.quantity import parse_quantity, render_quantity
 from gke_ai_batch.model.suggest import name_list
+from gke_ai_batch.plan.autopilot import autopilot_node_labels, check_autopilot_tpu_version
 from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import (
-    CLUSTER_QUEUE_LABEL,
     COST_CENTER_LABEL,
     KUEUE_API,
     PROVISIONING_CONTROLLER,
@@ -24,7 +24,9 @@ from gke_ai_batch.vocabulary import (
     SHARED_QUEUE_LABEL,
     TEAM_COST_LABEL,
     TEAM_LABEL,
+    ZONE_LABEL,
     ClusterMode,
+    admitted_by_label,
 )
 
 # Kueue docs for GKE queued provisioning: pin the pods to the nodes GKE provisioned for the request.
@@ -81,12 +83,22 @@ class TeamPlan:
     path: str
     namespaces: tuple[str, ...]
     created_namespaces: tuple[str, ...]
-    cluster_queue: str
-    local_queue: str
+    cluster_queue: str  # the team's ClusterQueue: its own, or the shared one it names
+    local_queues: tuple[tuple[str, str], ...]  # (LocalQueue, ClusterQueue) in each namespace
     groups: tuple[str, ...]
     namespace_manifests: tuple[Manifest, ...]  # created, or (pre-existing ones) labels patched in place
     local_queue_manifests: tuple[Manifest, ...]
     role_binding_manifests: tuple[Manifest, ...]
+
+    @property
+    def local_queue(self) -> str:
+        """The team's first LocalQueue: the one a single-queue team has."""
+        return self.local_queues[0][0]
+
+    @property
+    def cluster_queues(self) -> tuple[str, ...]:
+        """Every ClusterQueue the team's LocalQueues point at."""
+        return tuple(dict.fromkeys(cq for _, cq in self.local_queues))
 
 
 @dataclass(frozen=True)
@@ -100,28 +112,60 @@ class SchedulingPlan:
     workload_priority_classes: tuple[Manifest, ...]
 
 
-def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan]) -> dict[str, FlavorPlan]:
+def _pool_flavor(name: str, members: list[PoolPlan], zone: str | None = None) -> FlavorPlan:
+    """A flavor selecting its pools' nodes (in one zone, for per-zone flavors) and tolerating their taints."""
+    first = members[0]
+    labels = {**first.node_labels, **({ZONE_LABEL: zone} if zone else {})}
+    return FlavorPlan(
+        name=name, node_labels=labels,
+        tolerations=tuple({"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
+                          for t in first.taints),
+        pools=tuple(members), resources=BASE_RESOURCES + ((first.resource,) if first.resource else ()),
+        queued=first.queued)
+
+
+def _same_nodes(name: str, members: list[PoolPlan]) -> None:
+    first = members[0]
+    for other in members[1:]:
+        if (other.node_labels, other.taints, other.machine_type, other.per_node, other.zone_flavors) != (
+                first.node_labels, first.taints, first.machine_type, first.per_node, first.zone_flavors):
+            raise ConfigError(f"{other.path}.flavor", f"flavor {name!r} is already used by {first.path} "
+                              f"with different nodes ({first.machine_type}, {first.capacity}); a flavor "
+                              "selects one machine type, shape and capacity: name another flavor")
+
+
+def pool_flavors(pools: list[PoolPlan]) -> dict[str, FlavorPlan]:
+    """One flavor per pool flavor name, or per zone of it (<flavor>-<zone>) where the pools ask."""
     by_name: dict[str, list[PoolPlan]] = {}
     for p in pools:
         if p.kind != "system":
-            assert p.flavor is not None  # every accelerator pool names its flavor
+            assert p.flavor is not None  # every accelerator and worker pool names its flavor
             by_name.setdefault(p.flavor, []).append(p)
     flavors: dict[str, FlavorPlan] = {}
     for name, members in by_name.items():
-        first = members[0]
-        for other in members[1:]:
-            if (other.node_labels, other.taints, other.machine_type) != (first.node_labels, first.taints,
-                                                                         first.machine_type):
-                raise ConfigError(f"{other.path}.flavor", f"flavor {name!r} is already used by {first.path} "
-                                  f"with different nodes ({first.machine_type}, {first.capacity}); a flavor "
-                                  "selects one machine type, shape and capacity: name another flavor")
-        queued = bool(first.taints)
-        assert first.resource is not None  # accelerator pools provide TPU chips or GPUs
-        flavors[name] = FlavorPlan(
-            name=name, node_labels=first.node_labels,
-            tolerations=tuple({"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
-                              for t in first.taints),
-            pools=tuple(members), resources=BASE_RESOURCES + (first.resource,), queued=queued)
+        _same_nodes(name, members)
+        if not members[0].zone_flavors:
+            flavors[name] = _pool_flavor(name, members)
+            continue
+        for zone in dict.fromkeys(z for p in members for z in p.zones):
+            flavors[f"{name}-{zone}"] = _pool_flavor(f"{name}-{zone}", [p for p in members if zone in p.zones], zone)
+    return flavors
+
+
+def autopilot_flavors(cfg: PlatformConfig) -> dict[str, FlavorPlan]:
+    """Flavors by the node labels Autopilot provisions accelerator nodes from (plan.autopilot)."""
+    check_autopilot_tpu_version(cfg)
+    flavors: dict[str, FlavorPlan] = {}
+    for i, f in enumerate(cfg.autopilot_flavors):
+        if f.name in flavors:
+            raise ConfigError(path_of("autopilot_flavors", i, "name"), f"flavor {f.name!r} is declared twice")
+        labels, resource = autopilot_node_labels(path_of("autopilot_flavors", i), f)
+        flavors[f.name] = FlavorPlan(name=f.name, node_labels=labels, resources=BASE_RESOURCES + (resource,))
+    return flavors
+
+
+def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan]) -> dict[str, FlavorPlan]:
+    flavors = {**pool_flavors(pools), **autopilot_flavors(cfg)}
     default = cfg.kueue.default_flavor
     referenced = any(default in q.quotas for q in _queue_specs(cfg))
     if default not in flavors and (not flavors or referenced):
@@ -240,7 +284,7 @@ def _cluster_queue(ctx: _QueueContext, name: str, path: str, spec: QueueSpec, *,
     flavors = ctx.flavors
     body: dict[str, Any] = {
         # By label, not by namespace list: a team joining a shared queue changes its namespaces, not the queue.
-        "namespaceSelector": {} if shared_all else {"matchLabels": {CLUSTER_QUEUE_LABEL: name}},
+        "namespaceSelector": {} if shared_all else {"matchLabels": {admitted_by_label(name): "true"}},
         "queueingStrategy": spec.queueing_strategy,
         "preemption": _preemption(spec, path, ctx.cfg),
         "resourceGroups": _resource_groups(spec, flavors, path),
@@ -249,10 +293,12 @@ def _cluster_queue(ctx: _QueueContext, name: str, path: str, spec: QueueSpec, *,
         body["cohortName"] = spec.cohort
     if spec.fair_sharing_weight is not None:
         body["fairSharing"] = {"weight": render_quantity(spec.fair_sharing_weight)}
-    queued = sorted(f for f in spec.quotas if flavors[f].queued)
-    if queued:
+    checks: dict[str, list[str]] = {}
+    for f in sorted(f for f in spec.quotas if flavors[f].queued):
+        checks.setdefault(provisioning_check(ctx.cfg.kueue, flavors[f])[0], []).append(f)
+    if checks:
         body["admissionChecksStrategy"] = {"admissionChecks": [
-            {"name": ctx.cfg.kueue.dws_admission_check, "onFlavors": queued}]}
+            {"name": check, "onFlavors": on} for check, on in sorted(checks.items())]}
     meta: dict[str, Any] = {"name": name}
     if shared:
         meta["labels"] = {SHARED_QUEUE_LABEL: "true"}
@@ -291,23 +337,40 @@ def derive_priorities(cfg: PlatformConfig) -> tuple[tuple[Manifest, ...], tuple[
     return tuple(pcs), tuple(wpcs)
 
 
-def _admission_checks(cfg: PlatformConfig, flavors: dict[str, FlavorPlan]) -> tuple[Manifest, ...]:
-    queued = [f for f in flavors.values() if f.queued]
-    if not queued:
-        return ()
-    k = cfg.kueue
-    # A queued flavor comes from accelerator pools, so it always has an accelerator resource.
-    managed = sorted({r for f in queued if (r := f.accelerator_resource) is not None})
+def provisioning_check(k: KueueConfig, flavor: FlavorPlan) -> tuple[str, str]:
+    """(AdmissionCheck, ProvisioningRequestConfig) names of a queued flavor: one pair for GPUs (source
+    page 004's names), and one per TPU topology, since a TPU request names its slice's topology."""
+    topology = flavor.node_labels.get(vocabulary.TPU_TOPOLOGY_LABEL)
+    if flavor.accelerator_resource != vocabulary.TPU_RESOURCE or topology is None:
+        return k.dws_admission_check, k.dws_config
+    return f"{k.dws_admission_check}-tpu-{topology}", f"{k.dws_config}-tpu-{topology}"
+
+
+def _provisioning_pair(check: str, config: str, spec: dict[str, Any]) -> tuple[Manifest, Manifest]:
     return (
-        {"apiVersion": KUEUE_API, "kind": "ProvisioningRequestConfig", "metadata": {"name": k.dws_config},
-         "spec": {"provisioningClassName": QUEUED_PROVISIONING_CLASS, "managedResources": managed,
-                  "retryStrategy": dict(DWS_RETRY),
-                  "podSetUpdates": {"nodeSelector": [dict(PROVISIONING_NODE_SELECTOR)]}}},
-        {"apiVersion": KUEUE_API, "kind": "AdmissionCheck", "metadata": {"name": k.dws_admission_check},
+        {"apiVersion": KUEUE_API, "kind": "ProvisioningRequestConfig", "metadata": {"name": config},
+         "spec": {"provisioningClassName": QUEUED_PROVISIONING_CLASS, **spec, "retryStrategy": dict(DWS_RETRY)}},
+        {"apiVersion": KUEUE_API, "kind": "AdmissionCheck", "metadata": {"name": check},
          "spec": {"controllerName": PROVISIONING_CONTROLLER,
-                  "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig",
-                                 "name": k.dws_config}}},
+                  "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": config}}},
     )
+
+
+def _admission_checks(cfg: PlatformConfig, flavors: dict[str, FlavorPlan]) -> tuple[Manifest, ...]:
+    """The queued-provisioning checks: GPUs as source page 004 sets them up (the pods pinned to the
+    nodes GKE provisioned for the request); TPUs as Google's Cluster Toolkit does (no GKE page shows
+    it): the request names the slice topology in its parameters."""
+    out: list[Manifest] = []
+    pairs = dict.fromkeys(provisioning_check(cfg.kueue, f) for f in flavors.values() if f.queued)
+    for check, config in pairs:
+        if check == cfg.kueue.dws_admission_check:
+            spec = {"managedResources": [vocabulary.GPU_RESOURCE],
+                    "podSetUpdates": {"nodeSelector": [dict(PROVISIONING_NODE_SELECTOR)]}}
+        else:
+            topology = check.removeprefix(f"{cfg.kueue.dws_admission_check}-tpu-")
+            spec = {"managedResources": [vocabulary.TPU_RESOURCE], "parameters": {"tpu-topology": topology}}
+        out += _provisioning_pair(check, config, spec)
+    return tuple(out)
 
 
 def cost_labels(cfg: PlatformConfig, team: TeamConfig) -> dict[str, str]:
@@ -318,16 +381,16 @@ def cost_labels(cfg: PlatformConfig, team: TeamConfig) -> dict[str, str]:
 
 
 def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: tuple[str, ...],
-                    cq_name: str) -> TeamPlan:
-    lq = team.local_queue or f"{team.name}-queue"
+                    local_queues: tuple[tuple[str, str], ...], cq_name: str) -> TeamPlan:
     labels = {TEAM_LABEL: team.name}
+    admitted_by = {admitted_by_label(cq): "true" for _, cq in local_queues}
     created = tuple(ns for ns in namespaces if ns not in PREEXISTING_NAMESPACES)
     ns_manifests = tuple({"apiVersion": "v1", "kind": "Namespace", "metadata": {
-        "name": ns, "labels": {**labels, CLUSTER_QUEUE_LABEL: cq_name, **cost_labels(cfg, team)}}}
+        "name": ns, "labels": {**labels, **admitted_by, **cost_labels(cfg, team)}}}
         for ns in namespaces)
     lqs = tuple({"apiVersion": KUEUE_API, "kind": "LocalQueue",
                  "metadata": {"name": lq, "namespace": ns, "labels": dict(labels)},
-                 "spec": {"clusterQueue": cq_name}} for ns in namespaces)
+                 "spec": {"clusterQueue": cq}} for ns in namespaces for lq, cq in local_queues)
     rbs = tuple({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
                  "metadata": {"name": f"{team.name}-edit", "namespace": ns, "labels": dict(labels)},
                  "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "edit"},
@@ -335,8 +398,33 @@ def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: t
                               for g in team.groups]}
                 for ns in namespaces) if team.groups else ()
     return TeamPlan(name=team.name, path=path_of("teams", i), namespaces=tuple(namespaces), created_namespaces=created,
-                    cluster_queue=cq_name, local_queue=lq, groups=tuple(team.groups),
+                    cluster_queue=cq_name, local_queues=local_queues, groups=tuple(team.groups),
                     namespace_manifests=ns_manifests, local_queue_manifests=lqs, role_binding_manifests=rbs)
+
+
+def _local_queues(i: int, team: TeamConfig, cq_name: str, shared: set[str],
+                  own: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """(LocalQueue, ClusterQueue) pairs of a team: its local_queues, or the one local_queue. A
+    LocalQueue submits to the team's ClusterQueue or to a shared one, never to another team's."""
+    path = path_of("teams", i)
+    if team.local_queue and team.local_queues:
+        raise ConfigError(f"{path}.local_queues", "give local_queue (one queue) or local_queues (several), "
+                          "not both")
+    if not team.local_queues:
+        return ((team.local_queue or f"{team.name}-queue", cq_name),)
+    pairs: list[tuple[str, str]] = []
+    for j, lq in enumerate(team.local_queues):
+        cq = lq.cluster_queue or cq_name
+        if lq.name in (name for name, _ in pairs):
+            raise ConfigError(path_of("teams", i, "local_queues", j, "name"), f"LocalQueue {lq.name!r} is "
+                              "declared twice in the team")
+        if cq not in shared and cq != cq_name:
+            what = f"team {own[cq]!r}'s own queue" if cq in own else "not a ClusterQueue of this platform"
+            raise ConfigError(path_of("teams", i, "local_queues", j, "cluster_queue"), f"{cq!r} is {what}; a "
+                              f"LocalQueue submits to its team's ClusterQueue ({cq_name}) or a shared queue: "
+                              f"{name_list(shared)}")
+        pairs.append((lq.name, cq))
+    return tuple(pairs)
 
 
 def _system_namespace(ns: str) -> bool:
@@ -394,6 +482,7 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingP
         dup = next(q.name for q in cfg.shared_queues if [x.name for x in cfg.shared_queues].count(q.name) > 1)
         raise ConfigError(path_of("shared_queues"), f"shared queue {dup!r} is declared twice")
     team_ns = _team_namespaces(cfg, set(shared))
+    own = {t.cluster_queue or t.name: t.name for t in cfg.teams if t.queue is not None}
     queues, teams = [], []
     for i, t in enumerate(cfg.teams):
         if t.queue is not None:
@@ -403,11 +492,11 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingP
         else:
             assert t.cluster_queue is not None  # a shared queue's name, checked above
             cq_name = t.cluster_queue
-        teams.append(_team_manifests(cfg, i, t, team_ns[i], cq_name))
+        teams.append(_team_manifests(cfg, i, t, team_ns[i], _local_queues(i, t, cq_name, set(shared), own),
+                                     cq_name))
     for name, (i, q) in shared.items():
         path = path_of("shared_queues", i)
-        namespaces = tuple(ns for j, t in enumerate(cfg.teams) if t.queue is None and t.cluster_queue == name
-                           for ns in team_ns[j])
+        namespaces = tuple(ns for team in teams if name in team.cluster_queues for ns in team.namespaces)
         queues.append(ClusterQueuePlan(name, path, q, namespaces, True, _cluster_queue(
             ctx, name, path, q, shared=True, shared_all=q.admit == "all")))
     return SchedulingPlan(flavors=flavors, cohorts=cohorts, cluster_queues=tuple(queues), teams=tuple(teams),
