@@ -56,6 +56,10 @@ RESOURCE_POLICIES = [
                    "the TPU catalog.", MANDATORY, (NODE_POOL,), rr.tpu_pool_shape),
     ResourcePolicy("gpu-pool-shape", "A GPU pool's accelerator type and count match its machine type.",
                    MANDATORY, (NODE_POOL,), rr.gpu_pool_shape),
+    ResourcePolicy("gpudirect-networks", "A pool of a GPU machine whose multi-node performance needs GPUDirect "
+                   "(A3 High 8g, A3 Mega, A3 Ultra, A4, A4X) declares the additional node networks it needs, or "
+                   "sets networkConfig.acceleratorNetworkProfile auto.", ADVISORY, (NODE_POOL,),
+                   rr.gpudirect_networks),
     ResourcePolicy("flex-start-pool", "Flex-start pools take no reservation, scale from 0, skip auto-repair and "
                    "are not spot.", MANDATORY, (NODE_POOL,), rr.flex_start_pool),
     ResourcePolicy("queued-provisioning-pool", "Queued-provisioning pools take no reservation, scale in total from "

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gke_ai_batch.model import catalog
+from gke_ai_batch.model.gpudirect import gpudirect_gap
 from gke_ai_batch.model.pool_facts import pool_facts
 from gke_ai_batch.plan.scheduling import MAX_USER_PRIORITY
 from gke_ai_batch.vocabulary import KUEUE_API, PRODUCTION_ENVIRONMENTS, PUBLIC_MEMBERS
@@ -58,10 +59,19 @@ def gpu_pool_shape(props: Props) -> list[str]:
     if machine not in known.machines:
         return [f"node pool {props.get('name')}: {gpu} does not come on {machine}; use one of "
                 f"{', '.join(known.machines)}"]
-    if count != known.machines[machine]:
-        return [f"node pool {props.get('name')}: {machine} carries {known.machines[machine]} x {gpu}; set "
-                f"guestAccelerators count to {known.machines[machine]}, not {count}"]
+    allowed = known.counts.get(machine, (known.machines[machine],))
+    if count not in allowed:
+        counts = " or ".join(str(c) for c in allowed)
+        return [f"node pool {props.get('name')}: {machine} carries {counts} x {gpu}; set "
+                f"guestAccelerators count to {counts}, not {count}"]
     return []
+
+
+def gpudirect_networks(props: Props) -> list[str]:
+    """A GPU machine whose multi-node performance needs GPUDirect's extra NICs has one additional node
+    network per NIC, or GKE's automatic accelerator network profile (gke_ai_batch.model.gpudirect)."""
+    gap = gpudirect_gap(props)
+    return [gap] if gap else []
 
 
 def flex_start_pool(props: Props) -> list[str]:
@@ -89,8 +99,11 @@ def queued_provisioning_pool(props: Props) -> list[str]:
     if (nc.get("reservationAffinity") or {}).get("consumeReservationType") != "NO_RESERVATION":
         out.append(f"queued-provisioning pool {name}: set reservationAffinity NO_RESERVATION (it cannot change later)")
     auto = props.get("autoscaling") or {}
-    if auto.get("totalMinNodeCount", auto.get("minNodeCount", 0)) != 0 or "totalMaxNodeCount" not in auto:
-        out.append(f"queued-provisioning pool {name}: autoscale with totalMinNodeCount 0 and a totalMaxNodeCount")
+    # A TPU slice takes per-zone limits (GKE sizes a slice by maxNodeCount); GPUs take total ones (page 004).
+    tpu = catalog.tpu_machine(nc.get("machineType") or "") is not None
+    low, high = ("minNodeCount", "maxNodeCount") if tpu else ("totalMinNodeCount", "totalMaxNodeCount")
+    if auto.get(low, 0) != 0 or high not in auto:
+        out.append(f"queued-provisioning pool {name}: autoscale with {low} 0 and a {high}")
     if auto.get("locationPolicy") != "ANY":
         out.append(f"queued-provisioning pool {name}: set autoscaling.locationPolicy ANY (the only one supported)")
     if (props.get("management") or {}).get("autoRepair", True):

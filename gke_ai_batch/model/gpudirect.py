@@ -1,0 +1,97 @@
+"""GPUDirect networking as data: the extra node networks a GPU machine needs for its documented
+multi-node performance, and what a node pool that declares too few of them is missing.
+
+A GPU VM of these shapes has NICs beyond the primary one. GPUDirect lets NCCL move data between GPUs
+of different nodes over those NICs. GKE attaches them only when the node pool declares one additional
+node network for each (networkConfig.additionalNodeNetworkConfigs). The cluster must then have
+multi-networking and Dataplane V2. Without the networks the pool is still created and single-node
+jobs run as usual, but multi-node NCCL traffic falls back to the primary NIC and the pool
+underperforms without any error. The alternative is networkConfig.acceleratorNetworkProfile "auto":
+GKE then creates the VPCs and subnets itself.
+
+Sources (the pages, as dated 2026-04, are quoted in the comments of GPUDIRECT below):
+- [AIH-A3HM] https://docs.cloud.google.com/ai-hypercomputer/docs/create/create-vms-in-bulk-a3-high-mega
+- [GKE-TCPX] https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx
+- [AIH-A4/A3U] https://docs.cloud.google.com/ai-hypercomputer/docs/create/gke-ai-hypercompute-custom
+- [AIH-A4X] https://docs.cloud.google.com/ai-hypercomputer/docs/create/gke-ai-hypercompute-custom-a4x
+- [GKE-AUTO] https://docs.cloud.google.com/kubernetes-engine/docs/how-to/config-auto-net-for-accelerators,
+  and pulumi-gcp's NodePoolNetworkConfigArgs.accelerator_network_profile: 'Setting to "auto" enables
+  GKE to automatically configure high-performance networking settings for nodes with accelerators
+  (like GPUs). GKE manages the underlying resources (like VPCs and subnets)'. xpk passes
+  --accelerator-network-profile=auto for all of these shapes (AI-Hypercomputer/xpk).
+- Cluster: [AIH-A4/A3U] "gcloud container clusters create CLUSTER_NAME ... --enable-dataplane-v2
+  --enable-ip-alias --enable-multi-networking"; [AIH-A4X] uses the same flags. In Pulumi these are
+  Cluster enableMultiNetworking true and datapathProvider ADVANCED_DATAPATH.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gke_ai_batch.model.suggest import plural
+
+AUTO_PROFILE = "auto"  # networkConfig.acceleratorNetworkProfile: GKE creates the networks
+
+
+@dataclass(frozen=True)
+class GpuDirect:
+    flavour: str  # the GPUDirect technology the machine uses
+    networks: int  # additional node networks one node pool declares
+    layout: str  # how those networks map onto VPCs and subnets, in words
+    source: str  # where the count is documented
+
+
+_RDMA_A4_A3U = GpuDirect(
+    "GPUDirect RDMA", 9, "1 gVNIC network plus 8 RDMA subnets of one RoCE VPC",
+    # [AIH-A4/A3U] "Eight 400 Gbps CX-7 NICs for GPU-to-GPU networking / Two 200 Gbps Google Titanium
+    # NICs"; "One of the Google Titanium NICs ... uses the default network in GKE"; "You can create one
+    # VPC for the second CPU Titanium NIC (gVNIC) and another VPC for the eight CX-7 RDMA NICs"; the node
+    # pool command has one --additional-node-network for the gVNIC subnet and eight for -sub-0 ... -sub-7.
+    "https://docs.cloud.google.com/ai-hypercomputer/docs/create/gke-ai-hypercompute-custom")
+_RDMA_A4X = GpuDirect(
+    "GPUDirect RDMA", 5, "1 gVNIC network plus 4 RDMA subnets of one RoCE VPC",
+    # [AIH-A4X] "Four 400 Gbps CX-7 network interface cards (NICs) for GPU-to-GPU networking / Two 200
+    # Gbps Google Titanium network interface cards"; "# Create HPC VPC for the RDMA NICs with 4 subnets.";
+    # the node pool command has the gVNIC --additional-node-network plus -sub-0 ... -sub-3.
+    "https://docs.cloud.google.com/ai-hypercomputer/docs/create/gke-ai-hypercompute-custom-a4x")
+
+GPUDIRECT: dict[str, GpuDirect] = {  # machine type -> what its multi-node performance needs
+    # [AIH-A3HM] "A3 High require four data networks ... for N in $(seq 1 4)"; [GKE-TCPX] "Up to four
+    # secondary NICs, each supporting up to 200 Gbps". xpk: "there are 4 NICs for GPU-GPU bw".
+    "a3-highgpu-8g": GpuDirect(
+        "GPUDirect-TCPX", 4, "4 separate VPCs, one subnet each",
+        "https://docs.cloud.google.com/ai-hypercomputer/docs/create/create-vms-in-bulk-a3-high-mega"),
+    # [AIH-A3HM] "A3 Mega requires eight data networks ... for N in $(seq 1 8); do gcloud compute networks
+    # create NETWORK_NAME_PREFIX-data-net-$N ... --mtu=8244"; [GKE-TCPX] (ja): up to 8 secondary NICs on
+    # A3 Mega. xpk adds 8 --additional-node-network flags.
+    "a3-megagpu-8g": GpuDirect(
+        "GPUDirect-TCPXO", 8, "8 separate VPCs, one subnet each",
+        "https://docs.cloud.google.com/ai-hypercomputer/docs/create/create-vms-in-bulk-a3-high-mega"),
+    "a3-ultragpu-8g": _RDMA_A4_A3U,  # H200
+    "a4-highgpu-8g": _RDMA_A4_A3U,  # B200
+    "a4x-highgpu-4g": _RDMA_A4X,  # GB200
+    "a4x-highgpu-4g-nolssd": _RDMA_A4X,  # [AIH-A4X] "a4x-highgpu-4g or a4x-highgpu-4g-nolssd"
+}
+
+
+def gpudirect_gap(props: Mapping[str, Any]) -> str | None:
+    """What a node pool (camelCase props) is missing for GPUDirect, or None: a machine without
+    GPUDirect, an automatic accelerator network profile, or enough additional node networks."""
+    machine = (props.get("nodeConfig") or {}).get("machineType")
+    need = GPUDIRECT.get(machine) if isinstance(machine, str) else None
+    if need is None:
+        return None
+    network = props.get("networkConfig") or {}
+    if network.get("acceleratorNetworkProfile") == AUTO_PROFILE:
+        return None
+    declared = len(network.get("additionalNodeNetworkConfigs") or [])
+    if declared >= need.networks:
+        return None
+    has = "none" if declared == 0 else str(declared)
+    return (f"node pool {props.get('name', '?')}: {machine} needs {plural(need.networks, 'additional node network')} "
+            f"for {need.flavour} ({need.layout}) and the pool declares {has}. It still works for single-node jobs, "
+            "but multi-node NCCL traffic falls back to the primary NIC. Either declare the "
+            f"{need.networks} networks in networkConfig.additionalNodeNetworkConfigs, on a cluster with "
+            "enableMultiNetworking true and datapathProvider ADVANCED_DATAPATH, or set "
+            f"networkConfig.acceleratorNetworkProfile: {AUTO_PROFILE} so that GKE creates them (see {need.source})")
