@@ -41,8 +41,10 @@ def test_component_tokens_and_stable_child_names():
 @pytest.mark.parametrize("change, message", [
     ({"topology": "2x3"}, "invalid TpuSlicePool 'train' arguments at topology: unknown topology for TPU v5e '2x3'"),
     ({"slices": 0}, "invalid TpuSlicePool 'train' arguments at slices: 0 slices: a pool needs at least 1 slice"),
-    ({"capacity": "queued-provisioning"}, "invalid TpuSlicePool 'train' arguments at capacity: "
-     "'queued-provisioning': allowed: 'on-demand', 'spot', 'reservation' or 'flex-start'"),
+    ({"capacity": "on demand"}, "invalid TpuSlicePool 'train' arguments at capacity: "
+     "'on demand': allowed: 'on-demand', 'spot', 'reservation', 'flex-start' or 'queued-provisioning'"),
+    ({"autoscaling": {"min_nodes": 1}}, "invalid TpuSlicePool 'train' arguments at autoscaling.min_nodes: 1: a "
+     "multi-host slice of 2 VMs scales as a unit"),
     ({"zones": ["us-west1-a"]}, "invalid TpuSlicePool 'train' arguments at zones[0]"),
 ])
 def test_bad_arguments_are_refused_before_any_resource(change, message):

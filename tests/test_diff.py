@@ -123,9 +123,9 @@ def test_a_removed_team_shows_as_deletes_and_the_counts_add_up(runs: dict[str, R
     everything = [ln[len("+ create  "):] for ln in steps(fresh, "+")]
     training = [r for r in everything if "training" in r.split("  ")[1]]
     assert {ln[len("- delete  "):] for ln in steps(dev, "-")} == set(training)
-    assert "gke-ai-batch:index:Team  team-training" in training and len(training) == 8
+    assert "gke-ai-batch:index:Team  team-training" in training and len(training) == 12
     assert not steps(dev, "+")
-    assert dev.splitlines()[-1] == f"0 to add, 3 to change, 8 to delete, {len(everything) - 11} unchanged"
+    assert dev.splitlines()[-1] == f"0 to add, 3 to change, 12 to delete, {len(everything) - 15} unchanged"
 
 
 def test_a_stack_missing_at_base_is_all_adds(runs: dict[str, Run]) -> None:

@@ -84,7 +84,7 @@ BAD = [
      "'10.48.0.1/20' is not an IPv4 range in CIDR notation with its host bits zero"),
     ("public range", "prod", net(services_cidr="8.8.0.0/20"), "platform.network.services_cidr", "a public range"),
     ("node range too small", "prod", net(nodes_cidr="10.40.0.0/26"), "platform.network.nodes_cidr",
-     "holds 60 nodes; the pools reach 77 nodes"),
+     "holds 60 nodes; the pools reach 89 nodes"),
     ("adopted without ranges", "dws-gpu", lambda c: c["network"].pop("pods_range"), "platform.network.pods_range",
      "an adopted network needs its Pods and Services secondary ranges named"),
     ("adopted with a range to create", "dws-gpu", net(nodes_cidr="10.0.0.0/20"), "platform.network.nodes_cidr",

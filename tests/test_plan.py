@@ -38,8 +38,10 @@ def test_v5p_reserved_slices(plan):
 def test_flex_start_pools(plan):
     p = pools(plan("flex-start"))
     single, multi = p["v6e-single-0"], p["v6e-multi-0"]
-    assert single["autoscaling"] == {"minNodeCount": 0, "maxNodeCount": 1} and "placementPolicy" not in single
-    assert multi["autoscaling"] == {"minNodeCount": 0, "maxNodeCount": 4}
+    # per-zone limits (GKE sizes a slice by them) and ANY, flex-start's only location policy
+    assert single["autoscaling"] == {"minNodeCount": 0, "maxNodeCount": 1, "locationPolicy": "ANY"}
+    assert "placementPolicy" not in single
+    assert multi["autoscaling"] == {"minNodeCount": 0, "maxNodeCount": 4, "locationPolicy": "ANY"}
     assert multi["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "4x4"}
     for pool in (single, multi):
         assert pool["nodeConfig"]["flexStart"] is True
@@ -196,3 +198,11 @@ def test_production_refuses_the_default_compute_account():
     with pytest.raises(ConfigError, match="Compute Engine default service account") as e:
         build_platform(cfg)
     assert e.value.path == "platform.cluster.node_service_account"
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_resource_has_its_own_urn(plan, stack):
+    """The engine refuses a second resource with a URN already registered (a team's `eval` queue in
+    namespace training once met the first queue of namespace training-eval); the mocks do not."""
+    urns = [r.urn for r in plan(stack)]
+    assert len(urns) == len(set(urns)), sorted(u for u in urns if urns.count(u) > 1)

@@ -63,6 +63,33 @@ def test_gpu_pool_shape(dev_pools):
     assert "does not come on g2-standard-12" in rr.gpu_pool_shape(bad)[0]
 
 
+def test_gpudirect_networks(dev_pools):
+    """An A3 Mega pool without its 8 GPUDirect-TCPXO networks is advised (not refused) what to declare; the
+    8 networks, or GKE's automatic accelerator network profile, satisfy it; an L4 pool needs none."""
+    assert next(p for p in RESOURCE_POLICIES if p.name == "gpudirect-networks").level.value == "advisory"
+    mega = copy.deepcopy(dev_pools["h100-dws"])
+    mega["name"] = "h100-mega"
+    mega["nodeConfig"]["machineType"] = "a3-megagpu-8g"
+    mega["nodeConfig"]["guestAccelerators"][0]["type"] = "nvidia-h100-mega-80gb"
+    (msg,) = rule("gpudirect-networks")(mega)
+    assert msg.startswith("node pool h100-mega: a3-megagpu-8g needs 8 additional node networks for GPUDirect-TCPXO "
+                          "(8 separate VPCs, one subnet each) and the pool declares none. It still works for "
+                          "single-node jobs, but multi-node NCCL traffic falls back to the primary NIC.")
+    assert "enableMultiNetworking true" in msg and "networkConfig.acceleratorNetworkProfile: auto" in msg
+    nets = [{"network": f"mega-net-{i}", "subnetwork": f"mega-sub-{i}"} for i in range(1, 9)]
+    mega["networkConfig"] = {"additionalNodeNetworkConfigs": nets[:3]}
+    assert "the pool declares 3." in rule("gpudirect-networks")(mega)[0]
+    mega["networkConfig"] = {"additionalNodeNetworkConfigs": nets}
+    assert rule("gpudirect-networks")(mega) == []
+    mega["networkConfig"] = {"acceleratorNetworkProfile": "auto"}
+    assert rule("gpudirect-networks")(mega) == []
+    l4 = copy.deepcopy(dev_pools["h100-dws"])
+    l4["nodeConfig"]["machineType"] = "g2-standard-12"
+    l4["nodeConfig"]["guestAccelerators"][0].update(type="nvidia-l4", count=1)
+    assert rule("gpudirect-networks")(l4) == [] and rr.gpu_pool_shape(l4) == []
+    assert rule("gpudirect-networks")(dev_pools["v5e-train-0"]) == []  # TPU pools are not judged
+
+
 def test_flex_start_pool(dev_pools):
     good = dev_pools["v6e-flex-0"]
     assert rr.flex_start_pool(good) == []
@@ -246,7 +273,8 @@ def test_every_namespaced_local_queue_is_checked(plan):
     """training and training-eval each hold a LocalQueue named training-queue: both are judged."""
     res = stack(plan("dev"))
     cut = [sr.Res(r.type, r.urn, r.props, ()) if r.type.endswith(":LocalQueue") and
-           r.props["metadata"]["namespace"] == "training-eval" else r for r in res]
+           r.props["metadata"]["namespace"] == "training-eval" and
+           r.props["metadata"]["name"] == "training-queue" else r for r in res]
     (found,) = sr.kueue_after_release(cut)
     assert found[0].endswith("team-training-lq-training-eval") and "LocalQueue training-queue" in found[1]
     ghost = [sr.Res(r.type, r.urn, {**r.props, "spec": {"clusterQueue": "ghost"}}, r.dependencies)
@@ -352,4 +380,4 @@ def test_the_gke_rules_policy_judges_a_subnet_built_by_hand(plan):
     assert [urn for urn, _ in found] == [subnet.urn, subnet.urn]
     assert "10.44.0.0/22 overlaps the node range 10.44.0.0/20" in found[0][1]
     assert "(network-range-overlap)" in found[0][1]
-    assert "holds 4 nodes; the pools reach 77 nodes" in found[1][1]
+    assert "holds 4 nodes; the pools reach 89 nodes" in found[1][1]

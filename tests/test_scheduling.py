@@ -51,8 +51,8 @@ def test_dws_admission_check_on_the_queued_flavor_only(plan):
         {"key": "cloud.google.com/gke-queued", "operator": "Equal", "value": "true", "effect": "NoSchedule"}]
     assert "tolerations" not in flavors["v5e-train"]["spec"]
     research = objects(regs, "ClusterQueue")["research"]["spec"]
-    assert research["admissionChecksStrategy"] == {
-        "admissionChecks": [{"name": "dws-prov", "onFlavors": ["h100-dws"]}]}
+    assert research["admissionChecksStrategy"] == {"admissionChecks": [
+        {"name": "dws-prov", "onFlavors": ["h100-dws"]}, {"name": "dws-prov-tpu-4x4", "onFlavors": ["v6e-queued"]}]}
     prc = objects(regs, "ProvisioningRequestConfig")["dws-config"]["spec"]
     assert prc["provisioningClassName"] == "queued-provisioning.gke.io"
     assert prc["managedResources"] == ["nvidia.com/gpu"]
@@ -83,17 +83,16 @@ def test_each_flavor_selects_exactly_its_own_pools():
     p = build_platform(cfg)
     facts = {pl.name: pool_facts(engine_form(node_pool_inputs(pl, {}))) for pl in p.pools}
     for flavor in p.scheduling.flavors.values():
-        selected = {name for name, f in facts.items()
-                    if all(f.node_labels.get(k) == v for k, v in flavor.node_labels.items())}
+        selected = {name for name, f in facts.items() if f.selected_by(flavor.node_labels)}
         assert selected == {pl.name for pl in flavor.pools}, flavor.name
 
 
 def test_team_queue_admits_only_its_namespaces(plan):
     regs = plan("dev")
     cq = objects(regs, "ClusterQueue")["training"]["spec"]
-    assert cq["namespaceSelector"] == {"matchLabels": {"gke-ai-batch.io/cluster-queue": "training"}}
+    assert cq["namespaceSelector"] == {"matchLabels": {"cluster-queue.gke-ai-batch.io/training": "true"}}
     labelled = {n for n, ns in objects(regs, "Namespace").items()
-                if ns["metadata"]["labels"].get("gke-ai-batch.io/cluster-queue") == "training"}
+                if ns["metadata"]["labels"].get("cluster-queue.gke-ai-batch.io/training") == "true"}
     assert labelled == {"training", "training-eval"}
     assert cq["cohortName"] == "ml"
     assert cq["resourceGroups"][0]["flavors"][0]["resources"][0] == {
@@ -107,7 +106,9 @@ def test_team_rbac_and_namespaces(plan):
     assert rbs[0]["roleRef"]["name"] == "edit" and rbs[0]["subjects"][0]["name"] == "ml-training@acme.example"
     ns = objects(regs, "Namespace")["training"]
     # team and cost-center split the bill under GKE cost allocation
-    assert ns["metadata"]["labels"] == {"gke-ai-batch.io/team": "training", "gke-ai-batch.io/cluster-queue": "training",
+    assert ns["metadata"]["labels"] == {"gke-ai-batch.io/team": "training",
+                                        "cluster-queue.gke-ai-batch.io/training": "true",
+                                        "cluster-queue.gke-ai-batch.io/cpu-batch": "true",
                                         "team": "training", "cost-center": "ml-research"}
     (default,) = [r for r in by_type(plan("multislice"), "Namespace") + by_type(plan("multislice"), "NamespacePatch")
                   if r.inputs["metadata"]["name"] == "default"]

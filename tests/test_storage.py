@@ -97,7 +97,7 @@ def test_the_sample_workload_mounts_only_what_its_service_account_is_granted(pla
 
     from .conftest import ROOT
     found = grants(plan("prod"))
-    job = yaml.safe_load((ROOT / "examples" / "workloads" / "prod.yaml").read_text())
+    job = next(yaml.safe_load_all((ROOT / "examples" / "workloads" / "prod.yaml").read_text()))
     pod = job["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
     assert pod["metadata"]["annotations"]["gke-gcsfuse/volumes"] == "true"  # else the driver adds no sidecar
     member = PRINCIPAL.format(ns=job["metadata"]["namespace"], sa=pod["spec"]["serviceAccountName"])
