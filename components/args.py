@@ -39,7 +39,7 @@ class AutoscalingArgs(TypedDict, total=False):
     max_nodes: int
     """The most nodes (a multi-host slice: its VM count)."""
     total: bool
-    """Limits over all zones instead of per zone (default: only for queued provisioning)."""
+    """Limits over all zones instead of per zone (default: flex-start and queued GPU pools)."""
     location_policy: str
     """BALANCED or ANY."""
 

@@ -8,6 +8,7 @@ from typing import Any
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.gpudirect import gpudirect_gap
 from gke_ai_batch.model.pool_facts import pool_facts
+from gke_ai_batch.model.suggest import or_list
 from gke_ai_batch.plan.scheduling import MAX_USER_PRIORITY
 from gke_ai_batch.vocabulary import KUEUE_API, PRODUCTION_ENVIRONMENTS, PUBLIC_MEMBERS
 
@@ -61,7 +62,7 @@ def gpu_pool_shape(props: Props) -> list[str]:
                 f"{', '.join(known.machines)}"]
     allowed = known.counts.get(machine, (known.machines[machine],))
     if count not in allowed:
-        counts = " or ".join(str(c) for c in allowed)
+        counts = or_list(allowed)
         return [f"node pool {props.get('name')}: {machine} carries {counts} x {gpu}; set "
                 f"guestAccelerators count to {counts}, not {count}"]
     return []

@@ -318,11 +318,17 @@ def shares_per_gpu(g: GpuType, sharing: SharingSpec | None) -> int:
         if sharing.partition_size not in g.mig:
             raise CatalogError(f"MIG partition size for {g.name}", sharing.partition_size, list(g.mig),
                                config_field="sharing.partition_size")
-        return g.mig[sharing.partition_size] * (sharing.max_clients or 1)
+        return devices_per_gpu(g, sharing.partition_size, sharing.max_clients)
     if sharing.max_clients is None:
         raise CatalogError("time-sharing clients per GPU", None, [], "a number from 2 up (max_clients)",
                            config_field="sharing.max_clients")
     return sharing.max_clients
+
+
+def devices_per_gpu(g: GpuType, partition_size: str | None, clients: int | None) -> int:
+    """nvidia.com/gpu per physical GPU: its MIG partitions (1 unpartitioned, or of a size the catalog
+    does not know) times the time-sharing clients of each."""
+    return g.mig.get(partition_size or "", 1) * (clients or 1)
 
 
 def mig_gpus() -> list[str]:

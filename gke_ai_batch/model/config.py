@@ -246,10 +246,12 @@ class Autoscaling(Model):
     and only value is its VM count."""
     total: bool | None = None
     """true: the limits count nodes over all the pool's zones (GKE's total limits); false: per zone.
-    Default: true for flex-start and queued provisioning, else false."""
+    Default: true for flex-start and queued-provisioning GPU pools (as GKE's commands for them), else
+    false; a multi-host TPU slice always takes per-zone limits."""
     location_policy: Literal["BALANCED", "ANY"] | None = None
     """Where the autoscaler adds nodes: BALANCED spreads them over the zones, ANY takes whichever zone
-    has capacity (default: ANY for spot, flex-start and queued provisioning, else BALANCED)."""
+    has capacity (default: ANY for flex-start and queued provisioning, which refuse BALANCED; else
+    GKE's default, BALANCED)."""
 
 
 class LocalSsd(Model):

@@ -18,8 +18,9 @@ Sources:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
+
+from gke_ai_batch.model.suggest import or_list
 
 BOOT_DISK_TYPES = ("pd-balanced", "pd-standard", "pd-ssd", "hyperdisk-balanced", "hyperdisk-extreme",
                    "hyperdisk-throughput")
@@ -42,12 +43,6 @@ BOOT_DISK_SERIES = (
               ("g2-", "a3-highgpu-", "a3-megagpu-", "a3-edgegpu-"),
               tuple(t for t in BOOT_DISK_TYPES if t != "pd-standard")),
 )
-
-
-def or_list(values: Sequence[object]) -> str:
-    """"1, 2, 4 or 8": the allowed values in words."""
-    words = [str(v) for v in values]
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 def boot_disk_problem(machine_type: str, disk_type: str) -> str | None:

@@ -21,10 +21,9 @@ from datetime import timedelta
 from typing import Any
 
 from gke_ai_batch.model import catalog, disks, labels
-from gke_ai_batch.model.disks import or_list
 from gke_ai_batch.model.maintenance import WindowError, parse_time, worst_case_hours
 from gke_ai_batch.model.pool_facts import capacity_of, pool_facts
-from gke_ai_batch.model.suggest import plural
+from gke_ai_batch.model.suggest import or_list, plural
 
 Props = Mapping[str, Any]
 

@@ -112,13 +112,11 @@ def capacity_of(props: Mapping[str, Any]) -> str:
 
 
 def gpu_devices(accelerator: Mapping[str, Any]) -> int:
-    """The nvidia.com/gpu a node offers: its GPUs, times the MIG partitions of each, times the
-    time-sharing clients of each (catalog.shares_per_gpu); a size the catalog does not know counts 1."""
+    """The nvidia.com/gpu a node offers: its GPUs times what each counts as (catalog.devices_per_gpu)."""
     gpus = int(accelerator.get("count") or 0)
     g = catalog.GPU_TYPES.get(accelerator.get("type") or "")
-    partitions = (g.mig.get(accelerator.get("gpuPartitionSize") or "", 1) if g else 1)
     clients = int((accelerator.get("gpuSharingConfig") or {}).get("maxSharedClientsPerGpu") or 1)
-    return gpus * partitions * clients
+    return gpus * (catalog.devices_per_gpu(g, accelerator.get("gpuPartitionSize"), clients) if g else clients)
 
 
 def pool_facts(props: Mapping[str, Any], cluster_zones: Sequence[str] = ()) -> PoolFacts:

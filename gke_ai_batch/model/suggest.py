@@ -2,7 +2,7 @@
 names listed short, a value described, and the closest allowed value."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from difflib import get_close_matches
 
 SHOWN = 60  # characters of a bad value echoed back
@@ -12,6 +12,12 @@ LISTED = 12  # names listed before "and N more"
 def plural(n: int, word: str) -> str:
     """"1 cohort", "2 cohorts": every noun counted takes a plain -s."""
     return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def or_list(values: Sequence[object]) -> str:
+    """"1, 2, 4 or 8": the allowed values in words."""
+    words = [str(v) for v in values]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 def describe(value: object) -> str:

@@ -4,11 +4,10 @@ it admits under the flavor, and Autopilot then creates a node that carries them.
 from __future__ import annotations
 
 from gke_ai_batch import vocabulary
-from gke_ai_batch.model import catalog
-from gke_ai_batch.model.catalog import CatalogError
 from gke_ai_batch.model.config import AutopilotFlavorConfig, PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.gke_rules import version_below
+from gke_ai_batch.plan.pools import tpu_shape_at
 
 # GKE "Deploy TPU Multislice workloads" and source page 000: Autopilot enables TPUs, multislice
 # included, from this version.
@@ -29,11 +28,7 @@ def autopilot_node_labels(path: str, f: AutopilotFlavorConfig) -> tuple[dict[str
         raise ConfigError(path, f"flavor {f.name!r} needs exactly one of tpu (generation and topology) or gpu")
     labels: dict[str, str]
     if f.tpu is not None:
-        try:
-            shape = catalog.tpu_shape(f.tpu.generation, f.tpu.topology)
-        except CatalogError as e:
-            where = "generation" if e.what == "TPU generation" else "topology"
-            raise ConfigError(f"{path}.tpu.{where}", str(e)) from None
+        shape = tpu_shape_at(f"{path}.tpu", f.tpu.generation, f.tpu.topology)
         labels = {vocabulary.TPU_ACCELERATOR_LABEL: shape.accelerator, vocabulary.TPU_TOPOLOGY_LABEL: shape.topology}
         resource = vocabulary.TPU_RESOURCE
     else:

@@ -142,13 +142,13 @@ class PoolContext:
 
 def _zones(cfg: PoolContext, zones: list[str], path: str, every_zone: bool = False) -> tuple[str, ...]:
     """The pool's zones (checked against the region by the pool-zones rule); by default the first
-    platform zone, or all of them where GKE picks the zone itself (queued provisioning, location
-    policy ANY)."""
+    platform zone (accelerators), or all of them (queued provisioning, where GKE picks the zone
+    itself, and CPU workers)."""
     if zones:
         return tuple(zones)
     if not cfg.zones:
         raise ConfigError(path_of("zones"), "no zone given: list at least one zone of region "
-                          f"{cfg.region!r} (accelerator pools are zonal)")
+                          f"{cfg.region!r} (node pools are zonal)")
     return tuple(cfg.zones) if every_zone else (cfg.zones[0],)
 
 
@@ -272,7 +272,7 @@ def _labels(s: NodeSettings, path: str, gke: dict[str, str], ours: dict[str, str
 
 
 def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPlan]:
-    shape = _tpu_shape(path, p)
+    shape = tpu_shape_at(path, p.generation, p.topology, p.machine_type)
     if p.slices < 1:
         raise ConfigError(f"{path}.slices", f"{p.slices} slices: a pool needs at least 1 slice")
     _capacity_args(p.capacity.value, p.reservation, path)
@@ -305,9 +305,10 @@ def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPl
     ]
 
 
-def _tpu_shape(path: str, p: TpuPoolConfig) -> catalog.TpuShape:
+def tpu_shape_at(path: str, generation: str, topology: str, machine_type: str | None = None) -> catalog.TpuShape:
+    """The catalog's slice shape, or a ConfigError at the field the catalog refused."""
     try:
-        return catalog.tpu_shape(p.generation, p.topology, p.machine_type)
+        return catalog.tpu_shape(generation, topology, machine_type)
     except CatalogError as e:
         field_name = ("generation" if e.what == "TPU generation"
                       else "machine_type" if e.what.startswith("machine type") else "topology")
@@ -358,9 +359,7 @@ def _gpu_shape(path: str, p: GpuPoolConfig) -> catalog.GpuShape:
 def cpu_pool_plan(cfg: PoolContext, path: str, p: CpuPoolConfig) -> PoolPlan:
     if p.autoscaling is not None and "nodes" in p.model_fields_set:
         raise ConfigError(f"{path}.nodes", "nodes is a fixed size and autoscaling sets limits: give one of them")
-    zones = tuple(p.zones) or cfg.zones
-    if not zones:
-        raise ConfigError(path_of("zones"), f"no zone given: list at least one zone of region {cfg.region!r}")
+    zones = _zones(cfg, p.zones, path, every_zone=True)
     gke_labels, ours = _capacity_labels(p.capacity.value, None, p.flavor or p.name)
     labels, custom = _labels(p, path, gke_labels, ours)
     return PoolPlan(

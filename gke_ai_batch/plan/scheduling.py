@@ -361,13 +361,13 @@ def _admission_checks(cfg: PlatformConfig, flavors: dict[str, FlavorPlan]) -> tu
     nodes GKE provisioned for the request); TPUs as Google's Cluster Toolkit does (no GKE page shows
     it): the request names the slice topology in its parameters."""
     out: list[Manifest] = []
-    pairs = dict.fromkeys(provisioning_check(cfg.kueue, f) for f in flavors.values() if f.queued)
-    for check, config in pairs:
+    queued = {provisioning_check(cfg.kueue, f): f for f in flavors.values() if f.queued}
+    for (check, config), flavor in queued.items():
+        topology = flavor.node_labels.get(vocabulary.TPU_TOPOLOGY_LABEL)
         if check == cfg.kueue.dws_admission_check:
             spec = {"managedResources": [vocabulary.GPU_RESOURCE],
                     "podSetUpdates": {"nodeSelector": [dict(PROVISIONING_NODE_SELECTOR)]}}
         else:
-            topology = check.removeprefix(f"{cfg.kueue.dws_admission_check}-tpu-")
             spec = {"managedResources": [vocabulary.TPU_RESOURCE], "parameters": {"tpu-topology": topology}}
         out += _provisioning_pair(check, config, spec)
     return tuple(out)
