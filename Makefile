@@ -9,7 +9,7 @@ out_flag = $(if $(OUT),--out $(OUT))
 
 WORKLOAD ?= examples/workloads
 
-.PHONY: setup plan check diff admit admit-all test lint reuse conform check-all golden docs package-schema schema bench clean
+.PHONY: setup plan check diff admit admit-all access test lint reuse conform check-all golden docs package-schema schema bench clean
 
 PIP := $(VENV)/bin/pip install -q --disable-pip-version-check
 PLANNING := $(VENV)/.planning
@@ -49,6 +49,10 @@ admit: $(PLANNING)  ## make admit STACK=<name|path> WORKLOAD=<file or folder>: w
 
 admit-all: $(PLANNING)  ## every sample workload against the stack it is named after
 	@for f in examples/workloads/*.yaml; do s=$$(basename $$f .yaml); $(PY) -m gke_ai_batch.offline.admit $$s $$f || exit 1; done
+
+# CHECK: one question, "VERB RESOURCE NAMESPACE": RESOURCE plural[.group][/subresource], NAMESPACE * for cluster scope.
+access: $(PLANNING)  ## make access STACK=<name|path> TEAM=<team> [CHECK="VERB RESOURCE NAMESPACE"]: what the team's groups may do (RBAC)
+	$(PY) -m gke_ai_batch.offline.access $(STACK) $(TEAM) $(if $(CHECK),--check "$(CHECK)")
 
 test: setup
 	$(PY) -m pytest

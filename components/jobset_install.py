@@ -1,7 +1,8 @@
 """JobSetInstall: the official JobSet Helm chart, for multi-host TPU workloads (one Job per slice)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 
@@ -14,11 +15,12 @@ from .helm_install import child_options, helm_release
 class JobSetInstallArgs:
     chart: str
     version: str
+    values: dict[str, Any] = field(default_factory=dict)
 
 
 class JobSetInstall(pulumi.ComponentResource):
     def __init__(self, name: str, args: JobSetInstallArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(component_type("JobSetInstall"), name, None, opts)
         self.release = helm_release(f"{name}-release", "jobset", args.chart, args.version, JOBSET_NAMESPACE,
-                                    {}, child_options(self, opts))
+                                    args.values, child_options(self, opts))
         self.register_outputs({"status": self.release.status})

@@ -10,9 +10,10 @@ from typing import NotRequired, TypedDict
 import pulumi
 
 from gke_ai_batch.plan import parts
-from gke_ai_batch.plan.installs import kueue_values
+from gke_ai_batch.plan.installs import jobset_values, kueue_values
 from gke_ai_batch.plan.monitoring import kueue_monitoring
 from gke_ai_batch.plan.platform import Platform
+from gke_ai_batch.plan.tenancy import plan_tenancy
 from gke_ai_batch.vocabulary import component_type
 
 from .args import CpuPoolSpec, GpuPoolSpec, TpuPoolSpec
@@ -22,6 +23,7 @@ from .kueue_monitoring import KueueMonitoring, KueueMonitoringArgs
 from .kueue_queues import KueueQueues, KueueQueuesArgs
 from .priorities import Priorities, PrioritiesArgs
 from .team import Team, TeamArgs
+from .tenancy import Tenancy
 
 
 class QuotaArgs(TypedDict):
@@ -242,17 +244,20 @@ class KueueResources:
 def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions) -> KueueResources:
     """The installs, then priorities, queues, teams and the scrape of Kueue's metrics. `opts` carries
     the parent, the Kubernetes provider and what the installs wait for (the pool the controllers run on)."""
+    tenancy = Tenancy("tenancy", plan_tenancy(), pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers))  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
+    installs = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[tenancy]))
     kueue = KueueInstall("kueue", KueueInstallArgs(platform.config.kueue.chart, platform.config.kueue.version,
-                                                   kueue_values(platform)), opts)
-    jobset = (JobSetInstall("jobset", JobSetInstallArgs(platform.config.jobset.chart, platform.config.jobset.version),
-                            opts) if platform.install_jobset else None)
+                                                   kueue_values(platform)), installs)
+    jobset = (JobSetInstall("jobset", JobSetInstallArgs(platform.config.jobset.chart, platform.config.jobset.version,
+                                                        jobset_values(platform)), installs)
+              if platform.install_jobset else None)
     releases: list[pulumi.Resource] = [kueue.release, *([jobset.release] if jobset else [])]
     after = pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers)  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
     s = platform.scheduling
     Priorities("priorities", PrioritiesArgs(s.priority_classes, s.workload_priority_classes, kueue.release), after)
     queues = KueueQueues("queues", KueueQueuesArgs(s, releases), after)
     teams = [Team(f"team-{t.name}", TeamArgs(t, {q: queues.cluster_queues[q] for q in t.cluster_queues},
-                                             kueue.release), after) for t in s.teams]
+                                             kueue.release, tenancy.team_role), after) for t in s.teams]
     monitoring = KueueMonitoring("kueue-monitoring", KueueMonitoringArgs(
         kueue_monitoring(platform.config.cluster.mode), kueue.release), after)
     return KueueResources(kueue, jobset, queues, teams, monitoring)

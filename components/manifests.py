@@ -33,6 +33,8 @@ def declare(name: str, manifest: Manifest, opts: pulumi.ResourceOptions, patch: 
         return k8s.scheduling.v1.PriorityClass(
             name, metadata=meta, value=manifest["value"], global_default=manifest["globalDefault"],
             preemption_policy=manifest["preemptionPolicy"], description=manifest.get("description"), opts=opts)
+    if kind == "ResourceQuota":
+        return k8s.core.v1.ResourceQuota(name, metadata=meta, spec=manifest["spec"], opts=opts)
     if kind == "ServiceAccount":
         return k8s.core.v1.ServiceAccount(name, metadata=meta, opts=opts)
     if kind == "Secret":

@@ -1,5 +1,7 @@
-"""Team: one tenant's namespaces, its LocalQueues in each, and edit rights for its Google groups.
-Onboarding a team is one block of stack config; this component is what that block becomes."""
+"""Team: one tenant's namespaces (with their Pod Security level and allowed priorities), its
+LocalQueues, the team role for its Google groups, and in each namespace an object quota and a
+default-deny network policy. Onboarding a team is one block of stack config; this component is what
+that block becomes."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,6 +20,10 @@ class TeamArgs:
     plan: TeamPlan
     cluster_queues: dict[str, pulumi.Resource]  # the ClusterQueues its LocalQueues point at, by name
     kueue: pulumi.Resource
+    role: pulumi.Resource  # the team role its RoleBindings refer to
+
+
+_GUARD_SUFFIX = {"ResourceQuota": "quota", "NetworkPolicy": "netpol"}
 
 
 class Team(pulumi.ComponentResource):
@@ -38,8 +44,12 @@ class Team(pulumi.ComponentResource):
                 m["metadata"]["namespace"], args.kueue, args.cluster_queues[m["spec"]["clusterQueue"]]))
             for m in t.local_queue_manifests]
         self.role_bindings = [
-            declare(f"{name}-rb-{m['metadata']['namespace']}", m, in_namespace(m["metadata"]["namespace"]))
+            declare(f"{name}-rb-{m['metadata']['namespace']}", m, in_namespace(m["metadata"]["namespace"], args.role))
             for m in t.role_binding_manifests]
+        self.guards = [
+            declare(f"{name}-{_GUARD_SUFFIX[m['kind']]}-{m['metadata']['namespace']}", m,
+                    in_namespace(m["metadata"]["namespace"]))
+            for m in t.guard_manifests]
         self.register_outputs({"namespaces": list(t.namespaces), "localQueue": t.local_queue,
                                "localQueues": [lq for lq, _ in t.local_queues]})
 

@@ -55,6 +55,12 @@ FLEX_START_LABEL = "cloud.google.com/gke-flex-start"  # source page 003: workloa
 QUEUED_TAINT = {"key": "cloud.google.com/gke-queued", "value": "true", "effect": "NoSchedule"}  # page 004
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"  # reservationAffinity key for a named reservation
 
+# Taints: GKE's on accelerator nodes (it adds the matching toleration to pods that request the
+# accelerator), and the one GKE documents for a node pool kept for its own system components.
+TPU_TAINT_KEY = TPU_RESOURCE
+GPU_TAINT_KEY = GPU_RESOURCE
+SYSTEM_POOL_TAINT = {"key": "components.gke.io/gke-managed-components", "value": "true", "effect": "NoSchedule"}
+
 # Labels the platform sets. GKE documents reservation labels only as ComputeClass selectors, so the
 # reservation label is ours; its value is label-safe (model.labels.label_safe).
 RESERVATION_LABEL = "gke-ai-batch.io/reservation"
@@ -64,6 +70,10 @@ ADMITTED_BY_PREFIX = "cluster-queue.gke-ai-batch.io"  # on team namespaces: one 
 TEAM_COST_LABEL = "team"  # on team namespaces and buckets: GKE cost allocation splits spend by it
 COST_CENTER_LABEL = "cost-center"  # on every resource and team namespace
 SHARED_QUEUE_LABEL = "gke-ai-batch.io/shared-queue"  # on a ClusterQueue declared shared by several teams
+PRIORITIES_ANNOTATION = "gke-ai-batch.io/priorities"  # on team namespaces: the priorities its pods may name
+TEAM_ROLE = "gke-ai-batch-team"  # the ClusterRole team groups are bound to in their namespaces
+CONTROLLER_PRIORITY = "gke-ai-batch-controllers"  # the PriorityClass of Kueue and JobSet, above every team's
+POD_SECURITY_LABEL = "pod-security.kubernetes.io"  # <prefix>/enforce, /enforce-version, /warn, /audit...
 
 # Kueue and JobSet.
 KUEUE_GROUP = "kueue.x-k8s.io"
@@ -91,6 +101,8 @@ HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 KUEUE_GROUP_TYPE_PREFIX = f"kubernetes:{KUEUE_GROUP}/"  # any Kueue API version
 KUEUE_TYPE_PREFIX = f"kubernetes:{KUEUE_API}:"
 PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
+RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
+WORKLOAD_COUNT = f"count/workloads.{KUEUE_GROUP}"  # the object-count quota of Kueue Workloads
 
 
 def admitted_by_label(cluster_queue: str) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gke_ai_batch.model import catalog
+from gke_ai_batch.model.config import DNS_ENDPOINT_REASON_LABEL
 from gke_ai_batch.model.gpudirect import gpudirect_gap
 from gke_ai_batch.model.pool_facts import pool_facts
 from gke_ai_batch.model.suggest import or_list
@@ -144,7 +145,39 @@ def cluster_baseline(props: Props, production: bool) -> tuple[list[str], list[st
         prod.append(f"cluster {name}: the control plane is open to 0.0.0.0/0; list your own networks instead")
     if props.get("deletionProtection") is False:
         prod.append(f"cluster {name}: turn deletion protection on")
-    return base, prod
+    return base, prod + control_plane_closed(props)
+
+
+def control_plane_closed(props: Props) -> list[str]:
+    """Production's closed control plane (GKE: About network isolation): the DNS-based endpoint takes no
+    user traffic unless the stack gave a reason (the cluster then carries DNS_ENDPOINT_REASON_LABEL);
+    the external IP endpoint is off, or closed to Google Cloud's external addresses; the authorized
+    networks also gate the internal endpoint. No IP endpoints at all (ipEndpointsConfig.enabled
+    false) leaves nothing for the last two to judge."""
+    name, out = props.get("name", "?"), []
+    endpoints = props.get("controlPlaneEndpointsConfig") or {}
+    key, value = DNS_ENDPOINT_REASON_LABEL
+    excepted = (props.get("resourceLabels") or {}).get(key) == value
+    if (endpoints.get("dnsEndpointConfig") or {}).get("allowExternalTraffic") and not excepted:
+        out.append(f"cluster {name}: the DNS-based endpoint takes traffic from every network that reaches Google "
+                   "APIs, with IAM as the only guard (controlPlaneEndpointsConfig.dnsEndpointConfig."
+                   "allowExternalTraffic true); turn it off (cluster.dns_endpoint false, the production default), "
+                   "or in production say why it is needed in cluster.dns_endpoint_reason")
+    if (endpoints.get("ipEndpointsConfig") or {}).get("enabled") is False:
+        return out
+    authorized = props.get("masterAuthorizedNetworksConfig") or {}
+    external = not (props.get("privateClusterConfig") or {}).get("enablePrivateEndpoint")
+    if external and authorized.get("gcpPublicCidrsAccessEnabled") is not False:
+        out.append(f"cluster {name}: the external IP endpoint is on and not closed to Google Cloud's external "
+                   "addresses, any project's VMs (privateClusterConfig.enablePrivateEndpoint not true, "
+                   "masterAuthorizedNetworksConfig.gcpPublicCidrsAccessEnabled not false); set cluster.ip_endpoint "
+                   "private (no external endpoint; needs private nodes) or authorized (closed to all but the "
+                   "authorized networks)")
+    if authorized.get("cidrBlocks") and not authorized.get("privateEndpointEnforcementEnabled"):
+        out.append(f"cluster {name}: the authorized networks do not gate the internal IP endpoint, which then "
+                   "answers every address of the VPC and the networks connected to it (masterAuthorizedNetworksConfig."
+                   "privateEndpointEnforcementEnabled not true); set cluster.ip_endpoint private or authorized")
+    return out
 
 
 def required_labels(labels: Mapping[str, Any] | None, required: list[str], what: str) -> list[str]:
@@ -168,9 +201,11 @@ def open_cluster_queue(props: Props, shared: bool) -> list[str]:
 
 def priority_value(props: Props) -> list[str]:
     v = props.get("value")
-    if isinstance(v, int) and v >= MAX_USER_PRIORITY:
+    # Kubernetes' HighestUserDefinablePriority: user classes up to 1,000,000,000, higher ones are the
+    # system-critical classes. Team priorities stay below it (config), the controllers' class is it.
+    if isinstance(v, int) and v > MAX_USER_PRIORITY:
         return [f"PriorityClass {props['metadata']['name']}: value {v:,} is reserved for system-critical pods; "
-                f"stay below {MAX_USER_PRIORITY:,}"]
+                f"user classes go up to {MAX_USER_PRIORITY:,}"]
     return []
 
 

@@ -28,8 +28,10 @@ from gke_ai_batch.vocabulary import (
     KUEUE_GROUP_TYPE_PREFIX,
     NODE_POOL,
     QUEUED_TAINT,
+    RESOURCE_QUOTA,
     ROUTER_NAT,
     SUBNETWORK,
+    WORKLOAD_COUNT,
 )
 from gke_ai_batch.vocabulary import Capacity as CapacityMode
 
@@ -152,13 +154,23 @@ def show(resource: str, amount: Decimal) -> str:
     return f"{amount:,.0f}" if amount == amount.to_integral_value() else f"{amount:,.1f}"
 
 
+Promise = tuple[str, str, Decimal, Capacity, list[str]]
+
+
+def headline(rows: list[Promise]) -> list[Promise]:
+    """Where a flavor's accelerator is over-promised, its cpu and memory (which follow the accelerator
+    quota) are too: name the accelerator alone."""
+    over = {flavor for flavor, res, *_ in rows if res in ACCELERATOR_RESOURCES}
+    return [r for r in rows if r[1] in ACCELERATOR_RESOURCES or r[0] not in over]
+
+
 def quota_over_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     ix = Index(resources)
     return [(ix.kueue["ResourceFlavor"][flavor].urn,
              f"flavor {flavor}: teams are promised {show(res, promised)} {res} ({name_list(queues)}) but its "
              f"on-demand/reserved pools hold {show(res, cap.fixed)}; lower the nominal quotas or add nodes")
-            for flavor, res, promised, cap, queues in promises(ix)
-            if cap.total and cap.fixed == cap.total and promised > cap.fixed]
+            for flavor, res, promised, cap, queues in headline([
+                p for p in promises(ix) if p[3].total and p[3].fixed == p[3].total and p[2] > p[3].fixed])]
 
 
 def quota_not_guaranteed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
@@ -167,7 +179,8 @@ def quota_not_guaranteed(resources: Sequence[Res]) -> list[tuple[str | None, str
              f"flavor {flavor}: teams are promised {show(res, promised)} {res} ({name_list(queues)}); its pools hold "
              f"{show(res, cap.total)} at full size, of which {show(res, cap.fixed)} guaranteed (spot, flex-start "
              "and queued capacity may not come)")
-            for flavor, res, promised, cap, queues in promises(ix) if cap.fixed < cap.total and promised > cap.fixed]
+            for flavor, res, promised, cap, queues in headline([
+                p for p in promises(ix) if p[3].fixed < p[3].total and p[2] > p[3].fixed])]
 
 
 def quota_below_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
@@ -337,13 +350,17 @@ def kueue_controller_size(resources: Sequence[Res]) -> list[tuple[str | None, st
     never restarts it), and this says when the number of queues has outgrown it."""
     ix = Index(resources)
     queues = len(ix.kueue["ClusterQueue"]) + sum(1 for r in ix.kueue_objects if r.kind == "LocalQueue")
+    workloads = sum(int(((r.props.get("spec") or {}).get("hard") or {}).get(WORKLOAD_COUNT, 0))
+                    for r in resources if r.type == RESOURCE_QUOTA)
     found = Findings()
     for release in ix.releases("kueue"):
         requests = (((release.props.get("values") or {}).get("controllerManager") or {}).get("manager") or {}).get(
             "resources", {}).get("requests", {})
         have = parse_quantity(requests.get("memory", "512Mi")) / 2**20
-        want = recommended_memory(queues)
+        want = recommended_memory(queues, workloads)
         if have < want:
-            found.append((release.urn, f"{queues} queues: the Kueue controller asks for {have:g}Mi of memory; set "
-                                       f"kueue.controller_memory to at least {want}Mi (and raise controller_cpu)"))
+            found.append((release.urn, f"{queues} queues and up to {workloads:,} workloads (the teams' object "
+                                       f"quotas): the Kueue controller asks for {have:g}Mi of memory; set "
+                                       f"kueue.controller_memory to at least {want}Mi, or leave it unset to size it "
+                                       "from the quotas (and raise controller_cpu)"))
     return found

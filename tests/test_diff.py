@@ -106,8 +106,11 @@ def steps(out: str, sign: str) -> list[str]:
 def test_a_quota_change_shows_its_path_with_old_and_new_value(runs: dict[str, Run]) -> None:
     dev = runs["dev"]
     assert dev.code == 0, dev.err
+    # the cpu and memory that come with the chips follow them
     assert block(dev.out, "update", "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "queues-cq-research") == [
-        "spec.resourceGroups[0].flavors[1].resources[0].nominalQuota: 16 -> 32"]
+        'spec.resourceGroups[0].flavors[1].resources[0].nominalQuota: "717920m" -> "1435840m"',
+        'spec.resourceGroups[0].flavors[1].resources[1].nominalQuota: "2862048Mi" -> "5724097Mi"',
+        "spec.resourceGroups[0].flavors[1].resources[2].nominalQuota: 16 -> 32"]
 
 
 def test_base_is_planned_with_its_own_code(runs: dict[str, Run]) -> None:
@@ -123,9 +126,10 @@ def test_a_removed_team_shows_as_deletes_and_the_counts_add_up(runs: dict[str, R
     everything = [ln[len("+ create  "):] for ln in steps(fresh, "+")]
     training = [r for r in everything if "training" in r.split("  ")[1]]
     assert {ln[len("- delete  "):] for ln in steps(dev, "-")} == set(training)
-    assert "gke-ai-batch:index:Team  team-training" in training and len(training) == 12
+    # per namespace (training, training-eval): its object quota and network policy besides the rest
+    assert "gke-ai-batch:index:Team  team-training" in training and len(training) == 16
     assert not steps(dev, "+")
-    assert dev.splitlines()[-1] == f"0 to add, 3 to change, 12 to delete, {len(everything) - 15} unchanged"
+    assert dev.splitlines()[-1] == f"0 to add, 3 to change, 16 to delete, {len(everything) - 19} unchanged"
 
 
 def test_a_stack_missing_at_base_is_all_adds(runs: dict[str, Run]) -> None:

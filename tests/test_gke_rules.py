@@ -44,6 +44,8 @@ def exclusion(c, start, end, scope="NO_UPGRADES"):
 
 # rule id -> (stack, breaking change, config path, message fragment)
 BROKEN = {
+    "private-endpoint-private-nodes": ("dev", lambda c: c["cluster"].update(private_nodes=False, ip_endpoint="private"),
+                                       "platform.cluster.ip_endpoint", "only on a cluster with private nodes"),
     "maintenance-availability": ("prod", lambda c: window(c, "2025-01-04T02:00:00Z", "2025-01-04T08:00:00Z",
                                                           "FREQ=WEEKLY;BYDAY=SA"),
                                  "platform.cluster.maintenance_window",

@@ -63,7 +63,7 @@ def test_number_rules_fire_on_the_wire(pack: Pack) -> None:
     assert ("gpu-pool-shape", "node pool h100-dws: a3-highgpu-8g carries 8 x nvidia-h100-80gb; set guestAccelerators "
             "count to 8, not 9") in found
     assert ("priority-class-value", "PriorityClass high-priority: value 2,000,000,000 is reserved for system-critical "
-            "pods; stay below 1,000,000,000") in found
+            "pods; user classes go up to 1,000,000,000") in found
     assert sorted(pack.check(regs), key=key) == sorted(violations(regs), key=key)
 
 

@@ -58,7 +58,10 @@ def test_kueue_layer_through_the_provider():
             "cohort": "ml", "quotas": {"train": {"google.com/tpu": {"nominal": "32", "borrowingLimit": "16"}}}}}]})
     manifests = {(r.inputs.get("kind"), r.inputs.get("metadata", {}).get("name")): r.inputs for r in regs}
     (group,) = manifests[("ClusterQueue", "research")]["spec"]["resourceGroups"]
+    # cpu and memory come with the chips (two v6e 4x4 slices: ct6e-standard-4t VMs, 4 chips each)
     assert group["flavors"] == [{"name": "train", "resources": [
+        {"name": "cpu", "nominalQuota": "1435840m", "borrowingLimit": "717920m"},
+        {"name": "memory", "nominalQuota": "5724097Mi", "borrowingLimit": "2862048Mi"},
         {"name": "google.com/tpu", "nominalQuota": "32", "borrowingLimit": "16"}]}]
     assert ("LocalQueue", "jobs") in manifests
 

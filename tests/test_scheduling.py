@@ -11,6 +11,16 @@ def objects(regs, kind):
     return {r.inputs["metadata"]["name"]: r.inputs for r in by_type(regs, f":{kind}")}
 
 
+MULTISLICE_MEMORY = "1113921Mi"  # 24 chips x a ct5lp-hightpu-4t VM's allocatable memory / 4 chips, whole MiB
+
+
+def quota_of(cq_spec, flavor, resource):
+    """One flavor's quota of one resource in a ClusterQueue's (single) resource group."""
+    (group,) = cq_spec["resourceGroups"]
+    (f,) = [f for f in group["flavors"] if f["name"] == flavor]
+    return next(r for r in f["resources"] if r["name"] == resource)
+
+
 def test_multislice_quota_is_the_three_slices(plan):
     regs = plan("multislice")
     flavor = objects(regs, "ResourceFlavor")["vlp-24"]
@@ -20,9 +30,11 @@ def test_multislice_quota_is_the_three_slices(plan):
     cq = objects(regs, "ClusterQueue")["cluster-queue"]["spec"]
     assert cq["namespaceSelector"] == {} and cq["queueingStrategy"] == "BestEffortFIFO"
     assert cq["preemption"] == {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"}
-    quota = cq["resourceGroups"][0]["flavors"][0]["resources"][0]
     chips = sum(p.inputs["nodeCount"] * 4 for p in by_type(regs, "nodePool:NodePool") if p.name.startswith("vlp"))
-    assert quota == {"name": "google.com/tpu", "nominalQuota": 24} and chips == 24
+    assert quota_of(cq, "vlp-24", "google.com/tpu") == {"name": "google.com/tpu", "nominalQuota": 24} and chips == 24
+    # cpu and memory come with the chips: 24 x the 111.65 allocatable cores of a 4-chip ct5lp-hightpu-4t / 4
+    assert quota_of(cq, "vlp-24", "cpu")["nominalQuota"] == "669900m"
+    assert quota_of(cq, "vlp-24", "memory")["nominalQuota"] == MULTISLICE_MEMORY
     assert objects(regs, "PriorityClass")["low-priority"]["value"] == 100
     lq = objects(regs, "LocalQueue")["multislice-queue"]
     assert lq["metadata"]["namespace"] == "default" and lq["spec"]["clusterQueue"] == "cluster-queue"
@@ -95,21 +107,30 @@ def test_team_queue_admits_only_its_namespaces(plan):
                 if ns["metadata"]["labels"].get("cluster-queue.gke-ai-batch.io/training") == "true"}
     assert labelled == {"training", "training-eval"}
     assert cq["cohortName"] == "ml"
-    assert cq["resourceGroups"][0]["flavors"][0]["resources"][0] == {
-        "name": "google.com/tpu", "nominalQuota": 8, "borrowingLimit": 8}
+    assert quota_of(cq, "v5e-train", "google.com/tpu") == {"name": "google.com/tpu", "nominalQuota": 8,
+                                                            "borrowingLimit": 8}
 
 
 def test_team_rbac_and_namespaces(plan):
     regs = plan("dev")
-    rbs = [r.inputs for r in by_type(regs, ":RoleBinding") if r.inputs["metadata"]["name"] == "training-edit"]
+    rbs = [r.inputs for r in by_type(regs, ":RoleBinding") if r.inputs["metadata"]["name"] == "training-member"]
     assert sorted(rb["metadata"]["namespace"] for rb in rbs) == ["training", "training-eval"]
-    assert rbs[0]["roleRef"]["name"] == "edit" and rbs[0]["subjects"][0]["name"] == "ml-training@acme.example"
+    assert rbs[0]["roleRef"]["name"] == "gke-ai-batch-team"
+    assert rbs[0]["subjects"][0]["name"] == "ml-training@acme.example"
     ns = objects(regs, "Namespace")["training"]
-    # team and cost-center split the bill under GKE cost allocation
+    # team and cost-center split the bill under GKE cost allocation; Pod Security baseline is enforced
     assert ns["metadata"]["labels"] == {"gke-ai-batch.io/team": "training",
                                         "cluster-queue.gke-ai-batch.io/training": "true",
                                         "cluster-queue.gke-ai-batch.io/cpu-batch": "true",
-                                        "team": "training", "cost-center": "ml-research"}
+                                        "team": "training", "cost-center": "ml-research",
+                                        "pod-security.kubernetes.io/enforce": "baseline",
+                                        "pod-security.kubernetes.io/enforce-version": "v1.33",
+                                        "pod-security.kubernetes.io/warn": "restricted",
+                                        "pod-security.kubernetes.io/warn-version": "v1.33",
+                                        "pod-security.kubernetes.io/audit": "restricted",
+                                        "pod-security.kubernetes.io/audit-version": "v1.33"}
+    # the global default (low-priority) and below: not high-priority
+    assert ns["metadata"]["annotations"] == {"gke-ai-batch.io/priorities": "low-priority"}
     (default,) = [r for r in by_type(plan("multislice"), "Namespace") + by_type(plan("multislice"), "NamespacePatch")
                   if r.inputs["metadata"]["name"] == "default"]
     assert default.type == "kubernetes:core/v1:NamespacePatch"  # it exists already: labelled, never created
@@ -118,10 +139,11 @@ def test_team_rbac_and_namespaces(plan):
 def test_hotswap_priorities(plan):
     regs = plan("hotswap")
     pcs, wpcs = objects(regs, "PriorityClass"), objects(regs, "WorkloadPriorityClass")
-    assert {n: p["value"] for n, p in pcs.items()} == {"low-priority-job": 1000000, "high-priority-job": 2000000}
+    assert {n: p["value"] for n, p in pcs.items()} == {"low-priority-job": 1000000, "high-priority-job": 2000000,
+                                                       "gke-ai-batch-controllers": 1_000_000_000}
     assert {n: p["value"] for n, p in wpcs.items()} == {"low-priority-job": 1000000, "high-priority-job": 2000000}
-    assert objects(regs, "ClusterQueue")["tpu-training-cq"]["spec"]["resourceGroups"][0]["flavors"][0][
-        "resources"][0]["nominalQuota"] == 32
+    cq = objects(regs, "ClusterQueue")["tpu-training-cq"]["spec"]
+    assert quota_of(cq, cq["resourceGroups"][0]["flavors"][0]["name"], "google.com/tpu")["nominalQuota"] == 32
 
 
 def test_batch_teams_default_flavor(plan):
@@ -153,7 +175,7 @@ def test_kueue_controller_config(plan):
     assert conf["manageJobsWithoutQueueName"] is True
     assert conf["managedJobsNamespaceSelector"] == {"matchExpressions": [
         {"key": "gke-ai-batch.io/team", "operator": "Exists"}]}
-    assert conf["resources"] == {"quotaCheckStrategy": "IgnoreUndeclared"}
+    assert conf["resources"] == {"quotaCheckStrategy": "BlockUndeclared"}
     jobset = [r for r in plan("dev") if r.type.endswith("Release") and r.inputs["name"] == "jobset"]
     assert jobset[0].inputs["chart"] == "oci://registry.k8s.io/jobset/charts/jobset"
 

@@ -28,7 +28,8 @@ def plan_with(change) -> dict:
 def test_adding_a_team_adds_only_its_resources():
     before, after = plan_with(lambda c: None), plan_with(lambda c: c["teams"].append(NEW_TEAM))
     assert changed(before, after) == {"team-vision", "team-vision-ns-vision", "team-vision-lq-vision",
-                                      "team-vision-rb-vision", "queues-cq-vision"}
+                                      "team-vision-rb-vision", "team-vision-quota-vision",
+                                      "team-vision-netpol-vision", "queues-cq-vision"}
     assert set(before) < set(after)
 
 
@@ -49,7 +50,8 @@ def test_joining_a_shared_queue_leaves_the_queue_alone():
         c["shared_queues"] = [{"name": "pool", "cohort": "ml-prod", "quotas": {"v5e-spot": {"google.com/tpu": 8}}}]
     before = plan_with(base)
     after = plan_with(lambda c: (base(c), c["teams"].append({"name": "vision", "cluster_queue": "pool"})))
-    assert changed(before, after) == {"team-vision", "team-vision-ns-vision", "team-vision-lq-vision"}
+    assert changed(before, after) == {"team-vision", "team-vision-ns-vision", "team-vision-lq-vision",
+                                      "team-vision-quota-vision", "team-vision-netpol-vision"}
 
 
 def test_releases_wait_on_the_system_pool_only():

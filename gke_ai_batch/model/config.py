@@ -42,6 +42,8 @@ SERVICE_ACCOUNT = Rule(r"^[a-z0-9][-a-z0-9]*@[-a-z0-9.]+\.gserviceaccount\.com$"
                        "a service account's email, NAME@PROJECT.iam.gserviceaccount.com")
 BUCKET_LOCATION = Rule(r"^([a-z]+-[a-z]+\d+|US|EU|ASIA|[A-Z]{3,4}\d)$",
                        "a region such as us-east5, a multi-region (US, EU, ASIA) or a dual-region such as NAM4")
+GROUP_EMAIL = Rule(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$",
+                   "a Google group's email address, such as ml-team@example.com")
 RULES_IN_WORDS = {r.pattern: r.words for r in (DNS_LABEL, CLUSTER_NAME, PROJECT_ID, REGION, LABEL_VALUE, SECONDS,
                                                 DURATION, SERVICE_ACCOUNT, BUCKET_LOCATION)}
 
@@ -176,6 +178,11 @@ class NetworkConfig(Model):
     fails if it is missing, and the policy pack sees it."""
 
 
+# The cluster label that records a production stack's dns_endpoint_reason, so that the policy pack,
+# which sees only the Cluster's inputs, accepts the open DNS-based endpoint as a declared exception.
+DNS_ENDPOINT_REASON_LABEL = ("dns-endpoint", "open-with-reason")
+
+
 class ClusterConfig(Model):
     name: str = text(CLUSTER_NAME, max_length=40)
     """The GKE cluster's name (GKE allows at most 40 characters)."""
@@ -193,14 +200,29 @@ class ClusterConfig(Model):
     subnetwork: str = "default"
     """An existing subnet's name, in the platform's region; see `network`."""
     private_nodes: bool = False
-    """Nodes without external addresses; the control plane keeps its public endpoint."""
+    """Nodes without external addresses (ip_endpoint private needs them)."""
     master_ipv4_cidr: str = "172.16.0.0/28"
     """The control plane's /28 range, for private nodes."""
     master_authorized_networks: list[AuthorizedNetwork] = []
-    """Ranges allowed to reach the control plane's IP endpoints; empty: no restriction list."""
-    dns_endpoint: bool = True
-    """GKE's DNS-based control-plane endpoint: reachable from any network that reaches Google APIs,
-    every request authorized by IAM, no authorized-network list; the kubeconfig uses it."""
+    """Ranges allowed to reach the control plane's IP endpoints: the external one, and with ip_endpoint
+    private or authorized the internal one too; empty: no restriction list."""
+    ip_endpoint: Literal["private", "authorized", "public"] | None = None
+    """The control plane's IP endpoints. private: no external endpoint, only the internal address,
+    from the VPC and networks connected to it in the cluster's region (needs private_nodes);
+    authorized: the external endpoint stays, closed to Google Cloud's external addresses (other
+    projects' VMs). Both make the authorized networks gate the internal endpoint as well. public:
+    GKE's defaults, the authorized networks gating the external endpoint only. Default: private in
+    production (authorized without private nodes), public elsewhere."""
+    dns_endpoint: bool | None = None
+    """GKE's DNS-based control-plane endpoint takes user traffic: reachable from any network that
+    reaches Google APIs, every request authorized by IAM, no authorized-network list; the kubeconfig
+    uses it when it is on, else the IP endpoint. Default: on, but off in production, where true needs
+    dns_endpoint_reason."""
+    dns_endpoint_reason: str | None = None
+    """Production only: why the control plane must take traffic over the DNS-based endpoint (say,
+    runners outside the VPC, with VPC Service Controls around container.googleapis.com). It turns
+    the endpoint on and labels the cluster so that the production policy accepts it; refused
+    elsewhere and with dns_endpoint false, where it would change nothing."""
     maintenance_window: MaintenanceWindow = MaintenanceWindow()
     """When GKE may upgrade; must leave at least 48 hours in any 32 days."""
     maintenance_exclusions: list[MaintenanceExclusion] = []
@@ -218,6 +240,14 @@ class ClusterConfig(Model):
     buckets; Autopilot always has it)."""
     labels: dict[str, str] = {}
     """Extra labels on the cluster, added to the platform's labels."""
+
+    @field_validator("dns_endpoint_reason")
+    @classmethod
+    def _reason_says_something(cls, v: str | None) -> str | None:
+        if v is not None and not v.strip():
+            raise ValueError("an empty reason: say why the production control plane must take traffic over the "
+                             "DNS-based endpoint, or drop the key")
+        return v
 
 
 class SystemPoolConfig(Model):
@@ -514,6 +544,33 @@ class LocalQueueConfig(Model):
     """The ClusterQueue it submits to: the team's own or a shared one; unset: the team's."""
 
 
+class PodSecurityException(Model):
+    """A namespace of the team held to another Pod Security level than `baseline`, for a workload
+    that truly needs it (raw local SSDs it formats itself, GPUDirect's host networking), with why."""
+
+    namespace: str
+    """One of the team's namespaces; keep the exception to a namespace of its own where you can."""
+    level: Literal["privileged", "baseline", "restricted"]
+    """The Pod Security Standard the namespace enforces: privileged (no checks), baseline or restricted."""
+    reason: str = Field(min_length=1)
+    """Why the workload needs it, kept beside the exception for reviewers."""
+
+
+class ObjectQuotas(Model):
+    """Most objects of each kind a team may hold in each of its namespaces (a Kubernetes
+    ResourceQuota), so that one team's flood cannot starve Kueue's admissions for every team."""
+
+    jobs: int = Field(500, ge=1, strict=True)
+    """Jobs (count/jobs.batch)."""
+    jobsets: int = Field(100, ge=1, strict=True)
+    """JobSets (count/jobsets.jobset.x-k8s.io)."""
+    workloads: int = Field(1000, ge=1, strict=True)
+    """Kueue Workloads (count/workloads.kueue.x-k8s.io): one per job, and one per pod of a Deployment,
+    StatefulSet or plain Pod."""
+    pods: int = Field(2000, ge=1, strict=True)
+    """Pods that are not finished, gated ones included."""
+
+
 class TeamConfig(Model):
     """One team: its namespaces, a LocalQueue in each, and its own or a shared ClusterQueue."""
 
@@ -522,7 +579,14 @@ class TeamConfig(Model):
     namespaces: list[str] = []
     """Its namespaces (names of lowercase letters, digits and '-'); unset: one named after the team."""
     groups: list[str] = []
-    """Google groups granted edit rights in the team's namespaces (needs cluster.security_group)."""
+    """Google groups (email addresses) whose members may run the team's workloads in its namespaces
+    (the platform's team role; needs cluster.security_group)."""
+    priorities: list[str] | None = None
+    """The priorities the team's pods and jobs may name; unset: the global default and those below it."""
+    pod_security: list[PodSecurityException] = []
+    """Namespaces held to another Pod Security level than baseline, each with its reason."""
+    object_quotas: ObjectQuotas = ObjectQuotas()
+    """Most Jobs, JobSets, Workloads and pods per namespace."""
     default_priority: str | None = None
     """Refused: Kueue 0.19 has no per-team default priority (see the error for what to do)."""
     local_queue: str | None = text(DNS_LABEL, None, max_length=63)
@@ -546,6 +610,18 @@ class TeamConfig(Model):
     def _no_default_priority(cls, v: str | None) -> str | None:
         if v is not None:
             raise ValueError(NO_TEAM_DEFAULT_PRIORITY)
+        return v
+
+    @field_validator("groups")
+    @classmethod
+    def _groups(cls, v: list[str]) -> list[str]:
+        import re
+        for g in v:
+            if g.startswith("system:"):
+                raise ValueError(f"{g!r} is a Kubernetes system group (every user, or every pod): a team's "
+                                 "groups must be Google groups of its own members")
+            if not re.match(GROUP_EMAIL.pattern, g):
+                raise ValueError(f"{g!r} is not {GROUP_EMAIL.words}")
         return v
 
     @field_validator("namespaces")
@@ -590,6 +666,12 @@ NO_WAIT_FOR_PODS_READY_OFF = (
     "deprecated alpha gate DisableWaitForPodsReady turns it off): drop the key, or set it true")
 
 
+NO_UNMETERED_RESOURCES = (
+    "IgnoreUndeclared admits a pod's requests for resources its ClusterQueue does not cover, so a team with "
+    "TPU quota could take GPUs and any team could run cpu work outside every quota: drop the key (the "
+    "platform covers cpu and memory in every queue, derived from the accelerator quotas)")
+
+
 class KueueConfig(Model):
     """The Kueue install and its controller Configuration."""
 
@@ -601,9 +683,9 @@ class KueueConfig(Model):
     """Always on in Kueue 0.19; false is refused."""
     wait_for_pods_ready_timeout: str = text(DURATION, "10m")
     """How long an admitted workload may take to get all its pods ready before Kueue evicts it."""
-    quota_check: Literal["IgnoreUndeclared", "BlockUndeclared"] = "IgnoreUndeclared"
-    """IgnoreUndeclared: quotas cover the accelerators a queue names, and cpu and memory requests of its
-    pods do not block admission (BlockUndeclared, Kueue's default, refuses every pod asking for cpu)."""
+    quota_check: Literal["IgnoreUndeclared", "BlockUndeclared"] = "BlockUndeclared"
+    """BlockUndeclared (Kueue's default): a pod asking for a resource its ClusterQueue does not cover is
+    not admitted. IgnoreUndeclared is refused: it let any team run unmetered on any node."""
     manage_jobs_without_queue_name: bool = True
     """Gate jobs and pods in team namespaces that name no queue, so nothing runs outside quota."""
     fair_sharing: bool = False
@@ -617,8 +699,9 @@ class KueueConfig(Model):
     controller_cpu: str = "500m"
     """The controller's cpu request and limit: fixed, so adding a team never restarts Kueue (the
     kueue-controller-size policy says when the number of queues outgrows it)."""
-    controller_memory: str = "512Mi"
-    """The controller's memory request and limit."""
+    controller_memory: str | None = None
+    """The controller's memory request and limit; unset: 512Mi per 7,000 Workloads the teams' object
+    quotas allow (kueue PR #566 measured 512Mi for about 7,000 jobs)."""
 
     @field_validator("wait_for_pods_ready")
     @classmethod
@@ -627,10 +710,18 @@ class KueueConfig(Model):
             raise ValueError(NO_WAIT_FOR_PODS_READY_OFF)
         return v
 
+    @field_validator("quota_check")
+    @classmethod
+    def _metered(cls, v: str) -> str:
+        if v == "IgnoreUndeclared":
+            raise ValueError(NO_UNMETERED_RESOURCES)
+        return v
+
     @field_validator("controller_cpu", "controller_memory")
     @classmethod
-    def _quantity(cls, v: str) -> str:
-        parse_quantity(v)
+    def _quantity(cls, v: str | None) -> str | None:
+        if v is not None:
+            parse_quantity(v)
         return v
 
 
@@ -689,6 +780,8 @@ class PlatformConfig(Model):
     """Priority classes, for preemption and hotswap."""
     teams: list[TeamConfig] = []
     """The teams, one block each."""
+    group_domains: list[str] = []
+    """Domains the teams' groups must belong to (example.com); unset: any domain."""
 
     def resource_labels(self) -> dict[str, str]:
         """Labels every GCP resource carries: environment, owner, cost-center, then the user's own."""

@@ -57,6 +57,9 @@ EXCLUSIONS = Source("GKE release notes, 2 June 2026 (90-day No upgrades exclusio
                     "https://cloud.google.com/kubernetes-engine/docs/release-notes")
 PRIVATE = Source("GKE: Create a private cluster",
                  "https://cloud.google.com/kubernetes-engine/docs/how-to/private-clusters")
+PRIVATE_ENDPOINT = Source("pulumi-gcp Cluster privateClusterConfig.enablePrivateEndpoint (\"This field only applies "
+                          "to private clusters, when enable_private_nodes is true\"); GKE: Customize your network "
+                          "isolation", "https://www.pulumi.com/registry/packages/gcp/api-docs/container/cluster/")
 GROUPS = Source("GKE: Configure Google Groups for RBAC",
                 "https://cloud.google.com/kubernetes-engine/docs/how-to/google-groups-rbac")
 GCP_LABELS = Source("Compute Engine: Requirements for labels",
@@ -187,6 +190,14 @@ def _master_cidr(c: Props) -> Iterator[Finding]:
                       "such as 172.16.0.0/28")
 
 
+def _private_endpoint(c: Props) -> Iterator[Finding]:
+    private = c.get("privateClusterConfig") or {}
+    if private.get("enablePrivateEndpoint") and not private.get("enablePrivateNodes"):
+        yield Finding("private: the external endpoint is turned off only on a cluster with private nodes (the "
+                      "provider applies enablePrivateEndpoint only then): set private_nodes true, or use authorized "
+                      "(the external endpoint closed to all but the authorized networks)")
+
+
 def _authorized_networks(c: Props) -> Iterator[Finding]:
     for i, b in enumerate((c.get("masterAuthorizedNetworksConfig") or {}).get("cidrBlocks") or []):
         if _cidr(b.get("cidrBlock", "")) is None:
@@ -242,6 +253,9 @@ CLUSTER_RULES: tuple[Rule, ...] = (
          "most 90 days; the other scopes need a release channel", EXCLUSIONS, _exclusions),
     Rule("private-control-plane-range", "cluster", "cluster.master_ipv4_cidr",
          "the control plane's range of a private cluster is a /28 from a private range", PRIVATE, _master_cidr),
+    Rule("private-endpoint-private-nodes", "cluster", "cluster.ip_endpoint",
+         "the external IP endpoint is turned off (privateClusterConfig.enablePrivateEndpoint) only on a cluster "
+         "with private nodes", PRIVATE_ENDPOINT, _private_endpoint),
     Rule("authorized-networks", "cluster", "cluster.master_authorized_networks",
          "authorized networks are IPv4 CIDR blocks", PRIVATE, _authorized_networks),
     Rule("security-group-name", "cluster", "cluster.security_group",

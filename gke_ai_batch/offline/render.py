@@ -18,7 +18,8 @@ from .summary import PlanSummary, plan_summary
 # kubectl apply -f <dir> applies files in name order: namespaces and CRD-free kinds first.
 APPLY_ORDER = ["Namespace", "ServiceAccount", "Secret", "PriorityClass", "WorkloadPriorityClass", "ResourceFlavor",
                "Cohort", "ProvisioningRequestConfig", "AdmissionCheck", "ClusterQueue", "LocalQueue", "Role",
-               "RoleBinding", "ClusterRoleBinding"]
+               "ClusterRole", "RoleBinding", "ClusterRoleBinding", "ResourceQuota", "NetworkPolicy",
+               "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
 
 
 # What plan and check write into the output folder, and all a refused plan removes from it: the folder

@@ -9,12 +9,13 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
-from gke_ai_batch.model.config import PlatformConfig
+from gke_ai_batch.model.config import DNS_ENDPOINT_REASON_LABEL, PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.suggest import shorten
 from gke_ai_batch.plan.identity import node_identity
 from gke_ai_batch.plan.network import plan_network
 from gke_ai_batch.plan.pools import PoolPlan, WorkloadPolicyPlan
-from gke_ai_batch.vocabulary import RESERVATION_KEY, ClusterMode
+from gke_ai_batch.vocabulary import PRODUCTION_ENVIRONMENTS, RESERVATION_KEY, ClusterMode
 
 NODE_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 
@@ -28,20 +29,89 @@ def cluster_location(cfg: PlatformConfig) -> str:
     return cfg.zones[0] if cfg.zones else ""
 
 
+def is_production(cfg: PlatformConfig) -> bool:
+    """A production stack, as the policy pack judges the cluster it labels (resource_rules.is_production)."""
+    return cfg.production or cfg.environment in PRODUCTION_ENVIRONMENTS
+
+
+def dns_endpoint_open(cfg: PlatformConfig) -> bool:
+    """Whether the DNS-based endpoint takes user traffic (allowExternalTraffic: "Controls whether user
+    traffic is allowed over this endpoint", GKE API DNSEndpointConfig). It answers any network that
+    reaches Google APIs, guarded by IAM alone (GKE: About network isolation), so production keeps it
+    closed unless the stack says why; a reason where it changes nothing is refused."""
+    c, production, reason = cfg.cluster, is_production(cfg), cfg.cluster.dns_endpoint_reason
+    at = path_of("cluster", "dns_endpoint_reason")
+    if reason is not None and not production:
+        raise ConfigError(at, f"{shorten(repr(reason))}: only production stacks close the DNS-based endpoint, so a "
+                          "reason changes nothing here (the endpoint is on unless dns_endpoint is false); drop the key")
+    if reason is not None and c.dns_endpoint is False:
+        raise ConfigError(at, f"{shorten(repr(reason))} with dns_endpoint false: the reason opens nothing; drop one "
+                          "of the two keys")
+    if production and c.dns_endpoint and reason is None:
+        raise ConfigError(path_of("cluster", "dns_endpoint"), "true in a production stack opens the control plane "
+                          "to every network that reaches Google APIs, with IAM as the only guard; say why in "
+                          "cluster.dns_endpoint_reason, or drop the key (production default: off) and reach the "
+                          "cluster over its IP endpoint from the authorized networks")
+    return reason is not None if production else c.dns_endpoint is not False
+
+
+def ip_endpoint(cfg: PlatformConfig) -> str:
+    """private (no external endpoint), authorized (external, closed to Google Cloud's addresses) or
+    public. Production defaults to private where private nodes allow it, else authorized: "if IP based
+    access is required, disable the external IP based endpoint or restrict it to trusted networks only"
+    (CIS GKE Benchmark v2.0.0, 5.6.4)."""
+    c = cfg.cluster
+    if c.ip_endpoint is not None:
+        if c.ip_endpoint == "authorized" and not c.master_authorized_networks:
+            raise ConfigError(path_of("cluster", "ip_endpoint"), "authorized closes the external endpoint to all "
+                              "but the authorized networks, and none are listed: list them in "
+                              "master_authorized_networks, or use private or public")
+        return c.ip_endpoint
+    if is_production(cfg):
+        return "private" if c.private_nodes else "authorized"
+    return "public"
+
+
+def dns_reason_label(cfg: PlatformConfig) -> dict[str, str]:
+    """The label that tells the production policy the open DNS-based endpoint is a declared exception."""
+    key, value = DNS_ENDPOINT_REASON_LABEL
+    return {key: value} if is_production(cfg) and cfg.cluster.dns_endpoint_reason is not None else {}
+
+
+def _authorized_networks(cfg: PlatformConfig, ip: str) -> dict[str, Any] | None:
+    """The list, and outside public mode: no access from Google Cloud's external addresses
+    (gcpPublicCidrsAccessEnabled false, gcloud --no-enable-google-cloud-access: authorized networks
+    otherwise let in "the given CIDR blocks, Google Compute Engine Public IPs and Google Prod IPs", GKE
+    API MasterAuthorizedNetworksConfig) and the list enforced on the internal endpoint too
+    (privateEndpointEnforcementEnabled, --enable-authorized-networks-on-private-endpoint, off by default;
+    GKE: Customize your network isolation). public sends only the list, as before: the provider keeps
+    the values GKE last reported for the two flags it does not send."""
+    listed = cfg.cluster.master_authorized_networks
+    networks = [{"cidr_block": n.cidr, "display_name": n.name or n.cidr} for n in listed]
+    if not networks:
+        return None
+    closed = {"gcp_public_cidrs_access_enabled": False, "private_endpoint_enforcement_enabled": True}
+    return {"cidr_blocks": networks, **(closed if ip != "public" else {})}
+
+
 def _control_plane(cfg: PlatformConfig) -> dict[str, Any]:
-    c, autopilot = cfg.cluster, cfg.cluster.mode == ClusterMode.AUTOPILOT
+    """The endpoints: the DNS-based one open or closed, the IP ones private, authorized or public
+    (privateClusterConfig.enablePrivateEndpoint: "Whether the master's internal IP address is used as
+    the cluster endpoint", GKE API), and the authorized networks."""
+    c, autopilot, ip = cfg.cluster, cfg.cluster.mode == ClusterMode.AUTOPILOT, ip_endpoint(cfg)
     private: dict[str, bool | str] | None = None
-    if c.private_nodes:
-        private = {"enable_private_nodes": True, "enable_private_endpoint": False}
-        if not autopilot:
+    if c.private_nodes or ip == "private":
+        # Without private nodes a private endpoint is sent as asked, for the gke_rules rule
+        # private-endpoint-private-nodes to refuse at cluster.ip_endpoint.
+        private = {"enable_private_nodes": c.private_nodes, "enable_private_endpoint": ip == "private"}
+        if c.private_nodes and not autopilot:
             private["master_ipv4_cidr_block"] = c.master_ipv4_cidr
-    networks = [{"cidr_block": n.cidr, "display_name": n.name or n.cidr} for n in c.master_authorized_networks]
     # Sent either way: left out, the provider would keep the endpoint GKE last reported.
-    dns = {"dns_endpoint_config": {"allow_external_traffic": c.dns_endpoint}}
+    dns = {"dns_endpoint_config": {"allow_external_traffic": dns_endpoint_open(cfg)}}
     return dict(
         private_cluster_config=private,
         control_plane_endpoints_config=dns,
-        master_authorized_networks_config={"cidr_blocks": networks} if networks else None,
+        master_authorized_networks_config=_authorized_networks(cfg, ip),
         enable_legacy_abac=False,
         master_auth={"client_certificate_config": {"issue_client_certificate": False}},
         authenticator_groups_config={"security_group": c.security_group} if c.security_group else None,
@@ -78,7 +148,7 @@ def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any
     inputs = dict(
         name=c.name, project=cfg.project, location=cluster_location(cfg), network=net.network_ref,
         subnetwork=net.subnetwork_ref, release_channel={"channel": c.release_channel}, min_master_version=c.version,
-        deletion_protection=c.deletion_protection, resource_labels={**labels, **c.labels},
+        deletion_protection=c.deletion_protection, resource_labels={**labels, **c.labels, **dns_reason_label(cfg)},
         ip_allocation_policy=net.ip_allocation_policy, maintenance_policy=_maintenance(cfg),
         cost_management_config={"enabled": True}, **_control_plane(cfg),
     )

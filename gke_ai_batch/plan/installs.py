@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from gke_ai_batch.vocabulary import TEAM_LABEL
+from gke_ai_batch.vocabulary import CONTROLLER_PRIORITY, SYSTEM_POOL_TAINT, TEAM_LABEL, ClusterMode
 
 if TYPE_CHECKING:
     from gke_ai_batch.plan.platform import Platform
@@ -17,10 +17,44 @@ def controller_resources(cpu: str, memory: str) -> dict[str, dict[str, str]]:
     return {"requests": {"cpu": cpu, "memory": memory}, "limits": {"cpu": cpu, "memory": memory}}
 
 
-def recommended_memory(queues: int) -> int:
-    """MiB the controller wants: Kueue keeps every queue and workload in memory; the chart's 512Mi,
-    and 256Mi more per 100 queues (the kueue-controller-size policy compares against it)."""
-    return 512 + 256 * (queues // 100)
+WORKLOADS_PER_512MI = 7000  # kueue PR #566, which set the chart's 512Mi: "around 7000 Jobs"
+REPLICAS = 2  # leader election picks one scheduler; every replica serves the webhooks (fail-closed for pods)
+
+
+def recommended_memory(queues: int, workloads: int = 0) -> int:
+    """MiB the controller wants: Kueue keeps every queue and workload in memory. The chart's 512Mi for
+    about 7,000 workloads (no Kueue document gives a formula; the PR that set 512Mi measured that), a
+    512Mi step per 7,000 more, and at least 256Mi more per 100 queues (the kueue-controller-size policy
+    compares against it)."""
+    by_workloads = 512 * max(1, -(-workloads // WORKLOADS_PER_512MI))
+    return max(by_workloads, 512 + 256 * (queues // 100))
+
+
+def expected_workloads(platform: Platform) -> int:
+    """The most Workloads the teams may hold at once: their object quotas, per namespace."""
+    return sum(t.object_quotas.workloads * len(t.namespaces or [t.name]) for t in platform.config.teams)
+
+
+def controller_memory(platform: Platform) -> str:
+    """The stack's kueue.controller_memory, else sized by the teams' workload quotas; a step of 512Mi
+    changes only when the quotas cross one, so onboarding a team rarely restarts Kueue."""
+    k = platform.config.kueue
+    return k.controller_memory or f"{recommended_memory(0, expected_workloads(platform))}Mi"
+
+
+def system_pool_toleration(platform: Platform) -> list[dict[str, str]]:
+    """The controllers run on the system pool, whose taint keeps team pods off (Standard only)."""
+    if platform.config.cluster.mode == ClusterMode.AUTOPILOT:
+        return []
+    return [{"key": SYSTEM_POOL_TAINT["key"], "operator": "Equal", "value": SYSTEM_POOL_TAINT["value"],
+             "effect": SYSTEM_POOL_TAINT["effect"]}]
+
+
+def _spread() -> list[dict[str, Any]]:
+    """Replicas on different nodes where the system pool has them (not required: one node still runs both)."""
+    return [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway",
+             "labelSelector": {"matchLabels": {"app.kubernetes.io/name": "kueue",
+                                               "control-plane": "controller-manager"}}}]
 
 
 def _frameworks(platform: Platform) -> list[str]:
@@ -49,7 +83,8 @@ def kueue_manager_config(platform: Platform) -> dict[str, Any]:
         # Jobs in a team namespace without a queue label are suspended by Kueue, not run around it.
         "manageJobsWithoutQueueName": k.manage_jobs_without_queue_name,
         "managedJobsNamespaceSelector": {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]},
-        # Pods asking for cpu and memory are admitted on accelerator quota alone (see KueueConfig.quota_check).
+        # A pod asking for a resource its ClusterQueue does not cover is not admitted (Kueue's default; the
+        # queues cover cpu and memory wherever they cover anything: plan.scheduling).
         "resources": {"quotaCheckStrategy": k.quota_check},
         # On by default in Kueue 0.19; stated so the timeout is ours. blockAdmission stays false: the docs
         # ("Setup All-or-nothing with ready Pods", Drawbacks) warn that it admits workloads one at a time,
@@ -64,9 +99,24 @@ def kueue_manager_config(platform: Platform) -> dict[str, Any]:
 
 
 def kueue_values(platform: Platform) -> dict[str, Any]:
+    """Two replicas with a disruption budget, a priority above every team's, on the system pool: the
+    pod webhook fails closed for every team namespace, so Kueue down stops every team's pods."""
     k = platform.config.kueue
     return {
-        "controllerManager": {"manager": {"resources": controller_resources(k.controller_cpu, k.controller_memory)}},
+        "controllerManager": {
+            "replicas": REPLICAS,
+            "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
+            "tolerations": system_pool_toleration(platform),
+            "topologySpreadConstraints": _spread(),
+            "manager": {"priorityClassName": CONTROLLER_PRIORITY,
+                        "resources": controller_resources(k.controller_cpu, controller_memory(platform))}},
         "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(
             kueue_manager_config(platform), sort_keys=False)},
     }
+
+
+def jobset_values(platform: Platform) -> dict[str, Any]:
+    """The same for JobSet (its v0.12.0 chart has no priorityClassName value; its webhook fails closed
+    for JobSets only)."""
+    return {"controller": {"replicas": REPLICAS, "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
+                           "tolerations": system_pool_toleration(platform)}}

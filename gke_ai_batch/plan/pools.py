@@ -372,9 +372,12 @@ def cpu_pool_plan(cfg: PoolContext, path: str, p: CpuPoolConfig) -> PoolPlan:
 def system_pool_plan(cfg: PoolContext, path: str, s: SystemPoolConfig) -> PoolPlan:
     if s.min_nodes > s.max_nodes:
         raise ConfigError(f"{path}.min_nodes", f"{s.min_nodes} is above max_nodes {s.max_nodes}")
+    # GKE's taint for a pool kept for system components: GKE's own tolerate it, Kueue and JobSet are
+    # given its toleration (plan.installs), and team pods may not tolerate it (plan.admission_policies).
+    reserved = (dict(vocabulary.SYSTEM_POOL_TAINT),)
     return PoolPlan(name=s.name, source=s.name, path=path, kind="system", machine_type=s.machine_type,
                     zones=cfg.zones, capacity="on-demand", min_nodes=s.min_nodes, max_nodes=s.max_nodes,
-                    disk_size_gb=s.disk_size_gb)
+                    disk_size_gb=s.disk_size_gb, taints=reserved, custom_taints=reserved)
 
 
 POOL_KEYS = ("tpu_pools", "gpu_pools", "cpu_pools")

@@ -6,18 +6,25 @@ reaches the components is already consistent. Emits kueue.x-k8s.io/v1beta2 only.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from gke_ai_batch import vocabulary
-from gke_ai_batch.model.config import KueueConfig, PlatformConfig, QueueSpec, TeamConfig
+from gke_ai_batch.model import catalog
+from gke_ai_batch.model.config import KueueConfig, PlatformConfig, QueueSpec, QuotaSpec, TeamConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.machines import allocatable
 from gke_ai_batch.model.quantity import parse_quantity, render_quantity
 from gke_ai_batch.model.suggest import name_list
+from gke_ai_batch.plan import tenancy
 from gke_ai_batch.plan.autopilot import autopilot_node_labels, check_autopilot_tpu_version
+from gke_ai_batch.plan.isolation import isolation_policy
 from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import (
     COST_CENTER_LABEL,
+    FLAVOR_LABEL,
     KUEUE_API,
     PROVISIONING_CONTROLLER,
     QUEUED_PROVISIONING_CLASS,
@@ -40,6 +47,7 @@ SYSTEM_PREFIXES = ("kube-", "gke-", "gmp-")
 BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 RESOURCE_ORDER = BASE_RESOURCES + (vocabulary.TPU_RESOURCE, vocabulary.GPU_RESOURCE)
 MAX_USER_PRIORITY = 1_000_000_000  # values above are reserved for system-critical classes
+MAX_FLAVORS_PER_GROUP = 64  # ClusterQueue CRD (v0.19.2): resourceGroups[].flavors maxItems
 DWS_RETRY = {"backoffLimitCount": 3, "backoffBaseSeconds": 60, "backoffMaxSeconds": 1800}
 
 Manifest = dict[str, Any]  # a Kubernetes object as plain data
@@ -53,6 +61,9 @@ class FlavorPlan:
     pools: tuple[PoolPlan, ...] = ()
     resources: tuple[str, ...] = BASE_RESOURCES  # what a quota on this flavor may name
     queued: bool = False
+    # cpu and memory a node offers per accelerator unit (chip, GPU or GPU share): a team's cpu and
+    # memory quota on an accelerator flavor follows its accelerator quota. None: unknown machine.
+    host_share: dict[str, Decimal] | None = None
 
     @property
     def accelerator_resource(self) -> str | None:
@@ -89,6 +100,9 @@ class TeamPlan:
     namespace_manifests: tuple[Manifest, ...]  # created, or (pre-existing ones) labels patched in place
     local_queue_manifests: tuple[Manifest, ...]
     role_binding_manifests: tuple[Manifest, ...]
+    guard_manifests: tuple[Manifest, ...] = ()  # per namespace: object quota and network isolation
+    priorities: tuple[str, ...] = ()  # the priorities its pods and jobs may name
+    pod_security: tuple[tuple[str, str], ...] = ()  # (namespace, enforced Pod Security level)
 
     @property
     def local_queue(self) -> str:
@@ -112,6 +126,14 @@ class SchedulingPlan:
     workload_priority_classes: tuple[Manifest, ...]
 
 
+def host_share(machine_type: str | None, per_node: int) -> dict[str, Decimal] | None:
+    """Allocatable cpu (cores) and memory (bytes) of one node per accelerator unit on it."""
+    node = allocatable(machine_type) if machine_type else None
+    if node is None or per_node < 1:
+        return None
+    return {r: v / per_node for r, v in node.items()}
+
+
 def _pool_flavor(name: str, members: list[PoolPlan], zone: str | None = None) -> FlavorPlan:
     """A flavor selecting its pools' nodes (in one zone, for per-zone flavors) and tolerating their taints."""
     first = members[0]
@@ -121,7 +143,7 @@ def _pool_flavor(name: str, members: list[PoolPlan], zone: str | None = None) ->
         tolerations=tuple({"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
                           for t in first.taints),
         pools=tuple(members), resources=BASE_RESOURCES + ((first.resource,) if first.resource else ()),
-        queued=first.queued)
+        queued=first.queued, host_share=host_share(first.machine_type, first.per_node) if first.resource else None)
 
 
 def _same_nodes(name: str, members: list[PoolPlan]) -> None:
@@ -160,7 +182,12 @@ def autopilot_flavors(cfg: PlatformConfig) -> dict[str, FlavorPlan]:
         if f.name in flavors:
             raise ConfigError(path_of("autopilot_flavors", i, "name"), f"flavor {f.name!r} is declared twice")
         labels, resource = autopilot_node_labels(path_of("autopilot_flavors", i), f)
-        flavors[f.name] = FlavorPlan(name=f.name, node_labels=labels, resources=BASE_RESOURCES + (resource,))
+        share = None
+        if f.tpu is not None:  # Autopilot's TPU nodes are the slice's machine type; its GPU nodes vary
+            shape = catalog.tpu_shape(f.tpu.generation, f.tpu.topology)
+            share = host_share(shape.machine_type, shape.chips_per_vm)
+        flavors[f.name] = FlavorPlan(name=f.name, node_labels=labels, resources=BASE_RESOURCES + (resource,),
+                                     host_share=share)
     return flavors
 
 
@@ -169,11 +196,34 @@ def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan]) -> dict[str, Flav
     default = cfg.kueue.default_flavor
     referenced = any(default in q.quotas for q in _queue_specs(cfg))
     if default not in flavors and (not flavors or referenced):
-        autopilot = cfg.cluster.mode == ClusterMode.AUTOPILOT
-        # On Autopilot GKE creates accelerator nodes per workload, so the default flavor may hold them too.
-        extra = (vocabulary.GPU_RESOURCE, vocabulary.TPU_RESOURCE) if autopilot else ()
-        flavors[default] = FlavorPlan(name=default, node_labels={}, resources=BASE_RESOURCES + extra)
+        flavors[default] = _default_flavor(cfg)
+        if referenced and cfg.cluster.mode == ClusterMode.STANDARD:
+            path = next(_quota_paths(cfg, default))
+            raise ConfigError(path, f"flavor {default!r} has no node pool: on a Standard cluster the system pool "
+                              "runs only the controllers (GKE's system-component taint keeps team pods off it); add "
+                              f"a cpu_pools entry with flavor: {default}, or quote the flavor of a pool")
     return flavors
+
+
+def _quota_paths(cfg: PlatformConfig, flavor: str) -> Iterator[str]:
+    """Config paths of the quotas on `flavor`, teams' queues first."""
+    for i, t in enumerate(cfg.teams):
+        if t.queue and flavor in t.queue.quotas:
+            yield path_of("teams", i, "queue", "quotas", flavor)
+    for i, q in enumerate(cfg.shared_queues):
+        if flavor in q.quotas:
+            yield path_of("shared_queues", i, "quotas", flavor)
+
+
+def _default_flavor(cfg: PlatformConfig) -> FlavorPlan:
+    """On Autopilot, any node GKE creates for the pod (accelerator nodes too). On Standard, the nodes of
+    pools that name it: it selects the platform's flavor label, since without a label it would let a
+    pod pick any untainted node, its own quota or not; the tainted system pool is for controllers."""
+    default = cfg.kueue.default_flavor
+    if cfg.cluster.mode == ClusterMode.AUTOPILOT:
+        return FlavorPlan(name=default, node_labels={},
+                          resources=BASE_RESOURCES + (vocabulary.GPU_RESOURCE, vocabulary.TPU_RESOURCE))
+    return FlavorPlan(name=default, node_labels={FLAVOR_LABEL: default})
 
 
 def _queue_specs(cfg: PlatformConfig) -> list[QueueSpec]:
@@ -207,10 +257,82 @@ def derive_cohorts(cfg: PlatformConfig) -> tuple[Manifest, ...]:
     return tuple(out)
 
 
+def _check_quota(fpath: str, fname: str, flavor: FlavorPlan, rname: str, q: QuotaSpec, spec: QueueSpec) -> None:
+    if rname not in flavor.resources:
+        raise ConfigError(f"{fpath}.{rname}", f"flavor {fname!r} has no resource {rname!r}; "
+                          f"it provides: {', '.join(flavor.resources)}")
+    if q.borrowing_limit is not None and spec.cohort is None:
+        raise ConfigError(f"{fpath}.{rname}.borrowing_limit", "a borrowing limit needs a cohort to "
+                          "borrow from; set cohort or drop borrowing_limit")
+    if q.lending_limit is not None:
+        if spec.cohort is None:
+            raise ConfigError(f"{fpath}.{rname}.lending_limit", "a lending limit needs a cohort to "
+                              "lend to; set cohort or drop lending_limit")
+        if parse_quantity(q.lending_limit) > parse_quantity(q.nominal):
+            raise ConfigError(f"{fpath}.{rname}.lending_limit", f"{q.lending_limit!r} is above the "
+                              f"nominal quota {q.nominal!r}; a queue can lend at most what it has")
+
+
+def _accelerator_of(flavor: FlavorPlan) -> str | None:
+    """The one accelerator resource a flavor's nodes offer (None: cpu nodes, or Autopilot's default)."""
+    accelerators = [r for r in flavor.resources if r in vocabulary.ACCELERATOR_RESOURCES]
+    return accelerators[0] if len(accelerators) == 1 else None
+
+
+def _scaled(value: int | str | None, share: Decimal, resource: str) -> int | str | None:
+    """An accelerator amount as the cpu (whole millicores) or memory (whole MiB) that comes with it."""
+    if value is None:
+        return None
+    amount = parse_quantity(value) * share
+    if resource == "cpu":
+        millis = int(amount * 1000)
+        return millis // 1000 if millis % 1000 == 0 else f"{millis}m"
+    return f"{int(amount / 2**20)}Mi"
+
+
+def _metered(fname: str, flavor: FlavorPlan, resources: dict[str, QuotaSpec], fpath: str) -> dict[str, QuotaSpec]:
+    """A flavor's quotas with cpu and memory covered: on accelerator nodes they follow the accelerator
+    quota (the team's share of those hosts), unless the stack gives them; Kueue (BlockUndeclared) then
+    admits an accelerator pod's cpu and memory on its accelerator's flavor and nothing beyond the share."""
+    accelerator = _accelerator_of(flavor)
+    if accelerator is None:
+        return resources
+    if accelerator not in resources:
+        raise ConfigError(fpath, f"flavor {fname!r} selects {accelerator} nodes: its quota needs {accelerator} "
+                          "(cpu and memory alone would admit accelerator-free pods, which GKE's accelerator taint "
+                          "keeps off those nodes)")
+    missing = [r for r in ("cpu", "memory") if r not in resources]
+    if not missing:
+        return resources
+    if flavor.host_share is None:
+        raise ConfigError(fpath, f"the size of flavor {fname!r}'s nodes is unknown, so its cpu and memory quota "
+                          f"cannot follow its {accelerator} quota: give cpu and memory here too")
+    q, share = resources[accelerator], flavor.host_share
+    return {**resources, **{r: QuotaSpec(nominal=_scaled(q.nominal, share[r], r) or 0,
+                                         borrowing_limit=_scaled(q.borrowing_limit, share[r], r),
+                                         lending_limit=_scaled(q.lending_limit, share[r], r)) for r in missing}}
+
+
+def _quota_entry(resource: str, q: QuotaSpec | None) -> dict[str, Any]:
+    if q is None:  # a resource another flavor of the queue covers: none of it here
+        return {"name": resource, "nominalQuota": 0}
+    return {"name": resource, "nominalQuota": render_quantity(q.nominal),
+            **({"borrowingLimit": render_quantity(q.borrowing_limit)} if q.borrowing_limit is not None else {}),
+            **({"lendingLimit": render_quantity(q.lending_limit)} if q.lending_limit is not None else {})}
+
+
+def _flavor_order(spec: QueueSpec, flavors: dict[str, FlavorPlan]) -> list[str]:
+    """Flavors without an accelerator first: Kueue tries a group's flavors in order, so a cpu-only pod
+    takes its cpu flavor before the cpu that comes with an accelerator flavor."""
+    return sorted(spec.quotas, key=lambda f: f in flavors and _accelerator_of(flavors[f]) is not None)
+
+
 def _resource_groups(spec: QueueSpec, flavors: dict[str, FlavorPlan], path: str) -> list[dict[str, Any]]:
-    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-    for fname, resources in spec.quotas.items():
-        fpath = f"{path}.quotas.{fname}"
+    """One resource group covering every resource any of the queue's flavors gives: with BlockUndeclared a
+    pod asking for anything else is not admitted, and a flavor without a covered resource gives none."""
+    quotas: dict[str, dict[str, QuotaSpec]] = {}
+    for fname in _flavor_order(spec, flavors):
+        resources, fpath = spec.quotas[fname], f"{path}.quotas.{fname}"
         flavor = flavors.get(fname)
         if flavor is None:
             raise ConfigError(fpath, f"flavor {fname!r} does not exist in this environment; "
@@ -218,34 +340,16 @@ def _resource_groups(spec: QueueSpec, flavors: dict[str, FlavorPlan], path: str)
         if not resources:
             raise ConfigError(fpath, "a flavor quota needs at least one resource")
         for rname, q in resources.items():
-            if rname not in flavor.resources:
-                raise ConfigError(f"{fpath}.{rname}", f"flavor {fname!r} has no resource {rname!r}; "
-                                  f"it provides: {', '.join(flavor.resources)}")
-            if q.borrowing_limit is not None and spec.cohort is None:
-                raise ConfigError(f"{fpath}.{rname}.borrowing_limit", "a borrowing limit needs a cohort to "
-                                  "borrow from; set cohort or drop borrowing_limit")
-            if q.lending_limit is not None:
-                if spec.cohort is None:
-                    raise ConfigError(f"{fpath}.{rname}.lending_limit", "a lending limit needs a cohort to "
-                                      "lend to; set cohort or drop lending_limit")
-                if parse_quantity(q.lending_limit) > parse_quantity(q.nominal):
-                    raise ConfigError(f"{fpath}.{rname}.lending_limit", f"{q.lending_limit!r} is above the "
-                                      f"nominal quota {q.nominal!r}; a queue can lend at most what it has")
-        covered = tuple(r for r in RESOURCE_ORDER if r in resources)
-        entry = {"name": fname, "resources": [
-            {"name": r, "nominalQuota": render_quantity(rq.nominal),
-             **({"borrowingLimit": render_quantity(rq.borrowing_limit)} if rq.borrowing_limit is not None else {}),
-             **({"lendingLimit": render_quantity(rq.lending_limit)} if rq.lending_limit is not None else {})}
-            for r in covered for rq in (resources[r],)]}
-        groups.setdefault(covered, []).append(entry)
-    keys = list(groups)
-    for i, a in enumerate(keys):
-        for b in keys[i + 1:]:
-            if set(a) & set(b):
-                fa, fb = groups[a][0]["name"], groups[b][0]["name"]
-                raise ConfigError(f"{path}.quotas.{fb}", f"flavor {fb!r} covers {list(b)} but flavor {fa!r} covers "
-                                  f"{list(a)}: flavors that share a resource must cover the same resources")
-    return [{"coveredResources": list(k), "flavors": v} for k, v in groups.items()]
+            _check_quota(fpath, fname, flavor, rname, q, spec)
+        quotas[fname] = _metered(fname, flavor, resources, fpath)
+    if len(quotas) > MAX_FLAVORS_PER_GROUP:
+        raise ConfigError(f"{path}.quotas", f"{len(quotas)} flavors: a Kueue resource group holds at most "
+                          f"{MAX_FLAVORS_PER_GROUP}")
+    if not quotas:
+        return []
+    covered = [r for r in RESOURCE_ORDER if any(r in q for q in quotas.values())]
+    return [{"coveredResources": covered, "flavors": [
+        {"name": f, "resources": [_quota_entry(r, q.get(r)) for r in covered]} for f, q in quotas.items()]}]
 
 
 @dataclass(frozen=True)
@@ -380,26 +484,35 @@ def cost_labels(cfg: PlatformConfig, team: TeamConfig) -> dict[str, str]:
     return {TEAM_COST_LABEL: team.name, **({COST_CENTER_LABEL: center} if center else {})}
 
 
+def _namespace(cfg: PlatformConfig, team: TeamConfig, ns: str, level: str, admitted_by: dict[str, str],
+               allowed: tuple[str, ...]) -> Manifest:
+    """A team namespace: the team, the queues that admit it, cost labels, its Pod Security level, and
+    the priorities its pods may name (read by the admission policies)."""
+    labels = {TEAM_LABEL: team.name, **admitted_by, **cost_labels(cfg, team), **tenancy.pod_security_labels(level)}
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {
+        "name": ns, "labels": labels, "annotations": tenancy.priorities_annotation(allowed)}}
+
+
 def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: tuple[str, ...],
                     local_queues: tuple[tuple[str, str], ...], cq_name: str) -> TeamPlan:
-    labels = {TEAM_LABEL: team.name}
+    tenancy.check_groups(cfg, i, team)
+    levels = tenancy.pod_security_levels(i, team, namespaces)
+    allowed = tenancy.allowed_priorities(cfg, i, team)
     admitted_by = {admitted_by_label(cq): "true" for _, cq in local_queues}
     created = tuple(ns for ns in namespaces if ns not in PREEXISTING_NAMESPACES)
-    ns_manifests = tuple({"apiVersion": "v1", "kind": "Namespace", "metadata": {
-        "name": ns, "labels": {**labels, **admitted_by, **cost_labels(cfg, team)}}}
-        for ns in namespaces)
     lqs = tuple({"apiVersion": KUEUE_API, "kind": "LocalQueue",
-                 "metadata": {"name": lq, "namespace": ns, "labels": dict(labels)},
+                 "metadata": {"name": lq, "namespace": ns, "labels": {TEAM_LABEL: team.name}},
                  "spec": {"clusterQueue": cq}} for ns in namespaces for lq, cq in local_queues)
-    rbs = tuple({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-                 "metadata": {"name": f"{team.name}-edit", "namespace": ns, "labels": dict(labels)},
-                 "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "edit"},
-                 "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": g}
-                              for g in team.groups]}
-                for ns in namespaces) if team.groups else ()
+    guards = tuple(m for ns in namespaces for m in (
+        tenancy.object_quota(team, ns), isolation_policy(team.name, ns, tenancy.ISOLATION_POLICY)))
     return TeamPlan(name=team.name, path=path_of("teams", i), namespaces=tuple(namespaces), created_namespaces=created,
                     cluster_queue=cq_name, local_queues=local_queues, groups=tuple(team.groups),
-                    namespace_manifests=ns_manifests, local_queue_manifests=lqs, role_binding_manifests=rbs)
+                    namespace_manifests=tuple(_namespace(cfg, team, ns, levels[ns], admitted_by, allowed)
+                                              for ns in namespaces),
+                    local_queue_manifests=lqs,
+                    role_binding_manifests=tuple(tenancy.role_binding(team, ns) for ns in namespaces)
+                    if team.groups else (),
+                    guard_manifests=guards, priorities=allowed, pod_security=tuple(levels.items()))
 
 
 def _local_queues(i: int, team: TeamConfig, cq_name: str, shared: set[str],
@@ -473,6 +586,7 @@ def _team_namespaces(cfg: PlatformConfig, shared: set[str]) -> list[tuple[str, .
 
 
 def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingPlan:
+    tenancy.check_version(cfg)
     flavors = derive_flavors(cfg, pools)
     cohorts = derive_cohorts(cfg)
     pcs, wpcs = derive_priorities(cfg)

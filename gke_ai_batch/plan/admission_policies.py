@@ -1,0 +1,127 @@
+"""ValidatingAdmissionPolicies (CEL, admissionregistration.k8s.io/v1, GA in Kubernetes 1.30) that hold
+every team namespace to the platform's rules, whatever RBAC lets a member create:
+
+- team pods stay off nodes their quota does not reach: no `nodeName` (it skips the scheduler, so the
+  nodes' taints and the flavor Kueue chose), no toleration without a key (it tolerates every taint),
+  none for the system pool's taint, and GKE's accelerator taints only with a request for that
+  accelerator (a cpu-only pod on TPU or GPU nodes would run outside the accelerator quota);
+- pods and jobs name only the priorities their team may use, read from the namespace's
+  `gke-ai-batch.io/priorities` annotation (the plan writes it; teams cannot change namespaces).
+
+The bindings select namespaces by the team label, so adding a team changes no policy. `make admit`
+evaluates these same objects (offline.cel_policies).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from gke_ai_batch.vocabulary import (
+    GPU_RESOURCE,
+    GPU_TAINT_KEY,
+    PRIORITIES_ANNOTATION,
+    PRIORITY_LABEL,
+    SYSTEM_POOL_TAINT,
+    TEAM_LABEL,
+    TPU_RESOURCE,
+    TPU_TAINT_KEY,
+)
+
+Manifest = dict[str, Any]
+API = "admissionregistration.k8s.io/v1"
+PREFIX = "gke-ai-batch"
+TEAM_NAMESPACES = {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]}
+
+
+def _requests(resource: str) -> str:
+    """Whether any container of the pod asks for `resource` (a request, or a limit standing for one)."""
+    return (f"object.spec.containers.exists(c, has(c.resources) && ((has(c.resources.requests) && "
+            f"'{resource}' in c.resources.requests) || "
+            f"(has(c.resources.limits) && '{resource}' in c.resources.limits)))")
+
+
+def _tolerations_never(key: str) -> str:
+    return f"variables.tolerations.all(t, !has(t.key) || t.key != '{key}')"
+
+
+def _accelerator_taint(key: str, resource: str, name: str) -> dict[str, str]:
+    return {"expression": f"{_tolerations_never(key)} || variables.{name}",
+            "message": f"a pod that tolerates the {key} taint of accelerator nodes must request {resource}: "
+                       "accelerator-free pods run on the nodes of their own flavor"}
+
+
+POD_PLACEMENT = (
+    {"expression": "!has(object.spec.nodeName) || object.spec.nodeName == ''",
+     "message": "team pods are placed by the scheduler after Kueue admits them: spec.nodeName would skip the "
+                "nodes' taints and the flavor Kueue chose"},
+    {"expression": "variables.tolerations.all(t, has(t.key) && t.key != '')",
+     "message": "a toleration without a key tolerates every taint, including those that keep team pods off "
+                "the system pool and the accelerator nodes: name the taint's key"},
+    {"expression": _tolerations_never(SYSTEM_POOL_TAINT["key"]),
+     "message": f"the system pool ({SYSTEM_POOL_TAINT['key']}) runs GKE's and the platform's controllers, "
+                "not team pods"},
+    _accelerator_taint(TPU_TAINT_KEY, TPU_RESOURCE, "tpu"),
+    _accelerator_taint(GPU_TAINT_KEY, GPU_RESOURCE, "gpu"),
+)
+
+# (policy suffix, the resources it matches, a CEL list of the pod specs the object holds)
+PRIORITY_SHAPES = (
+    ("pods", [("", "pods")], "[object.spec]"),
+    ("templates", [("batch", "jobs"), ("apps", "deployments"), ("apps", "statefulsets")],
+     "[object.spec.template.spec]"),
+    ("jobsets", [("jobset.x-k8s.io", "jobsets")], "object.spec.replicatedJobs.map(r, r.template.spec.template.spec)"),
+)
+ALLOWED = f"namespaceObject.metadata.annotations['{PRIORITIES_ANNOTATION}']"
+TEAM = f"namespaceObject.metadata.labels['{TEAM_LABEL}']"
+
+
+def _priority_message(what: str) -> str:
+    return (f"'team ' + {TEAM} + ' may use the priorities ' + ({ALLOWED} == '' ? 'none' : {ALLOWED}) + "
+            f"'; not ' + {what}")
+
+
+def _priority_validations() -> list[dict[str, str]]:
+    label = f"object.metadata.labels['{PRIORITY_LABEL}']"
+    return [
+        {"expression": f"!has(object.metadata.labels) || !('{PRIORITY_LABEL}' in object.metadata.labels) || "
+                       f"{label} in variables.allowed",
+         "messageExpression": _priority_message(label), "reason": "Forbidden"},
+        {"expression": "variables.podSpecs.all(s, !has(s.priorityClassName) || s.priorityClassName == '' || "
+                       "s.priorityClassName in variables.allowed)",
+         "messageExpression": _priority_message("variables.podSpecs.filter(s, has(s.priorityClassName) && "
+                                                "!(s.priorityClassName in variables.allowed))[0].priorityClassName"),
+         "reason": "Forbidden"},
+    ]
+
+
+def _rules(resources: list[tuple[str, str]], operations: list[str]) -> list[dict[str, Any]]:
+    groups: dict[str, list[str]] = {}
+    for group, plural in resources:
+        groups.setdefault(group, []).append(plural)
+    return [{"apiGroups": [g], "apiVersions": ["*"], "resources": r, "operations": operations}
+            for g, r in groups.items()]
+
+
+def _policy(name: str, rules: list[dict[str, Any]], variables: list[dict[str, str]],
+            validations: list[dict[str, str]]) -> tuple[Manifest, Manifest]:
+    policy = {"apiVersion": API, "kind": "ValidatingAdmissionPolicy", "metadata": {"name": name},
+              "spec": {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": rules},
+                       "variables": variables, "validations": validations}}
+    binding = {"apiVersion": API, "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": name},
+               "spec": {"policyName": name, "validationActions": ["Deny"],
+                        "matchResources": {"namespaceSelector": TEAM_NAMESPACES}}}
+    return policy, binding
+
+
+def admission_policies() -> tuple[Manifest, ...]:
+    """Every policy with its binding: pod placement, then priorities per object shape."""
+    out = list(_policy(f"{PREFIX}-pod-placement", _rules([("", "pods")], ["CREATE"]), [
+        {"name": "tolerations", "expression": "has(object.spec.tolerations) ? object.spec.tolerations : []"},
+        {"name": "tpu", "expression": _requests(TPU_RESOURCE)},
+        {"name": "gpu", "expression": _requests(GPU_RESOURCE)},
+    ], [dict(v) for v in POD_PLACEMENT]))
+    for suffix, resources, specs in PRIORITY_SHAPES:
+        out += _policy(f"{PREFIX}-priorities-{suffix}", _rules(resources, ["CREATE", "UPDATE"]), [
+            {"name": "allowed", "expression": f"{ALLOWED}.split(',')"},
+            {"name": "podSpecs", "expression": specs},
+        ], _priority_validations())
+    return tuple(out)

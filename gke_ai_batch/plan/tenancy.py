@@ -1,0 +1,167 @@
+"""What keeps a team inside its limits, as plain manifests: the team role its groups get, Pod
+Security levels, the priorities it may name, per-namespace object quotas, a default-deny network
+policy, and the admission policies that keep team pods off nodes their quota does not reach.
+
+Each object answers one way a tenant could escape (the escape suite in tests/test_escape.py tries
+them all); the README's "Team isolation" section says what is enforced where, and what is not.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gke_ai_batch.model.config import PlatformConfig, TeamConfig
+from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.gke_rules import version_below
+from gke_ai_batch.model.suggest import name_list
+from gke_ai_batch.plan.admission_policies import admission_policies
+from gke_ai_batch.vocabulary import (
+    CONTROLLER_PRIORITY,
+    POD_SECURITY_LABEL,
+    PRIORITIES_ANNOTATION,
+    RBAC_GROUP,
+    TEAM_LABEL,
+    TEAM_ROLE,
+    WORKLOAD_COUNT,
+)
+
+Manifest = dict[str, Any]
+
+# Pod Security Standards pinned to the version of the checks `make admit` models (offline.pod_security),
+# so a cluster upgrade never changes what a team may run without a change here.
+POD_SECURITY_VERSION = "v1.33"
+DEFAULT_POD_SECURITY = "baseline"  # enforced; warn and audit report what `restricted` would refuse
+ISOLATION_POLICY = "gke-ai-batch-isolation"
+OBJECT_QUOTA = "gke-ai-batch-objects"
+
+_RW = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]
+_READ = ["get", "list", "watch"]
+
+# The team role: run every workload kind Kueue manages here and what they need, read the queues and
+# Workloads; no RBAC, no quotas, no network policies, no namespaces, no LocalQueues, no priorities.
+TEAM_RULES: tuple[dict[str, list[str]], ...] = (
+    {"apiGroups": [""], "resources": ["pods", "services", "configmaps", "secrets", "persistentvolumeclaims"],
+     "verbs": _RW},
+    {"apiGroups": [""], "resources": ["pods/log", "pods/status", "events", "serviceaccounts", "resourcequotas",
+                                      "limitranges", "endpoints"], "verbs": _READ},
+    {"apiGroups": [""], "resources": ["pods/exec", "pods/attach", "pods/portforward"], "verbs": ["get", "create"]},
+    {"apiGroups": ["batch"], "resources": ["jobs", "cronjobs"], "verbs": _RW},
+    {"apiGroups": ["batch"], "resources": ["jobs/status", "cronjobs/status"], "verbs": _READ},
+    {"apiGroups": ["apps"], "resources": ["deployments", "statefulsets"], "verbs": _RW},
+    {"apiGroups": ["apps"], "resources": ["deployments/scale", "statefulsets/scale"], "verbs": ["get", "update",
+                                                                                               "patch"]},
+    {"apiGroups": ["apps"], "resources": ["replicasets", "deployments/status", "statefulsets/status"],
+     "verbs": _READ},
+    {"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets"], "verbs": _RW},
+    {"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets/status"], "verbs": _READ},
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["localqueues", "localqueues/status", "workloads",
+                                                    "workloads/status"], "verbs": _READ},
+    {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": _READ},
+    {"apiGroups": ["networking.k8s.io"], "resources": ["networkpolicies"], "verbs": _READ},
+    {"apiGroups": ["monitoring.googleapis.com"], "resources": ["podmonitorings"], "verbs": _RW},
+)
+
+
+def team_role() -> Manifest:
+    return {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRole",
+            "metadata": {"name": TEAM_ROLE, "labels": {"app.kubernetes.io/managed-by": "gke-ai-batch"}},
+            "rules": [dict(r) for r in TEAM_RULES]}
+
+
+def role_binding(team: TeamConfig, ns: str) -> Manifest:
+    """The team's groups bound to the team role in one of its namespaces (a new name: the role it
+    refers to cannot change in place, so the old `<team>-edit` binding is deleted, not edited)."""
+    return {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "RoleBinding",
+            "metadata": {"name": f"{team.name}-member", "namespace": ns, "labels": {TEAM_LABEL: team.name}},
+            "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": TEAM_ROLE},
+            "subjects": [{"apiGroup": RBAC_GROUP, "kind": "Group", "name": g} for g in team.groups]}
+
+
+ADMISSION_POLICY_MIN_VERSION = "1.30"  # ValidatingAdmissionPolicy v1 is GA (Kubernetes 1.30 release notes)
+
+
+def check_version(cfg: PlatformConfig) -> None:
+    """Team containment rests on admission policies: a pinned version must serve them."""
+    version = cfg.cluster.version
+    if cfg.teams and version_below(version, ADMISSION_POLICY_MIN_VERSION):
+        raise ConfigError(path_of("cluster", "version"), f"{version}: the platform keeps team pods in their "
+                          "limits with ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1), GA from "
+                          f"Kubernetes {ADMISSION_POLICY_MIN_VERSION}; pin {ADMISSION_POLICY_MIN_VERSION} or later, "
+                          "or leave the version to the release channel")
+
+
+def check_groups(cfg: PlatformConfig, i: int, team: TeamConfig) -> None:
+    """Groups in the platform's domains, where it names them."""
+    if not cfg.group_domains:
+        return
+    for j, g in enumerate(team.groups):
+        if g.rsplit("@", 1)[1].lower() not in {d.lower() for d in cfg.group_domains}:
+            raise ConfigError(path_of("teams", i, "groups", j), f"{g!r} is outside the platform's group domains: "
+                              f"{name_list(cfg.group_domains)}")
+
+
+def pod_security_levels(i: int, team: TeamConfig, namespaces: tuple[str, ...]) -> dict[str, str]:
+    """Each namespace's enforced level: baseline, or the team's named exception."""
+    levels = dict.fromkeys(namespaces, DEFAULT_POD_SECURITY)
+    for j, e in enumerate(team.pod_security):
+        if e.namespace not in levels:
+            raise ConfigError(path_of("teams", i, "pod_security", j, "namespace"), f"{e.namespace!r} is not a "
+                              f"namespace of team {team.name!r}: {name_list(namespaces)}")
+        levels[e.namespace] = e.level
+    return levels
+
+
+def pod_security_labels(level: str) -> dict[str, str]:
+    """Enforce the level; warn and audit at restricted, so teams see what the strictest level would refuse."""
+    return {f"{POD_SECURITY_LABEL}/enforce": level, f"{POD_SECURITY_LABEL}/enforce-version": POD_SECURITY_VERSION,
+            f"{POD_SECURITY_LABEL}/warn": "restricted", f"{POD_SECURITY_LABEL}/warn-version": POD_SECURITY_VERSION,
+            f"{POD_SECURITY_LABEL}/audit": "restricted", f"{POD_SECURITY_LABEL}/audit-version": POD_SECURITY_VERSION}
+
+
+def allowed_priorities(cfg: PlatformConfig, i: int, team: TeamConfig) -> tuple[str, ...]:
+    """The priorities a team may name: its block's list, else the global default and every priority
+    at or below it (with no global default, those at or below 0, what a pod naming none gets)."""
+    declared = {p.name: p.value for p in cfg.priorities}
+    if team.priorities is not None:
+        for j, name in enumerate(team.priorities):
+            if name not in declared:
+                raise ConfigError(path_of("teams", i, "priorities", j), f"priority {name!r} is not declared; "
+                                  f"priorities: {name_list(declared)}")
+        return tuple(dict.fromkeys(team.priorities))
+    ceiling = next((p.value for p in cfg.priorities if p.global_default), 0)
+    return tuple(p.name for p in cfg.priorities if p.value <= ceiling)
+
+
+def priorities_annotation(allowed: tuple[str, ...]) -> dict[str, str]:
+    """Read by the priority admission policies (namespaceObject), so no policy lists the teams."""
+    return {PRIORITIES_ANNOTATION: ",".join(allowed)}
+
+
+def object_quota(team: TeamConfig, ns: str) -> Manifest:
+    q = team.object_quotas
+    return {"apiVersion": "v1", "kind": "ResourceQuota",
+            "metadata": {"name": OBJECT_QUOTA, "namespace": ns, "labels": {TEAM_LABEL: team.name}},
+            "spec": {"hard": {"count/jobs.batch": str(q.jobs), "count/jobsets.jobset.x-k8s.io": str(q.jobsets),
+                              WORKLOAD_COUNT: str(q.workloads), "pods": str(q.pods)}}}
+
+
+CONTROLLER_PRIORITY_VALUE = 1_000_000_000  # the highest a user class may have; every team priority is below
+
+
+@dataclass(frozen=True)
+class TenancyPlan:
+    controller_priority: Manifest
+    team_role: Manifest
+    admission_policies: tuple[Manifest, ...]
+
+
+def controller_priority() -> Manifest:
+    """Kueue's and JobSet's pods above every team's (team priorities stay below 1,000,000,000), without
+    the system-* classes that GKE keeps for its own components."""
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": CONTROLLER_PRIORITY},
+            "value": CONTROLLER_PRIORITY_VALUE, "globalDefault": False, "preemptionPolicy": "PreemptLowerPriority",
+            "description": "The platform's controllers (Kueue, JobSet): never preempted by team pods"}
+
+
+def plan_tenancy() -> TenancyPlan:
+    return TenancyPlan(controller_priority(), team_role(), admission_policies())
