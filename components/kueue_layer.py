@@ -122,7 +122,7 @@ class TeamSpec(TypedDict):
     namespaces: NotRequired[list[str]]
     """Its namespaces (default: [name])."""
     groups: NotRequired[list[str]]
-    """Google groups granted edit in the namespaces."""
+    """Google groups (email addresses) bound to the platform's team role in the namespaces."""
     local_queue: NotRequired[str]
     """The LocalQueue's name (default: <name>-queue)."""
     local_queues: NotRequired[list[LocalQueueSpec]]

@@ -175,14 +175,18 @@ def host_ports(metadata: Obj, spec: Obj) -> Result:
             f"{', '.join(sorted(ports))}")
 
 
-def privileged(metadata: Obj, spec: Obj) -> Result:
-    """policy/check_privileged.go (privileged_1_0): no securityContext.privileged=true."""
-    names = [c.get("name", "") for c in _containers(spec) if _sc(c).get("privileged") is True]
+def _containers_that(spec: Obj, breaks: Callable[[Obj], bool], reason: str, rule: str) -> Result:
+    """The check result PSA gives when some containers break a per-container rule: their names, then the rule."""
+    names = [c.get("name", "") for c in _containers(spec) if breaks(c)]
     if not names:
         return None
-    return ("privileged",
-            f"{_plural('container', 'containers', len(names))} {_join_quote(names)} "
-            "must not set securityContext.privileged=true")
+    return reason, f"{_plural('container', 'containers', len(names))} {_join_quote(names)} {rule}"
+
+
+def privileged(metadata: Obj, spec: Obj) -> Result:
+    """policy/check_privileged.go (privileged_1_0): no securityContext.privileged=true."""
+    return _containers_that(spec, lambda c: _sc(c).get("privileged") is True, "privileged",
+                            "must not set securityContext.privileged=true")
 
 
 def proc_mount(metadata: Obj, spec: Obj) -> Result:
@@ -304,12 +308,9 @@ def allow_privilege_escalation(metadata: Obj, spec: Obj) -> Result:
     allowPrivilegeEscalation=false (Windows pods exempt)."""
     if _windows(spec):
         return None
-    names = [c.get("name", "") for c in _containers(spec) if _sc(c).get("allowPrivilegeEscalation") is not False]
-    if not names:
-        return None
-    return ("allowPrivilegeEscalation != false",
-            f"{_plural('container', 'containers', len(names))} {_join_quote(names)} "
-            "must set securityContext.allowPrivilegeEscalation=false")
+    return _containers_that(spec, lambda c: _sc(c).get("allowPrivilegeEscalation") is not False,
+                            "allowPrivilegeEscalation != false",
+                            "must set securityContext.allowPrivilegeEscalation=false")
 
 
 def capabilities_restricted(metadata: Obj, spec: Obj) -> Result:
