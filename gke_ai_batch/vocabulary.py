@@ -56,7 +56,9 @@ QUEUED_TAINT = {"key": "cloud.google.com/gke-queued", "value": "true", "effect":
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"  # reservationAffinity key for a named reservation
 
 # Taints: GKE's on accelerator nodes (it adds the matching toleration to pods that request the
-# accelerator), and the one GKE documents for a node pool kept for its own system components.
+# accelerator), and the one for a node pool kept for GKE's system components, whose managed components
+# tolerate it (the GKE page could not be read here: Cluster Toolkit's system pool default and its Kueue
+# and JobSet values, which tolerate "the default gke-managed-components taint", are the source).
 TPU_TAINT_KEY = TPU_RESOURCE
 GPU_TAINT_KEY = GPU_RESOURCE
 SYSTEM_POOL_TAINT = {"key": "components.gke.io/gke-managed-components", "value": "true", "effect": "NoSchedule"}
