@@ -17,7 +17,7 @@ TOOLS := $(VENV)/.tools
 
 # What planning needs (the offline plan, check, diff and admit): requirements.txt and this package.
 $(PLANNING): requirements.txt pyproject.toml
-	@echo "setting up $(VENV) for planning: pulumi, pulumi-gcp, pulumi-kubernetes, pulumi-policy, pydantic, PyYAML"
+	@echo "setting up $(VENV) for planning: pulumi, pulumi-gcp, pulumi-kubernetes, pulumi-policy, pydantic, PyYAML, cel-python"
 	@echo "  (about 450 MB on disk, 300 MB of it pulumi-gcp; about a minute on a fresh machine)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PIP) -r requirements.txt
@@ -27,7 +27,7 @@ $(PLANNING): requirements.txt pyproject.toml
 # The rest, for tests, lint and kube-conform: requirements-dev.txt.
 $(TOOLS): $(PLANNING) requirements-dev.txt
 	@echo "adding the test and lint tools to $(VENV): pytest, ruff, mypy, build, and kube-conform's"
-	@echo "  jsonschema, cel-python and kubernetes-validate (about 200 MB more)"
+	@echo "  jsonschema and kubernetes-validate (about 200 MB more)"
 	@$(PIP) -r requirements-dev.txt
 	@touch $@
 

@@ -21,7 +21,7 @@ from gke_ai_batch.offline.admission import (
     pod_requests,
     resource_order,
 )
-from gke_ai_batch.offline.admit import cluster_of, describe, main, workload_files
+from gke_ai_batch.offline.admit import cluster_of, main, placement, workload_files
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKLOADS = ROOT / "examples" / "workloads"
@@ -140,8 +140,8 @@ def test_sample_workload_is_admitted_by_its_stack(plan, path):
     assert docs
     for doc in docs:
         result = cluster.admit(doc)
-        assert result.admitted, describe(result)
-        assert result.cluster_queue and all(ps.flavors for ps in result.pod_sets), describe(result)
+        assert result.admitted, result.problems
+        assert result.cluster_queue and all(ps.flavors for ps in result.pod_sets), result.problems
 
 
 # --- Kueue's own decisions --------------------------------------------------------------------
@@ -157,7 +157,7 @@ def test_tpu_job_asking_cpu_and_memory_needs_ignore_undeclared():
     unset = tpu_cluster(strategy=None).admit(job(spec, pods=2))  # no quotaCheckStrategy: BlockUndeclared
     assert unset.reason == blocked.reason
     ignored = tpu_cluster(strategy=IGNORE_UNDECLARED).admit(job(spec, pods=2))
-    assert ignored.admitted, describe(ignored)
+    assert ignored.admitted, ignored.problems
     assert [(f.flavor, f.resources) for f in ignored.pod_sets[0].flavors] == [("v5e", (TPU,))]
 
 
@@ -193,10 +193,10 @@ def test_more_chips_than_nominal_plus_borrowable_quota():
 def test_borrowing_from_the_cohort():
     spec = pod(limits={TPU: 4}, selector=V5E)
     result = cohort_cluster().admit(jobset(("slice", 3, 2, spec)))  # 24 chips: 16 own + 8 lent
-    assert result.admitted, describe(result)
+    assert result.admitted, result.problems
     (choice,) = result.pod_sets[0].flavors
     assert (choice.flavor, choice.borrowing) == ("v5e", True)
-    assert describe(result) == "admitted: team/js -> ClusterQueue cq, pod set slice: flavor v5e (borrowing)"
+    assert placement(result) == "ClusterQueue cq, pod set slice: flavor v5e (borrowing)"
     within = cohort_cluster().admit(jobset(("slice", 2, 2, spec)))  # 16 chips: no borrowing
     assert not within.pod_sets[0].borrowing
 
@@ -206,7 +206,7 @@ def test_borrowing_limit_and_lending_limit_cap_the_cohort():
     capped = cohort_cluster(borrowing_limit=4).admit(jobset(("slice", 3, 2, spec)))
     assert "current podset request (24) > maximum capacity (20)" in capped.reason
     lends_all = cohort_cluster(lending_limit=None).admit(jobset(("slice", 4, 2, spec)))
-    assert lends_all.admitted and lends_all.pod_sets[0].borrowing, describe(lends_all)
+    assert lends_all.admitted and lends_all.pod_sets[0].borrowing, lends_all.problems
 
 
 def test_first_fitting_flavor_wins_even_when_borrowing_unless_try_next_flavor():
@@ -342,10 +342,10 @@ def dws_cluster(max_nodes=4, quota=64, strategy=IGNORE_UNDECLARED):
 
 def test_dws_job_within_the_pool_maximum_runs_under_the_provisioning_check():
     result = dws_cluster().admit(job(pod(limits={GPU: 8}, requests={"cpu": "16"}, selector=H100), pods=4))
-    assert result.admitted, describe(result)
+    assert result.admitted, result.problems
     assert result.checks == ("dws-prov",)
-    assert describe(result) == ("admitted: team/job -> ClusterQueue cq, pod set main: flavor h100-dws "
-                                "[checks: dws-prov]")
+    assert placement(result) == ("ClusterQueue cq, pod set main: flavor h100-dws "
+                                 "[checks: dws-prov]")
 
 
 def test_dws_job_needing_more_nodes_than_the_pool_maximum_is_inadmissible():
@@ -424,7 +424,7 @@ def test_cli_runs_as_a_module(tmp_path):
     lines = run.stdout.splitlines()
     assert run.returncode == 1, run.stderr
     assert lines[0].startswith("admitted: default/multislice-job -> ClusterQueue ")
-    assert lines[1] == "inadmissible: default/lost: LocalQueue no-such-queue doesn't exist"
+    assert lines[1] == "refused: default/lost: Kueue: LocalQueue no-such-queue doesn't exist"
     assert "Traceback" not in run.stderr
 
 

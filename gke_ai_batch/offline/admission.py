@@ -830,6 +830,30 @@ def tpu_slice_warnings(cluster: Cluster, ps: PodSet, psa: PodSetAssignment) -> l
     return []
 
 
+def accelerator_taint_warnings(cluster: Cluster, ps: PodSet, psa: PodSetAssignment) -> list[str]:
+    """Kueue gives cpu and memory the first flavor with room, an accelerator's too: a pod set that requests
+    no accelerator can get a TPU or GPU flavor when its ClusterQueue has no CPU flavor first. GKE taints
+    those nodes with the accelerator's resource name, and the platform's placement policy lets team pods
+    tolerate that taint only with a request for it: such pods never schedule, and hold the quota until
+    waitForPodsReady evicts the workload."""
+    out = []
+    for choice in psa.flavors:
+        pools = cluster.pools_behind(choice.flavor)
+        taints = {p.resource for p in pools if p.kind in ("tpu", "gpu") and p.resource}
+        if not pools or len(taints) != 1 or any(p.kind == "cpu" for p in pools):
+            continue
+        resource = taints.pop()
+        taint = {"key": resource, "value": "present", "effect": "NoSchedule"}
+        if ps.per_pod.get(resource) or not untolerated_taint([taint], ps.spec.get("tolerations") or []):
+            continue
+        nodes = ", ".join(p.name for p in pools)
+        out.append(f"pod set {ps.name} requests no {resource} but got flavor {choice.flavor}, whose nodes ({nodes}) "
+                   f"carry GKE's {resource}=present:NoSchedule taint: its pods never schedule, and hold the quota "
+                   "until waitForPodsReady evicts the workload; request the accelerator, or send accelerator-free "
+                   "work to a queue with a CPU flavor")
+    return out
+
+
 def _provisioning_setup(cluster: Cluster, check: str) -> Obj | None:
     """The ProvisioningRequestConfig spec behind a provisioning-request check, or None if another controller."""
     ac = cluster.get("AdmissionCheck", check) or {}
@@ -891,7 +915,8 @@ def physical_warnings(cluster: Cluster, cq: Obj, pod_sets: Sequence[PodSet],
     """Problems Kueue's quota check cannot see, per assigned pod set: they make it inadmissible too."""
     out: list[str] = []
     for ps, psa in zip(pod_sets, assignments, strict=True):
-        out += tpu_slice_warnings(cluster, ps, psa) + provisioning_warnings(cluster, cq, ps, psa)
+        out += (accelerator_taint_warnings(cluster, ps, psa) + tpu_slice_warnings(cluster, ps, psa)
+                + provisioning_warnings(cluster, cq, ps, psa))
     return tuple(out)
 
 

@@ -1,9 +1,16 @@
-"""CLI: `python -m gke_ai_batch.offline.admit STACK WORKLOAD...`: would Kueue admit these Jobs and JobSets?
+"""CLI: `python -m gke_ai_batch.offline.admit STACK WORKLOAD...`: would the platform let a team run these?
 
-Plans STACK under mocks, then runs gke_ai_batch.offline.admission's model of Kueue v0.19.2 on an empty cluster
-for every Job and JobSet in the WORKLOAD files or folders (a folder contributes `<stack>.yaml` if it
-has one, else all its .yaml files). One line per workload; exit 1 if any is inadmissible, 2 if the
-stack or a workload file cannot be read.
+Plans STACK under mocks, then judges every object in the WORKLOAD files or folders (a folder contributes
+`<stack>.yaml` if it has one, else all its .yaml files) as submitted by a member of the team that owns its
+namespace: RBAC, Pod Security, the stack's ValidatingAdmissionPolicies, then Kueue v0.19.2 on an empty
+cluster (gke_ai_batch.offline.tenant_path). One line per object:
+
+    admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet, Pod, Deployment, StatefulSet
+    created: ns/name (Kind)                                       anything else that may be created
+    refused: ns/name: LAYER: reason                               LAYER: RBAC, Pod Security <level>,
+                                                                  ValidatingAdmissionPolicy <name>, Kueue
+
+Exit 1 if any object is refused, 2 if the stack or a workload file cannot be read.
 """
 from __future__ import annotations
 
@@ -15,18 +22,13 @@ from typing import Any
 import yaml
 
 from gke_ai_batch.model.pool_facts import pool_facts
-from gke_ai_batch.offline.admission import (
-    FRAMEWORKS,
-    AdmissionResult,
-    Cluster,
-    PodSetAssignment,
-    kueue_config_from_values,
-)
+from gke_ai_batch.offline.admission import AdmissionResult, Cluster, PodSetAssignment, kueue_config_from_values
 from gke_ai_batch.vocabulary import HELM_RELEASE, NODE_POOL
 
 from .render import cluster_zones, is_manifest, manifest_of
 from .runtime import PlanError, Registration, close_thread_loops, run_program
 from .stackfile import resolve
+from .tenant_path import Passage, TenantPath
 
 
 def cluster_of(regs: list[Registration]) -> Cluster:
@@ -52,20 +54,27 @@ def workload_files(args: list[str], stack: str) -> list[Path]:
     return out
 
 
-def workloads_in(path: Path) -> list[dict[str, Any]]:
-    """The Jobs and JobSets of a multi-document YAML file (Services and the like are skipped)."""
+def objects_in(path: Path) -> list[dict[str, Any]]:
+    """The Kubernetes objects (documents with a kind) of a multi-document YAML file."""
     docs = yaml.safe_load_all(path.read_text())
-    return [d for d in docs if isinstance(d, dict) and d.get("kind") in FRAMEWORKS]
+    return [d for d in docs if isinstance(d, dict) and d.get("kind")]
 
 
-def describe(r: AdmissionResult) -> str:
-    """`admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f (borrowing) [checks: c]`, or why not."""
-    who = f"{r.namespace}/{r.name}"
-    if not r.admitted:
-        return f"inadmissible: {who}: {'; '.join(r.problems)}"
+def describe(p: Passage) -> str:
+    """One line: admitted (with Kueue's placement), created, or refused by the layer it names."""
+    who = f"{p.namespace}/{p.name}" if p.namespace else p.name
+    if p.refused:
+        return f"refused: {who}: {p.layer}: {p.reason}"
+    if p.admission is None:
+        return f"created: {who} ({p.kind})"
+    return f"admitted: {who} -> {placement(p.admission)}"
+
+
+def placement(r: AdmissionResult) -> str:
+    """`ClusterQueue cq, pod set ps: flavor f (borrowing) [checks: c]`."""
     parts = [f"pod set {ps.name}: {_flavors(ps)}" for ps in r.pod_sets]
     checks = f" [checks: {', '.join(r.checks)}]" if r.checks else ""
-    return f"admitted: {who} -> ClusterQueue {r.cluster_queue}, {', '.join(parts)}{checks}"
+    return f"ClusterQueue {r.cluster_queue}, {', '.join(parts)}{checks}"
 
 
 def _flavors(ps: PodSetAssignment) -> str:
@@ -79,11 +88,11 @@ def _flavors(ps: PodSetAssignment) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Exit 0 if every workload is admitted, 1 if any is not, 2 if the stack or a file is unusable."""
+    """Exit 0 if every object passes, 1 if any is refused, 2 if the stack or a file is unusable."""
     ap = argparse.ArgumentParser(prog="python -m gke_ai_batch.offline.admit", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("stack", help="a stack name in stacks/ or a path to Pulumi.<stack>.yaml")
-    ap.add_argument("workloads", nargs="+", metavar="WORKLOAD", help="YAML files or folders of Jobs/JobSets")
+    ap.add_argument("workloads", nargs="+", metavar="WORKLOAD", help="YAML files or folders of Kubernetes objects")
     args = ap.parse_args(argv)
     try:
         stack = resolve(args.stack)
@@ -91,26 +100,27 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
-        docs = [(p, d) for p in workload_files(args.workloads, stack.name) for d in workloads_in(p)]
+        docs = [(p, d) for p in workload_files(args.workloads, stack.name) for d in objects_in(p)]
     except (OSError, yaml.YAMLError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if not docs:
-        print(f"error: no Job or JobSet in {', '.join(args.workloads)}", file=sys.stderr)
+        print(f"error: no Kubernetes object in {', '.join(args.workloads)}", file=sys.stderr)
         return 2
     try:
-        cluster = cluster_of(run_program(stack))
+        regs = run_program(stack)
     except PlanError as e:
         print(f"error: stack {stack.name} ({stack.path}): {e}", file=sys.stderr)
         return 2
+    path = TenantPath((manifest_of(r) for r in regs if is_manifest(r)), cluster_of(regs))
     try:
-        results = [cluster.admit(doc) for _, doc in docs]
+        passages = [path.judge(doc) for _, doc in docs]
     except (ValueError, KeyError, TypeError) as e:
-        print(f"error: a workload is not a valid Job or JobSet: {e!r}", file=sys.stderr)
+        print(f"error: an object cannot be judged (is it a valid Kubernetes object?): {e!r}", file=sys.stderr)
         return 2
-    for line in map(describe, results):
+    for line in map(describe, passages):
         print(line)
-    return 0 if all(r.admitted for r in results) else 1
+    return 1 if any(p.refused for p in passages) else 0
 
 
 if __name__ == "__main__":

@@ -50,7 +50,8 @@ def _accelerator_taint(key: str, resource: str, name: str) -> dict[str, str]:
 
 
 POD_PLACEMENT = (
-    {"expression": "!has(object.spec.nodeName) || object.spec.nodeName == ''",
+    # Checked on create only: the scheduler's binding sets nodeName later, and an update cannot set it.
+    {"expression": "request.operation != 'CREATE' || !has(object.spec.nodeName) || object.spec.nodeName == ''",
      "message": "team pods are placed by the scheduler after Kueue admits them: spec.nodeName would skip the "
                 "nodes' taints and the flavor Kueue chose"},
     {"expression": "variables.tolerations.all(t, has(t.key) && t.key != '')",
@@ -114,7 +115,10 @@ def _policy(name: str, rules: list[dict[str, Any]], variables: list[dict[str, st
 
 def admission_policies() -> tuple[Manifest, ...]:
     """Every policy with its binding: pod placement, then priorities per object shape."""
-    out = list(_policy(f"{PREFIX}-pod-placement", _rules([("", "pods")], ["CREATE"]), [
+    # Tolerations are checked on update too: the API server lets a running pod gain tolerations ("pod updates
+    # may not change fields other than ... spec.tolerations (only additions to existing tolerations)"), which
+    # would otherwise keep a pod on nodes, or let it stay through taints, its quota does not reach.
+    out = list(_policy(f"{PREFIX}-pod-placement", _rules([("", "pods")], ["CREATE", "UPDATE"]), [
         {"name": "tolerations", "expression": "has(object.spec.tolerations) ? object.spec.tolerations : []"},
         {"name": "tpu", "expression": _requests(TPU_RESOURCE)},
         {"name": "gpu", "expression": _requests(GPU_RESOURCE)},

@@ -1,0 +1,149 @@
+"""The whole path a team member's object takes on the planned cluster, judged offline layer by layer.
+
+`kubectl create` of a Job, JobSet, Pod, Deployment or StatefulSet by a member of the team that owns the
+object's namespace passes, in the API server's order and then Kueue's:
+
+1. RBAC: may the team create this kind there? (offline.access, the stack's roles and the upstream ones)
+2. Pod Security at the namespace's enforce level and version, on every pod the object is or will create:
+   PSA enforces on Pods only, so a refused template is a workload admitted and then never given its pods
+   (offline.pod_security);
+3. the stack's ValidatingAdmissionPolicies, on the object and then on each pod it will create
+   (offline.cel_policies);
+4. Kueue: is it admitted, to which ClusterQueue and flavors (offline.admission).
+
+The first layer that refuses is the verdict. Pods are judged as their templates declare them: the
+platform's ResourceFlavors add node labels but no tolerations, so nothing Kueue adds at admission changes
+what a policy says. Other kinds (a Service, a ConfigMap, a LocalQueue, a RoleBinding) are judged by RBAC
+and the policies only. Cluster-scoped objects belong to no team: they pass only if some team may create them.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gke_ai_batch.vocabulary import TEAM_LABEL
+
+from .access import StackAccess
+from .admission import FRAMEWORKS, AdmissionResult, Cluster, workload_identity
+from .cel_policies import evaluate, resource_of
+from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
+from .rbac import AUTHENTICATED, CLUSTER
+
+Obj = Mapping[str, Any]
+
+# Kinds a tenant might write into a workload file that have no namespace (Kubernetes API reference,
+# Kueue v0.19.2 and JobSet v0.12.0 CRDs): the ones the platform keeps to itself.
+CLUSTER_SCOPED = frozenset({
+    "Namespace", "Node", "PersistentVolume", "StorageClass", "PriorityClass", "ClusterRole", "ClusterRoleBinding",
+    "CustomResourceDefinition", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+    "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ClusterQueue", "ResourceFlavor", "Cohort",
+    "AdmissionCheck", "WorkloadPriorityClass", "ProvisioningRequestConfig", "Topology", "MultiKueueCluster",
+    "MultiKueueConfig",
+})
+RBAC, KUEUE, POLICY = "RBAC", "Kueue", "ValidatingAdmissionPolicy"
+
+
+@dataclass(frozen=True)
+class Passage:
+    """Where one object got to: `layer` names what refused it (None: it passed), `reason` says why;
+    `admission` is Kueue's result for a workload that reached it."""
+
+    kind: str
+    namespace: str  # "" for a cluster-scoped object
+    name: str
+    layer: str | None = None
+    reason: str = ""
+    admission: AdmissionResult | None = None
+
+    @property
+    def refused(self) -> bool:
+        return self.layer is not None
+
+
+def resource_name(obj: Obj) -> str:
+    """The resource as RBAC names it: `plural` for the core group, else `plural.group`."""
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    plural = resource_of(str(obj.get("kind", "")))
+    return f"{plural}.{group}" if group else plural
+
+
+class TenantPath:
+    """A planned stack, ready to judge many objects: its RBAC, Namespaces, policies and Kueue's view."""
+
+    def __init__(self, manifests: Iterable[Obj], cluster: Cluster) -> None:
+        ms = list(manifests)
+        self.access = StackAccess(ms)
+        self.cluster = cluster
+        self.namespaces = {m["metadata"]["name"]: m for m in ms if m.get("kind") == "Namespace"}
+        self.policies = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicy"]
+        self.bindings = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicyBinding"]
+
+    def judge(self, obj: Obj) -> Passage:
+        """The first layer that refuses obj, or its passage through all of them."""
+        kind, ns, name = workload_identity(obj)
+        if kind in CLUSTER_SCOPED:
+            return self._cluster_scoped(obj, kind, name)
+        team = self.team_of(ns)
+        if team is None:
+            return Passage(kind, ns, name, RBAC, f"namespace {ns} belongs to no team of this stack "
+                                                 f"(team namespaces: {', '.join(self.namespaces_of_teams())})")
+        for layer, reason in (self._rbac(team, obj, ns), self._pod_security(obj, ns), self._policies(team, obj, ns)):
+            if layer:
+                return Passage(kind, ns, name, layer, reason)
+        if kind not in FRAMEWORKS:
+            return Passage(kind, ns, name)
+        result = self.cluster.admit(obj)
+        if not result.admitted:
+            return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result)
+        return Passage(kind, ns, name, admission=result)
+
+    def team_of(self, ns: str) -> str | None:
+        labels = (self.namespaces.get(ns, {}).get("metadata") or {}).get("labels") or {}
+        team = labels.get(TEAM_LABEL)
+        return str(team) if team else None
+
+    def namespaces_of_teams(self) -> list[str]:
+        return [ns for nss in self.access.teams.values() for ns in nss] or ["none"]
+
+    def _cluster_scoped(self, obj: Obj, kind: str, name: str) -> Passage:
+        resource = resource_name(obj)
+        if any(self.access.may(team, "create", resource, CLUSTER) for team in self.access.teams):
+            return Passage(kind, "", name)
+        return Passage(kind, "", name, RBAC, f"no team of this stack may create {resource} (cluster scope)")
+
+    def _rbac(self, team: str, obj: Obj, ns: str) -> tuple[str | None, str]:
+        resource = resource_name(obj)
+        if self.access.may(team, "create", resource, ns):
+            return None, ""
+        if not self.access.groups(team):
+            return RBAC, (f"team {team} names no groups (teams[].groups), so no member of it may create "
+                          f"{resource} in namespace {ns}; only cluster administrators can")
+        return RBAC, f"team {team} may not create {resource} in namespace {ns}"
+
+    def _pod_security(self, obj: Obj, ns: str) -> tuple[str | None, str]:
+        labels = (self.namespaces.get(ns, {}).get("metadata") or {}).get("labels")
+        level, version = namespace_policy(labels)
+        for pod, meta, spec in pod_specs_of(obj):
+            violations = check_pod(spec, meta, level, version)
+            if violations:
+                whose = "" if obj.get("kind") == "Pod" else f"the pods of {pod} would be refused: "
+                return f"Pod Security {level}", whose + forbidden_detail(violations)
+        return None, ""
+
+    def _policies(self, team: str, obj: Obj, ns: str) -> tuple[str | None, str]:
+        """The policies on the object, then on each pod it creates (created by a controller, not the member)."""
+        member = {"username": f"member-of-{team}", "groups": [*sorted(self.access.groups(team)), AUTHENTICATED]}
+        requests = [(obj, member)] + [(self._pod(ns, meta, spec), None) for _, meta, spec in pod_specs_of(obj)
+                                      if obj.get("kind") != "Pod"]
+        for candidate, user in requests:
+            denials = evaluate(self.policies, self.bindings, candidate, self.namespaces.get(ns), "CREATE", user)
+            if denials:
+                d = denials[0]
+                whose = "" if candidate is obj else "its pods: "
+                return f"{POLICY} {d.policy}", whose + d.message
+        return None, ""
+
+    @staticmethod
+    def _pod(ns: str, meta: Obj, spec: Obj) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {**meta, "namespace": ns}, "spec": dict(spec)}
