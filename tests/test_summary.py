@@ -11,7 +11,7 @@ from gke_ai_batch.offline.view import stack_view
 
 from .conftest import planned, platform_of, run_config
 
-TEAM_HEADER = ("team", "namespaces", "LocalQueue", "ClusterQueue", "cohort", "default priority")
+TEAM_HEADER = ("team", "namespaces", "LocalQueue", "ClusterQueue", "cohort", "default priority", "may use")
 
 
 def rows_by_first(table) -> dict:
@@ -44,6 +44,7 @@ def test_team_table_shows_each_team_as_the_prod_config_declares_it():
         assert row["ClusterQueue"] == t.get("cluster_queue", t["name"])
         assert row["cohort"] == t["queue"]["cohort"]
         assert row["default priority"] == f"{default['name']} ({default['value']:,})"
+        assert row["may use"] == ", ".join(t.get("priorities") or [default["name"]])
     assert re.search(r"^  research +research, research-sandbox +research-queue +research +ml-prod +low-priority ",
                      summary(planned("prod")), re.M)
 
@@ -70,6 +71,8 @@ def test_quota_table_shows_each_queues_nominal_borrowing_and_lending_against_cap
     assert set(v5p) == {"head", "training", "research", "inference-eval"}
     spot = groups[("v5e-spot", "google.com/tpu")]
     assert (spot["head"]["at full size"], spot["head"]["promised"]) == ("16", "32")  # promised twice what it holds
+    # Covered at 0 only so that Kueue refuses GPUs on a TPU flavor: not a quota anyone holds.
+    assert ("v5p-res", "nvidia.com/gpu") not in groups and ("h100-dws", "google.com/tpu") not in groups
 
 
 def test_spot_flex_and_queued_flavors_are_marked_not_guaranteed():
@@ -132,10 +135,10 @@ def test_summary_md_has_the_tables_and_the_diagram(tmp_path):
     write_outputs(planned("prod"), tmp_path, stack="prod")
     md = (tmp_path / "summary.md").read_text()
     assert md.startswith("# Offline plan of stack prod\n")
-    assert "| team | namespaces | LocalQueue | ClusterQueue | cohort | default priority |\n" \
-           "|---|---|---|---|---|---|" in md
+    assert "| team | namespaces | LocalQueue | ClusterQueue | cohort | default priority | may use |\n" \
+           "|---|---|---|---|---|---|---|" in md
     assert "| research | research, research-sandbox | research-queue | research | ml-prod | " \
-           "low-priority (1,000,000) |" in md
+           "low-priority (1,000,000) | low-priority |" in md
     assert "| v5p-res | google.com/tpu | 128 | 128 | 128 | inference-eval | 16 | 32 | - |" in md
     assert "| v5e-spot | google.com/tpu | 16 | 0 \\* | 32 | inference-eval | 16 | - | 8 |" in md
     assert "| v5e-spot-0 | v5e (tpu-v5-lite-podslice) | 2x4 |" in md

@@ -95,19 +95,22 @@ def _team_row(view: StackView, t: Team, priority: str) -> Row:
     lqs = ", ".join(names) if same else ", ".join(f"{q.namespace}/{q.name}" for q in t.local_queues)
     return (t.name, ", ".join(t.namespaces) or "-", lqs or "-",
             ", ".join(_queue_cell(view, q) for q in t.cluster_queues) or "-", _cohort_cell(view, t.cluster_queues),
-            priority)
+            priority, ", ".join(t.priorities) or "none")
 
 
 def team_table(view: StackView) -> Table:
     """Who queues where: each team's namespaces, its LocalQueue, the ClusterQueue that admits its jobs
-    (and whether it shares it), the cohort it borrows in, and the priority its jobs get by default."""
+    (and whether it shares it), the cohort it borrows in, the priority its jobs get by default and the
+    priorities it may name."""
     p = view.default_priority
     priority = f"{p[0]} ({p[1]:,})" if p else "none (0)"
     return Table("Teams", plural(len(view.teams), "team"),
-                 ("team", "namespaces", "LocalQueue", "ClusterQueue", "cohort", "default priority"),
+                 ("team", "namespaces", "LocalQueue", "ClusterQueue", "cohort", "default priority",
+                  "may use"),
                  [_team_row(view, t, priority) for t in view.teams],
                  notes=["default priority: what a job naming no priority gets, the global default PriorityClass "
-                        "(Kueue has no per-team default)"],
+                        "(Kueue has no per-team default); may use: the priorities the team's admission policies "
+                        "allow (teams[].priorities)"],
                  console_limit=CONSOLE_TEAMS, counted="team")
 
 
@@ -134,6 +137,11 @@ def _quota_group(view: StackView, flavor: str, resource: str, quotas: list[tuple
              _limit(q, q.borrowing_limit), _limit(q, q.lending_limit)) for i, (cq, q) in enumerate(quotas)]
 
 
+def _pools_hold(view: StackView, flavor: str, resource: str) -> bool:
+    fl = view.flavors.get(flavor)
+    return bool(fl and fl.capacity.get(resource, Capacity()).total)
+
+
 def _not_guaranteed_note(view: StackView) -> list[str]:
     shaky = [f"{f.name} ({', '.join(m for m in f.modes if m not in FIXED_CAPACITY)})" for f in view.flavors.values()
              if any(c.fixed < c.total for c in f.capacity.values())]
@@ -153,6 +161,8 @@ def quota_table(view: StackView) -> Table:
     rows: list[Row] = []
     short: list[Row] = []
     for (flavor, resource), quotas in sorted(groups.items()):
+        if not any(q.nominal for _, q in quotas) and not _pools_hold(view, flavor, resource):
+            continue  # covered at 0 only so that Kueue refuses it on this flavor, and no node has it
         group = _quota_group(view, flavor, resource, quotas)
         rows += group
         short += group[:CONSOLE_QUEUES_PER_QUOTA]

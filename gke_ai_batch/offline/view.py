@@ -21,6 +21,7 @@ from gke_ai_batch.vocabulary import (
     CLUSTER,
     KUEUE_GROUP_TYPE_PREFIX,
     NODE_POOL,
+    PRIORITIES_ANNOTATION,
     PRIORITY_CLASS,
     SHARED_QUEUE_LABEL,
     TEAM_LABEL,
@@ -68,6 +69,7 @@ class Team:
     name: str
     namespaces: list[str] = field(default_factory=list)
     local_queues: list[LocalQueue] = field(default_factory=list)
+    priorities: list[str] = field(default_factory=list)  # what its namespaces allow (the admission policies)
 
     @property
     def cluster_queues(self) -> list[str]:
@@ -179,6 +181,8 @@ def _teams(regs: Sequence[Registration]) -> list[Team]:
             name, team = str(_meta(r)["name"]), str(_meta(r)["labels"][TEAM_LABEL])
             ns_team[name] = team
             teams.setdefault(team, Team(team)).namespaces.append(name)
+            allowed = str((_meta(r).get("annotations") or {}).get(PRIORITIES_ANNOTATION) or "")
+            teams[team].priorities = [p for p in allowed.split(",") if p]
     for r in _kueue(regs, "LocalQueue"):
         meta = _meta(r)
         ns = str(meta.get("namespace") or "default")
