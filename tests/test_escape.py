@@ -229,3 +229,12 @@ def test_every_sample_workload_passes_the_whole_path(stack):
     for obj in objects_in(ROOT / "examples" / "workloads" / f"{stack}.yaml"):
         line = verdict(stack, obj)
         assert line.startswith(("admitted: ", "created: ")), line
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_team_of_every_stack_has_the_access_it_needs_and_no_more(stack):
+    access = tenant_path(stack).access
+    for team in access.teams:
+        wrong = [(c.verb, c.resource, ns, c.expected) for c, ns in access.standard(team)
+                 if access.may(team, c.verb, c.resource, ns) != c.expected]
+        assert wrong == [], f"{stack}/{team}"
