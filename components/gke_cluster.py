@@ -9,7 +9,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from gke_ai_batch.plan import parts
+from gke_ai_batch.plan import lifecycle, parts
 from gke_ai_batch.plan.identity import NodeIdentity
 from gke_ai_batch.vocabulary import component_type
 
@@ -204,8 +204,8 @@ class GkeCluster(pulumi.ComponentResource):
         first = self._node_identity(name, str(args["project"]), identity)
         if network.create or network.existing_nat:
             first.append(ClusterNetwork(f"{name}-network", network, pulumi.ResourceOptions(parent=self)))
-        self.cluster = gcp.container.Cluster(f"{name}-cluster", **inputs,
-                                             opts=pulumi.ResourceOptions(parent=self, depends_on=first))
+        self.cluster = gcp.container.Cluster(f"{name}-cluster", **inputs, opts=pulumi.ResourceOptions(
+            parent=self, depends_on=first, **lifecycle.NAMED.options()))
         self.node_service_account = pulumi.Output.from_input(identity.email)
         self.name, self.location, self.endpoint = self.cluster.name, self.cluster.location, self.cluster.endpoint
         dns = inputs["control_plane_endpoints_config"]["dns_endpoint_config"]["allow_external_traffic"]

@@ -10,8 +10,8 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gke_ai_batch.model.config import PlatformConfig
-from gke_ai_batch.plan import parts
-from gke_ai_batch.plan.gke_inputs import gcs_fuse_driver
+from gke_ai_batch.plan import lifecycle, parts
+from gke_ai_batch.plan.gke_inputs import gcs_fuse_driver, is_production
 from gke_ai_batch.plan.platform import Platform as PlatformPlan
 from gke_ai_batch.plan.platform import build_platform
 from gke_ai_batch.vocabulary import TEAM_COST_LABEL, ClusterMode, component_type
@@ -57,8 +57,10 @@ def _pools(platform: PlatformPlan, target: dict[str, Any],
         return _args({**target, **_json(pool, exclude={"name"}, exclude_unset=True), "zones": zones[pool.name]})
     pools: list[pulumi.ComponentResource] = [
         SystemNodePool(cfg.system_pool.name, _args({**target, **_json(cfg.system_pool, exclude={"name"})}), opts)]
-    pools += [TpuSlicePool(t.name, pool_args(t), opts) for t in cfg.tpu_pools]
-    pools += [GpuPool(g.name, pool_args(g), opts) for g in cfg.gpu_pools]
+    accel = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
+        **lifecycle.accelerator_pool(is_production(cfg)).options()))
+    pools += [TpuSlicePool(t.name, pool_args(t), accel) for t in cfg.tpu_pools]
+    pools += [GpuPool(g.name, pool_args(g), accel) for g in cfg.gpu_pools]
     pools += [CpuPool(c.name, pool_args(c), opts) for c in cfg.cpu_pools]
     return pools
 
@@ -70,7 +72,8 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     cluster = _json(cfg, include=set(parts.CLUSTER_IDENTITY) | {"cluster"})
     if gcs_fuse_driver(cfg):  # on because teams declare buckets: GkeCluster does not see the teams
         cluster["cluster"]["gcs_fuse_csi_driver"] = True
-    gke = GkeCluster("gke", _args(cluster), child)
+    gke = GkeCluster("gke", _args(cluster), pulumi.ResourceOptions(
+        parent=parent, **lifecycle.cluster(is_production(cfg)).options()))
     target = dict(project=cfg.project, region=cfg.region, cluster=gke.name, location=gke.location,
                   labels=cfg.resource_labels(), service_account=gke.node_service_account,
                   **_json(cfg.cluster, include={"version"}))
@@ -92,7 +95,7 @@ def _storage(platform: PlatformPlan, kueue: KueueResources, opts: pulumi.Resourc
     created: dict[str, pulumi.Output[str]] = {}
     for s in platform.storage:
         buckets = TeamBuckets(f"team-{s.team}-buckets", TeamBucketsArgs(s, cfg.project, {
-            **cfg.resource_labels(), TEAM_COST_LABEL: s.team}), opts)
+            **cfg.resource_labels(), TEAM_COST_LABEL: s.team}, is_production(cfg)), opts)
         created.update(buckets.names)
     number = gcp.organizations.get_project_output(project_id=cfg.project).number
     teams = {t.plan.name: t for t in kueue.teams}

@@ -9,6 +9,7 @@ from typing import Any
 
 import pulumi
 
+from gke_ai_batch.plan import lifecycle
 from gke_ai_batch.plan.scheduling import TeamPlan
 from gke_ai_batch.vocabulary import component_type
 
@@ -32,9 +33,10 @@ class Team(pulumi.ComponentResource):
         t = self.plan = args.plan
         child = pulumi.ResourceOptions(parent=self)
         # Pre-existing namespaces (`default`) only get the team's labels, patched in place.
-        self.namespaces = {m["metadata"]["name"]: declare(f"{name}-ns-{m['metadata']['name']}", m, child,
-                                                          patch=m["metadata"]["name"] not in t.created_namespaces)
-                           for m in t.namespace_manifests}
+        kept = pulumi.ResourceOptions(parent=self, **lifecycle.namespace(t.protected).options())
+        self.namespaces = {m["metadata"]["name"]: declare(
+            f"{name}-ns-{m['metadata']['name']}", m, kept if m["metadata"]["name"] in t.created_namespaces else child,
+            patch=m["metadata"]["name"] not in t.created_namespaces) for m in t.namespace_manifests}
 
         def in_namespace(ns: str, *deps: pulumi.Resource) -> pulumi.ResourceOptions:
             return pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns], *deps])

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_gcp as gcp
 
+from gke_ai_batch.plan import lifecycle
 from gke_ai_batch.plan.storage import TeamStoragePlan, bucket_inputs
 from gke_ai_batch.vocabulary import component_type
 
@@ -17,12 +18,13 @@ class TeamBucketsArgs:
     plan: TeamStoragePlan
     project: str
     labels: dict[str, str]
+    production: bool = False  # protect the buckets, and keep them in Cloud Storage when removed from the stack
 
 
 class TeamBuckets(pulumi.ComponentResource):
     def __init__(self, name: str, args: TeamBucketsArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(component_type("TeamBuckets"), name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        child = pulumi.ResourceOptions(parent=self, **lifecycle.bucket(args.production).options())
         self.names: dict[str, pulumi.Output[str]] = {
             b.name: gcp.storage.Bucket(f"{name}-{b.name}", **bucket_inputs(b, args.project, args.labels),
                                        opts=child).name

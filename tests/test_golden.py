@@ -18,7 +18,8 @@ def snapshot(regs) -> dict:
     def short(urn):
         return urn and urn.split("::", 2)[2]
     resources = sorted(({"type": r.type, "name": r.name, "parent": short(r.parent), "inputs": r.inputs,
-                         "dependencies": sorted(short(d) for d in r.dependencies)} for r in regs),
+                         "dependencies": sorted(short(d) for d in r.dependencies),
+                         **({"options": r.options} if r.options else {})} for r in regs),
                        key=lambda r: (r["type"], r["name"]))
     manifests = sorted((manifest_of(r) for r in regs if is_manifest(r)),
                        key=lambda m: (m["kind"], m["metadata"].get("namespace", ""), m["metadata"]["name"]))

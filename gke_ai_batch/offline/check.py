@@ -63,7 +63,10 @@ def _level(path: str, name: str, value: Any, names: list[str]) -> EnforcementLev
 
 
 def _options(r: Registration) -> PolicyResourceOptions:
-    return PolicyResourceOptions(protect=False, ignore_changes=[], delete_before_replace=None, aliases=[],
+    """The options the program declared, as the engine hands them to a policy."""
+    o = r.options
+    return PolicyResourceOptions(protect=o.get("protect", False), ignore_changes=o.get("ignoreChanges", []),
+                                 delete_before_replace=o.get("deleteBeforeReplace"), aliases=o.get("aliases", []),
                                  additional_secret_outputs=[],
                                  custom_timeouts=None,  # type: ignore[arg-type]  # none; the SDK's hint has no None
                                  parent=r.parent)

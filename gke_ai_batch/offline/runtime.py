@@ -76,10 +76,24 @@ class Registration:
     dependencies: list[str] = field(default_factory=list)
     provider: str | None = None
     wire: dict[str, Any] = field(default_factory=dict)  # the inputs as policy packs get them (analyzer_form)
+    options: dict[str, Any] = field(default_factory=dict)  # the day-two resource options the program set
 
     def as_json(self) -> dict[str, Any]:
         return {"urn": self.urn, "type": self.type, "name": self.name, "parent": self.parent,
-                "custom": self.custom, "inputs": self.inputs, "dependencies": self.dependencies}
+                "custom": self.custom, "inputs": self.inputs, "dependencies": self.dependencies,
+                "options": self.options}
+
+
+def day_two_options(request: Any) -> dict[str, Any]:
+    """The options of a RegisterResourceRequest that decide what an update, a replacement or a delete does,
+    only those set: protect, retainOnDelete, deleteBeforeReplace, replaceOnChanges, ignoreChanges, aliases
+    (the URNs or names they point at; the type-only aliases the provider SDKs add for old API versions
+    are theirs, not the program's, and left out)."""
+    aliases = [a.urn or a.spec.name for a in request.aliases if a.urn or a.spec.name] + list(request.aliasURNs)
+    options = {"protect": request.protect, "retainOnDelete": request.retainOnDelete,
+               "deleteBeforeReplace": request.deleteBeforeReplace, "replaceOnChanges": sorted(request.replaceOnChanges),
+               "ignoreChanges": sorted(request.ignoreChanges), "aliases": aliases}
+    return {k: v for k, v in options.items() if v}
 
 
 class PlanMocks(mocks.Mocks):
@@ -110,6 +124,7 @@ class RecordingMonitor(mocks.MockMonitor):
     def RegisterResource(self, request: Any) -> Any:  # a RegisterResourceRequest, its response (protobuf)
         response = super().RegisterResource(request)  # type: ignore[no-untyped-call]  # pulumi leaves it unannotated
         self._record(request, response.urn, request.object, request.custom, sorted(set(request.dependencies)))
+        self.registrations[-1].options = day_two_options(request)
         return response
 
     def ReadResource(self, request: Any) -> Any:

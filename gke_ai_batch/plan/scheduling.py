@@ -20,6 +20,7 @@ from gke_ai_batch.model.quantity import parse_quantity, render_quantity
 from gke_ai_batch.model.suggest import name_list
 from gke_ai_batch.plan import tenancy
 from gke_ai_batch.plan.autopilot import autopilot_node_labels, check_autopilot_tpu_version
+from gke_ai_batch.plan.gke_inputs import is_production
 from gke_ai_batch.plan.isolation import isolation_policy
 from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import (
@@ -103,6 +104,7 @@ class TeamPlan:
     guard_manifests: tuple[Manifest, ...] = ()  # per namespace: object quota and network isolation
     priorities: tuple[str, ...] = ()  # the priorities its pods and jobs may name
     pod_security: tuple[tuple[str, str], ...] = ()  # (namespace, enforced Pod Security level)
+    protected: bool = False  # its created namespaces refuse deletion (production: plan.lifecycle.namespace)
 
     @property
     def local_queue(self) -> str:
@@ -512,7 +514,8 @@ def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: t
                     local_queue_manifests=lqs,
                     role_binding_manifests=tuple(tenancy.role_binding(team, ns) for ns in namespaces)
                     if team.groups else (),
-                    guard_manifests=guards, priorities=allowed, pod_security=tuple(levels.items()))
+                    guard_manifests=guards, priorities=allowed, pod_security=tuple(levels.items()),
+                    protected=is_production(cfg))
 
 
 def _local_queues(i: int, team: TeamConfig, cq_name: str, shared: set[str],

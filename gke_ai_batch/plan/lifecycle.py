@@ -1,0 +1,69 @@
+"""How each named resource is replaced, deleted and protected: the day-two options the components declare.
+
+Every GKE cluster, node pool and bucket has a name fixed by the stack config, and GKE and Cloud Storage
+refuse a second resource of the same name. Pulumi's default replacement creates the new resource before
+deleting the old one, so on these it would fail; they are replaced delete-first. That is also the only
+safe order for what they hold: a reserved TPU slice or H200 pool cannot be double-booked, and an
+on-demand pool that should run blue-green is renamed in the stack file instead (a new name is a new
+pool, created before the old one is deleted).
+
+Production stacks protect what running work and data live on: the cluster (and with it its network and
+node identity), the accelerator node pools, the team namespaces and the buckets, which are also kept in
+Cloud Storage when removed from the stack (retainOnDelete). README "Day two" says how to lift it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .pools import PoolPlan
+
+# The TPU slice's shape is not sent by the provider's node pool update (terraform-provider-google
+# resource_container_node_pool.go: placement_policy.tpu_topology is neither ForceNew nor updated), so a
+# changed topology would report success and leave the old slices: the program forces the replacement.
+TPU_SHAPE_INPUTS = ("placementPolicy.tpuTopology",)
+
+
+@dataclass(frozen=True)
+class Lifecycle:
+    """The options of one resource, as ResourceOptions keywords (`options()`)."""
+
+    protect: bool = False
+    retain_on_delete: bool = False
+    delete_before_replace: bool = False
+    replace_on_changes: tuple[str, ...] = ()
+
+    def options(self) -> dict[str, Any]:
+        """Only the options set: an unset protect is inherited from the parent, as Pulumi has it."""
+        out: dict[str, Any] = {"protect": True} if self.protect else {}
+        out |= {"retain_on_delete": True} if self.retain_on_delete else {}
+        out |= {"delete_before_replace": True} if self.delete_before_replace else {}
+        return out | ({"replace_on_changes": list(self.replace_on_changes)} if self.replace_on_changes else {})
+
+
+NAMED = Lifecycle(delete_before_replace=True)
+
+
+def node_pool(plan: PoolPlan) -> Lifecycle:
+    """Delete-first (a fixed name); a TPU pool is also replaced when its slice shape changes."""
+    return Lifecycle(delete_before_replace=True, replace_on_changes=TPU_SHAPE_INPUTS if plan.kind == "tpu" else ())
+
+
+def cluster(production: bool) -> Lifecycle:
+    """Given to the GkeCluster component: its cluster, network and node identity inherit the protection."""
+    return Lifecycle(protect=production)
+
+
+def accelerator_pool(production: bool) -> Lifecycle:
+    """Given to a TPU or GPU pool component: deleting a pool evicts every job on it."""
+    return Lifecycle(protect=production)
+
+
+def bucket(production: bool) -> Lifecycle:
+    """Delete-first (a global name), and in production protected and kept when removed from the stack."""
+    return Lifecycle(protect=production, retain_on_delete=production, delete_before_replace=True)
+
+
+def namespace(production: bool) -> Lifecycle:
+    """Deleting a namespace deletes every Job, Workload and pod in it at once."""
+    return Lifecycle(protect=production)
