@@ -7,6 +7,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes import _utilities
 
+from gke_ai_batch.plan import lifecycle
+
 Manifest = dict[str, Any]  # a Kubernetes object as the plan derives it
 
 
@@ -24,7 +26,7 @@ class CustomObject(k8s.apiextensions.CustomResource):
 
 def declare(name: str, manifest: Manifest, opts: pulumi.ResourceOptions, patch: bool = False) -> pulumi.CustomResource:
     """The typed resource for built-in kinds (a NamespacePatch where the object exists already), a
-    CustomObject for the rest."""
+    CustomObject for the rest, replaced when a field its CRD makes immutable changes."""
     kind, meta = manifest["kind"], manifest["metadata"]
     if kind == "Namespace":
         make = k8s.core.v1.NamespacePatch if patch else k8s.core.v1.Namespace
@@ -45,4 +47,5 @@ def declare(name: str, manifest: Manifest, opts: pulumi.ResourceOptions, patch: 
         make_binding = k8s.rbac.v1.RoleBinding if kind == "RoleBinding" else k8s.rbac.v1.ClusterRoleBinding
         return make_binding(name, metadata=meta, role_ref=manifest["roleRef"], subjects=manifest["subjects"],
                             opts=opts)
-    return CustomObject(name, manifest, opts)
+    immutable = lifecycle.manifest(kind).options()
+    return CustomObject(name, manifest, pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(**immutable)))

@@ -7,6 +7,7 @@ deletes the refused one. The three planning diffs run at once (and each plans it
 so the file takes a few seconds."""
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from gke_ai_batch.offline.diff import Side, changed, compare, report, show
+
+from .conftest import planned
 
 ROOT = Path(__file__).resolve().parent.parent
 QUOTA = "v6e-flex: {google.com/tpu: 16}"
@@ -129,7 +132,8 @@ def test_a_removed_team_shows_as_deletes_and_the_counts_add_up(runs: dict[str, R
     # per namespace (training, training-eval): its object quota and network policy besides the rest
     assert "gke-ai-batch:index:Team  team-training" in training and len(training) == 16
     assert not steps(dev, "+")
-    assert dev.splitlines()[-1] == f"0 to add, 3 to change, 16 to delete, {len(everything) - 19} unchanged"
+    assert dev.splitlines()[-1] == \
+        f"0 to add, 3 to change, 0 to replace, 16 to delete, {len(everything) - 19} unchanged"
 
 
 def test_a_stack_missing_at_base_is_all_adds(runs: dict[str, Run]) -> None:
@@ -137,7 +141,8 @@ def test_a_stack_missing_at_base_is_all_adds(runs: dict[str, Run]) -> None:
     assert fresh.code == 0, fresh.err
     assert "stack fresh does not exist at the BASE HEAD~1" in fresh.out
     adds = len(steps(fresh.out, "+"))
-    assert adds > 30 and fresh.out.splitlines()[-1] == f"{adds} to add, 0 to change, 0 to delete, 0 unchanged"
+    assert adds > 30
+    assert fresh.out.splitlines()[-1] == f"{adds} to add, 0 to change, 0 to replace, 0 to delete, 0 unchanged"
 
 
 def test_a_refused_plan_says_which_side(runs: dict[str, Run], repo: Path) -> None:
@@ -193,4 +198,68 @@ def test_no_change_says_so() -> None:
     r = {"urn": "u", "type": "t", "name": "n", "inputs": {"a": 1}}
     s = Side("working tree", Path("."), Path("."), Path("s"))
     assert report("dev", s, s, compare([r], [r])).splitlines()[-3:] == [
-        "no changes", "", "0 to add, 0 to change, 0 to delete, 1 unchanged"]
+        "no changes", "", "0 to add, 0 to change, 0 to replace, 0 to delete, 1 unchanged"]
+
+
+# --- replacements and disruptive updates (gke_ai_batch.model.replacement) ---------------------------------
+
+def _pool(**node_config) -> dict:
+    """A TPU node pool as resources.json records it, with the options the program gives TPU pools."""
+    return {"urn": "u", "type": "gcp:container/nodePool:NodePool", "name": "v5e-spot-slice-0",
+            "inputs": {"name": "v5e-spot-0", "placementPolicy": {"type": "COMPACT", "tpuTopology": "2x4"},
+                       "nodeConfig": {"machineType": "ct5lp-hightpu-4t", "spot": True, "diskSizeGb": 100,
+                                      **node_config}},
+            "options": {"deleteBeforeReplace": True, "replaceOnChanges": ["placementPolicy.tpuTopology"]}}
+
+
+def _with(r: dict, path: str, value) -> dict:
+    out = json.loads(json.dumps(r))
+    *keys, last = path.split(".")
+    node = out["inputs"]
+    for k in keys:
+        node = node[k]
+    node[last] = value
+    return out
+
+
+@pytest.mark.parametrize("path, value, why", [
+    ("placementPolicy.tpuTopology", "4x4", "the program's replaceOnChanges"),
+    ("nodeConfig.spot", False, "ForceNew in terraform-provider-google"),
+    ("nodeConfig.reservationAffinity", {"consumeReservationType": "SPECIFIC_RESERVATION"},
+     "ForceNew in terraform-provider-google"),
+])
+def test_a_pool_whose_shape_or_capacity_changes_is_replaced_delete_first(path, value, why) -> None:
+    old = _pool()
+    diff = compare([old], [_with(old, path, value)])
+    [(op, _, lines)] = diff.steps
+    assert op == "replace"
+    assert lines[0] == "order: delete first, then create (deleteBeforeReplace)"
+    assert lines[1].startswith(f"{path}: ") and f"[forces replacement: {why}" in lines[1]
+    s = Side("working tree", Path("."), Path("."), Path("s"))
+    out = report("prod", s, s, diff)
+    assert "+- replace  gcp:container/nodePool:NodePool  v5e-spot-slice-0" in out
+    assert out.splitlines()[-1] == "0 to add, 0 to change, 1 to replace, 0 to delete, 0 unchanged"
+
+
+def test_a_disk_size_change_is_an_update_that_recreates_the_nodes() -> None:
+    old = _pool()
+    [(op, _, lines)] = compare([old], [_with(old, "nodeConfig.diskSizeGb", 200)]).steps
+    assert op == "update"
+    assert lines == ["nodeConfig.diskSizeGb: 100 -> 200  [GKE recreates every node of the pool to apply it]"]
+
+
+def test_without_delete_before_replace_the_new_resource_comes_first() -> None:
+    old = {"urn": "u", "type": "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", "name": "rb",
+           "inputs": {"roleRef": {"name": "edit"}}}
+    [(op, _, lines)] = compare([old], [_with(old, "roleRef.name", "gke-ai-batch-team")]).steps
+    assert op == "replace" and lines[0] == "order: create the new one first, then delete the old one"
+
+
+def test_a_local_queue_moved_to_another_cluster_queue_is_replaced() -> None:
+    """Kueue's CRD makes spec.clusterQueue immutable: the program declares the replacement itself."""
+    regs = planned("prod")
+    lq = next(r for r in regs if r.type.endswith(":LocalQueue"))
+    assert lq.options == {"deleteBeforeReplace": True, "replaceOnChanges": ["spec.clusterQueue"]}
+    old = {"urn": lq.urn, "type": lq.type, "name": lq.name, "inputs": lq.inputs, "options": lq.options}
+    [(op, _, lines)] = compare([old], [_with(old, "spec.clusterQueue", "other")]).steps
+    assert op == "replace" and "forces replacement: Kueue v0.19.2 CRD kueue.x-k8s.io_localqueues.yaml" in lines[1]

@@ -2,10 +2,12 @@
 
 Plans STACK twice under mocks, each side with its own code and its own stack file: as it is at the git ref
 BASE (extracted with `git archive`) and as it is in the working tree. Then compares the two plans by URN and
-prints the resources to create, update and delete, each update's changed input paths with old and new values
+prints the resources to create, update, replace and delete, each change's input paths with old and new values
 (secrets stay [secret]), dependency and parent changes, and the counts. Offline there is no provider to say
-which changes force a replacement, so none is claimed. Exit 0 with the diff, 2 if BASE or the stack cannot
-be planned.
+which changes force a replacement: gke_ai_batch.model.replacement's table (the providers' ForceNew fields,
+Kubernetes' immutable fields, the program's replaceOnChanges) says it, with the path that forces it and the
+order the engine would replace in; in-place node pool updates that GKE applies by recreating the nodes are
+marked. Exit 0 with the diff, 2 if BASE or the stack cannot be planned.
 """
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from gke_ai_batch.model.replacement import recreating_nodes, replacing
 
 from .stackfile import project
 
@@ -233,12 +237,34 @@ def compare(old: list[Resource], new: list[Resource]) -> Diff:
         if r["urn"] not in before:
             diff.steps.append(("create", r, []))
         elif lines := changed(before[r["urn"]], r):
-            diff.steps.append(("update", r, lines))
+            diff.steps.append(update_or_replace(before[r["urn"]], r, lines))
         else:
             diff.unchanged += 1
     diff.steps += [("delete", r, []) for r in old if r["urn"] not in now]
     diff.steps.sort(key=lambda s: (s[1]["type"], s[1]["name"], s[1]["urn"]))
     return diff
+
+
+def update_or_replace(old: Resource, new: Resource, lines: list[str]) -> tuple[str, Resource, list[str]]:
+    """A replacement when a changed input forces one (each such line says why, and the first says the order);
+    else an update, its lines marked where GKE recreates the nodes to apply them."""
+    paths = [path for path, _, _ in changes(old.get("inputs", {}), new.get("inputs", {}))]
+    options = new.get("options") or {}
+    forced = {path: f"forces replacement: {why}"
+              for path, why in replacing(new["type"], paths, options.get("replaceOnChanges") or ())}
+    if forced:
+        order = ("delete first, then create (deleteBeforeReplace)" if options.get("deleteBeforeReplace")
+                 else "create the new one first, then delete the old one")
+        return "replace", new, [f"order: {order}", *_marked(lines, paths, forced)]
+    disruptive = {path: "GKE recreates every node of the pool to apply it"
+                  for path in recreating_nodes(new["type"], paths)}
+    return "update", new, _marked(lines, paths, disruptive)
+
+
+def _marked(lines: list[str], paths: list[str], notes: dict[str, str]) -> list[str]:
+    """The lines of `changed`, whose first len(paths) are those paths' changes, with a note where one has it."""
+    return [f"{line}  [{notes[paths[i]]}]" if i < len(paths) and paths[i] in notes else line
+            for i, line in enumerate(lines)]
 
 
 def changed(old: Resource, new: Resource) -> list[str]:
@@ -311,7 +337,7 @@ def short(urn: str | None) -> str:
 
 # --- report --------------------------------------------------------------------------------------------------
 
-SIGNS = {"create": "+", "update": "~", "delete": "-"}
+SIGNS = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
 
 
 def report(name: str, base: Side, now: Side, diff: Diff) -> str:
@@ -325,8 +351,8 @@ def report(name: str, base: Side, now: Side, diff: Diff) -> str:
         out += [f"      {line}" for line in lines]
     if not diff.steps:
         out.append("no changes")
-    out += ["", f"{diff.count('create')} to add, {diff.count('update')} to change, {diff.count('delete')} to delete, "
-                f"{diff.unchanged} unchanged"]
+    out += ["", f"{diff.count('create')} to add, {diff.count('update')} to change, {diff.count('replace')} to "
+                f"replace, {diff.count('delete')} to delete, {diff.unchanged} unchanged"]
     return "\n".join(out)
 
 

@@ -16,9 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from gke_ai_batch.model.replacement import CRD_IMMUTABLE
+
 from .pools import PoolPlan
 
-# The TPU slice's shape is not sent by the provider's node pool update (terraform-provider-google
+# The TPU slice's shape is not sent by the provider's node pool update (terraform-provider-google-beta
 # resource_container_node_pool.go: placement_policy.tpu_topology is neither ForceNew nor updated), so a
 # changed topology would report success and leave the old slices: the program forces the replacement.
 TPU_SHAPE_INPUTS = ("placementPolicy.tpuTopology",)
@@ -42,6 +44,13 @@ class Lifecycle:
 
 
 NAMED = Lifecycle(delete_before_replace=True)
+
+
+def manifest(kind: str) -> Lifecycle:
+    """A Kueue object with a field its CRD makes immutable is replaced, delete-first (its name is fixed),
+    when that field changes: pulumi-kubernetes would otherwise send an update the API server refuses."""
+    paths = CRD_IMMUTABLE.get(kind, ())
+    return Lifecycle(delete_before_replace=bool(paths), replace_on_changes=paths)
 
 
 def node_pool(plan: PoolPlan) -> Lifecycle:

@@ -1,0 +1,142 @@
+"""Which input changes replace a resource, and which in-place updates GKE carries out by recreating nodes.
+
+One table with sources, like the GKE rules table: `make diff` reads it to print `+- replace` with the input
+that forces it, and to mark disruptive updates. Paths are the Pulumi input paths `make diff` prints
+(`nodeConfig.spot`, `spec.clusterQueue`); a rule matches its path and everything under it. The program's
+own `replaceOnChanges` (plan.lifecycle) count too: they are read from each resource's options.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from gke_ai_batch import vocabulary as v
+
+# pulumi-gcp 10.x bridges terraform-provider-google-beta 8.x (pulumi-gcp's v10 migration guide). The newest
+# source readable here is google-beta branch release-8.0.0 @ 93c65b2d; its ForceNew flags for these resources
+# are the same as v7.45.0's and the GA provider's release-8.0.0.
+TPG = "terraform-provider-google-beta release-8.0.0 (93c65b2d)"
+CONTAINER = f"ForceNew in {TPG} google-beta/services/container/"
+K8S_IDENTITY = "Kubernetes: an object is identified by its name and namespace; pulumi-kubernetes replaces on either"
+MIGRATES = ("GKE API UpdateNodePoolRequest: 'Initiates an upgrade operation that migrates the nodes in the node "
+            "pool' (google/container/v1/cluster_service.proto)")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A change at `path` on a resource of type `type` forces replacement (or, in RECREATES_NODES, is applied
+    in place by recreating the nodes); `why` says so with its source. A rule matches its path and everything
+    under it, unless `whole`: then only the block's appearing or disappearing (Terraform's ForceNew on a
+    block counts its presence, not its fields)."""
+
+    type: str
+    path: str
+    why: str
+    whole: bool = False
+
+    def matches(self, changed: str) -> bool:
+        return changed == self.path or (not self.whole and changed.startswith((f"{self.path}.", f"{self.path}[")))
+
+
+def _rules(type_: str, why: str, *paths: str) -> tuple[Rule, ...]:
+    return tuple(Rule(type_, p, why) for p in paths)
+
+
+# Fields Kueue v0.19.2's CRDs make immutable (x-kubernetes-validations `self == oldSelf`, "field is
+# immutable"; ../shared/schemas/kueue-v0.19.2). pulumi-kubernetes does not know them, so an update would be
+# refused by the API server: the program declares them as replaceOnChanges (plan.lifecycle.manifest).
+# Not yet here, as the program creates no such object: Topology's spec.levels, and ResourceFlavor's
+# nodeLabels, tolerations and topologyName, immutable once topologyName is set (topology-aware scheduling).
+CRD_IMMUTABLE: dict[str, tuple[str, ...]] = {
+    "LocalQueue": ("spec.clusterQueue",),
+    "AdmissionCheck": ("spec.controllerName",),
+}
+CRD_SOURCE = "Kueue v0.19.2 CRD kueue.x-k8s.io_{plural}.yaml: x-kubernetes-validations self == oldSelf"
+
+K8S_KINDS = (v.KUEUE_TYPE_PREFIX, "kubernetes:core/v1:", "kubernetes:rbac.authorization.k8s.io/v1:",
+             "kubernetes:scheduling.k8s.io/v1:", "kubernetes:networking.k8s.io/v1:",
+             "kubernetes:admissionregistration.k8s.io/v1:", "kubernetes:monitoring.googleapis.com/v1:")
+IAM = f"ForceNew in {TPG} google-beta/tpgiamresource/resource_iam_member.go (no update function)"
+COMPUTE = f"ForceNew in {TPG} google-beta/services/compute/"
+
+REPLACES: tuple[Rule, ...] = (
+    *_rules(v.CLUSTER, CONTAINER + "resource_container_cluster.go", "name", "location", "project", "network",
+            "subnetwork", "description", "initialNodeCount", "clusterIpv4Cidr", "networkingMode",
+            "defaultMaxPodsPerNode", "enableAutopilot", "datapathProvider", "enableTpu", "confidentialNodes",
+            "ipAllocationPolicy.clusterIpv4CidrBlock", "ipAllocationPolicy.servicesIpv4CidrBlock",
+            "ipAllocationPolicy.clusterSecondaryRangeName", "ipAllocationPolicy.servicesSecondaryRangeName",
+            "privateClusterConfig.masterIpv4CidrBlock", "privateClusterConfig.privateEndpointSubnetwork"),
+    *_rules(v.NODE_POOL, CONTAINER + "resource_container_node_pool.go", "name", "namePrefix", "cluster", "location",
+            "project", "initialNodeCount", "maxPodsPerNode", "placementPolicy.policyName", "queuedProvisioning",
+            "networkConfig.acceleratorNetworkProfile", "networkConfig.createPodRange", "networkConfig.podRange",
+            "networkConfig.podIpv4CidrBlock", "networkConfig.additionalNodeNetworkConfigs",
+            "networkConfig.additionalPodNetworkConfigs", "networkConfig.subnetwork"),
+    Rule(v.NODE_POOL, "placementPolicy", CONTAINER + "resource_container_node_pool.go (the block's presence)",
+         whole=True),
+    *_rules(v.NODE_POOL, CONTAINER + "node_config.go", *(f"nodeConfig.{f}" for f in (
+        "spot", "preemptible", "flexStart", "maxRunDuration", "reservationAffinity", "serviceAccount",
+        "oauthScopes", "metadata", "minCpuPlatform", "guestAccelerators", "localSsdCount", "localNvmeSsdBlockConfig",
+        "ephemeralStorageLocalSsdConfig", "localSsdEncryptionMode", "secondaryBootDisks", "bootDiskKmsKey",
+        "shieldedInstanceConfig"))),
+    *_rules(v.RESOURCE_POLICY, COMPUTE + "resource_compute_resource_policy.go", "region", "project",
+            "workloadPolicy", "groupPlacementPolicy.gpuTopology", "groupPlacementPolicy.tpuTopology"),
+    *_rules("gcp:compute/network:Network", COMPUTE + "resource_compute_network.go", "name", "project",
+            "autoCreateSubnetworks", "description"),
+    *_rules(v.SUBNETWORK, COMPUTE + "resource_compute_subnetwork.go", "name", "network", "region", "project",
+            "description"),
+    *_rules("gcp:compute/router:Router", COMPUTE + "resource_compute_router.go", "name", "network", "region",
+            "project"),
+    *_rules(v.ROUTER_NAT, COMPUTE + "resource_compute_router_nat.go", "name", "router", "region", "project",
+            "type", "endpointTypes"),
+    *_rules(v.BUCKET, f"ForceNew in {TPG} google-beta/services/storage/resource_storage_bucket.go", "name",
+            "location", "project", "enableObjectRetention", "customPlacementConfig.dataLocations",
+            "hierarchicalNamespace"),
+    *_rules(v.BUCKET_IAM_MEMBER, IAM, "bucket", "role", "member", "condition"),
+    *_rules("gcp:projects/iAMMember:IAMMember", IAM, "project", "role", "member", "condition"),
+    *_rules("gcp:serviceaccount/account:Account",
+            f"ForceNew in {TPG} google-beta/services/resourcemanager/resource_google_service_account.go",
+            "accountId", "project"),
+    *_rules(v.HELM_RELEASE, "a Helm release is identified by its name and namespace", "name", "namespace"),
+    *(Rule(prefix, p, K8S_IDENTITY) for prefix in K8S_KINDS for p in ("metadata.name", "metadata.namespace")),
+    *(Rule(f"{v.KUEUE_TYPE_PREFIX}{kind}", path, CRD_SOURCE.format(plural=kind.lower() + "s"))
+      for kind, paths in CRD_IMMUTABLE.items() for path in paths),
+    Rule("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", "roleRef",
+         "Kubernetes: a binding's roleRef cannot change (rbac validation); pulumi-kubernetes replaces"),
+)
+
+# In-place node pool updates GKE carries out by replacing the VMs, per the pool's upgrade strategy. Labels
+# and taints are not among them: GKE applies those "without re-creating the node pool and disrupting running
+# workloads" (GKE docs, "Update existing node pools").
+RECREATES_NODES: tuple[Rule, ...] = (
+    *_rules(v.NODE_POOL, MIGRATES, "nodeConfig.machineType", "nodeConfig.diskType", "nodeConfig.diskSizeGb"),
+    Rule(v.NODE_POOL, "nodeConfig.imageType", f"{TPG} container_node_pool docs: 'changing the image type will "
+         "delete and recreate all nodes in the node pool'"),
+)
+
+
+def _typed(rules: Iterable[Rule], type_: str) -> list[Rule]:
+    return [r for r in rules if type_ == r.type or (r.type.endswith(":") and type_.startswith(r.type))]
+
+
+def replacing(type_: str, changed: Sequence[str], replace_on_changes: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(changed path, why) for each change that replaces a resource of this type."""
+    rules = _typed(REPLACES, type_) + [Rule(type_, _plain(p), "the program's replaceOnChanges (plan.lifecycle)")
+                                        for p in replace_on_changes]
+    out = []
+    for c in changed:
+        rule = next((r for r in rules if r.matches(c)), None)
+        if rule is not None:
+            out.append((c, rule.why))
+    return out
+
+
+def recreating_nodes(type_: str, changed: Sequence[str]) -> list[str]:
+    """The changed paths GKE applies in place by recreating every node of the pool (evicting its pods)."""
+    rules = _typed(RECREATES_NODES, type_)
+    return [c for c in changed if any(r.matches(c) for r in rules)]
+
+
+def _plain(path: str) -> str:
+    """A replaceOnChanges path without wildcards (`a[*].b` matches any change under `a`)."""
+    return re.split(r"\[\*\]|\.\*", path, maxsplit=1)[0]
