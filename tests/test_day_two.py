@@ -69,3 +69,10 @@ def test_every_rule_names_its_source_and_a_type_the_program_creates():
     types = {r.type for s in STACKS for r in planned(s)} | {"gcp:compute/resourcePolicy:ResourcePolicy"}
     for rule in REPLACES + RECREATES_NODES:
         assert rule.why and (rule.type in types or rule.type.endswith(":")), rule
+
+
+def test_kubernetes_objects_are_replaced_where_pulumi_kubernetes_replaces_them():
+    assert replacing("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", ["roleRef.name"])
+    assert replacing("kubernetes:core/v1:Secret", ["type"])
+    assert replacing("kubernetes:core/v1:Namespace", ["metadata.name"])
+    assert not replacing("kubernetes:core/v1:Namespace", ["metadata.labels"])

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gke_ai_batch.offline.diff import Side, changed, compare, report, show
+from gke_ai_batch.offline.diff import Side, compare, report, show, update_or_replace
 
 from .conftest import planned
 
@@ -169,9 +169,9 @@ def test_an_unusable_base_is_one_clear_line(repo: Path, base: str, says: str) ->
 
 def test_secrets_stay_hidden() -> None:
     """An input that is secret on either side never prints a value, not even the other side's plain one."""
-    old = {"urn": "u", "inputs": {"kubeconfig": "token: hunter2", "auth": {"a": ["[secret]"]}}}
-    new = {"urn": "u", "inputs": {"kubeconfig": "[secret]", "auth": {"a": ["hunter3"]}}}
-    lines = changed(old, new)
+    old = {"urn": "u", "type": "t", "inputs": {"kubeconfig": "token: hunter2", "auth": {"a": ["[secret]"]}}}
+    new = {"urn": "u", "type": "t", "inputs": {"kubeconfig": "[secret]", "auth": {"a": ["hunter3"]}}}
+    _, _, lines = update_or_replace(old, new)
     assert lines == ["kubeconfig: [secret] -> [secret]", "auth.a: [secret] -> [secret]"]
 
 
@@ -179,10 +179,10 @@ def test_paths_index_lists_of_objects_and_show_absent_keys() -> None:
     old = {"urn": "u", "parent": "urn:p::a::pulumi:pulumi:Stack$t:index:Team::x", "dependencies": ["urn:p::d::k::y"],
            "inputs": {"spec": {"groups": [{"n": 1}], "ns": ["a", "b"]},
                       "metadata": {"labels": {"x.io/q": "a"}, "annotations": {"k": 1}}}}
-    new = {"urn": "u", "parent": "urn:p::a::pulumi:pulumi:Stack$t:index:Team::z", "dependencies": [],
+    new = {"urn": "u", "type": "t", "parent": "urn:p::a::pulumi:pulumi:Stack$t:index:Team::z", "dependencies": [],
            "inputs": {"spec": {"groups": [{"n": 2}, {"n": 3}], "ns": ["a"]},
                       "metadata": {"labels": {"x.io/q": "b"}}}}
-    assert changed(old, new) == [
+    assert update_or_replace(old, new)[2] == [
         "spec.groups[0].n: 1 -> 2", 'spec.groups[1]: (absent) -> {"n": 3}', 'spec.ns: ["a", "b"] -> ["a"]',
         'metadata.labels["x.io/q"]: "a" -> "b"', 'metadata.annotations: {"k": 1} -> (absent)',
         "parent: t:index:Team x -> t:index:Team z", "dependencies: - k y"]

@@ -18,7 +18,11 @@ from gke_ai_batch import vocabulary as v
 # are the same as v7.45.0's and the GA provider's release-8.0.0.
 TPG = "terraform-provider-google-beta release-8.0.0 (93c65b2d)"
 CONTAINER = f"ForceNew in {TPG} google-beta/services/container/"
-K8S_IDENTITY = "Kubernetes: an object is identified by its name and namespace; pulumi-kubernetes replaces on either"
+# pulumi-kubernetes replaces an object when its name or namespace changes, and for the fields its provider's
+# forceNew table lists (provider/pkg/provider, `var forceNew`) of the kinds here: a binding's roleRef (which
+# Kubernetes refuses to change), a Secret's type and data, a ResourceQuota's scopes.
+K8S_FORCE_NEW = "pulumi-kubernetes forceNew table"
+K8S_IDENTITY = f"{K8S_FORCE_NEW}: an object's name and namespace"
 MIGRATES = ("GKE API UpdateNodePoolRequest: 'Initiates an upgrade operation that migrates the nodes in the node "
             "pool' (google/container/v1/cluster_service.proto)")
 
@@ -101,8 +105,10 @@ REPLACES: tuple[Rule, ...] = (
     *(Rule(prefix, p, K8S_IDENTITY) for prefix in K8S_KINDS for p in ("metadata.name", "metadata.namespace")),
     *(Rule(f"{v.KUEUE_TYPE_PREFIX}{kind}", path, CRD_SOURCE.format(plural=kind.lower() + "s"))
       for kind, paths in CRD_IMMUTABLE.items() for path in paths),
-    Rule("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", "roleRef",
-         "Kubernetes: a binding's roleRef cannot change (rbac validation); pulumi-kubernetes replaces"),
+    *(Rule(f"kubernetes:rbac.authorization.k8s.io/v1:{kind}", "roleRef", f"{K8S_FORCE_NEW}: a binding's roleRef")
+      for kind in ("RoleBinding", "ClusterRoleBinding")),
+    *_rules("kubernetes:core/v1:Secret", f"{K8S_FORCE_NEW}: a Secret's type and data", "type", "data", "stringData"),
+    Rule(v.RESOURCE_QUOTA, "spec.scopes", f"{K8S_FORCE_NEW}: a ResourceQuota's scopes"),
 )
 
 # In-place node pool updates GKE carries out by replacing the VMs, per the pool's upgrade strategy. Labels

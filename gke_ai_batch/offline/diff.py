@@ -236,8 +236,8 @@ def compare(old: list[Resource], new: list[Resource]) -> Diff:
     for r in new:
         if r["urn"] not in before:
             diff.steps.append(("create", r, []))
-        elif lines := changed(before[r["urn"]], r):
-            diff.steps.append(update_or_replace(before[r["urn"]], r, lines))
+        elif step := update_or_replace(before[r["urn"]], r):
+            diff.steps.append(step)
         else:
             diff.unchanged += 1
     diff.steps += [("delete", r, []) for r in old if r["urn"] not in now]
@@ -245,34 +245,39 @@ def compare(old: list[Resource], new: list[Resource]) -> Diff:
     return diff
 
 
-def update_or_replace(old: Resource, new: Resource, lines: list[str]) -> tuple[str, Resource, list[str]]:
-    """A replacement when a changed input forces one (each such line says why, and the first says the order);
-    else an update, its lines marked where GKE recreates the nodes to apply them."""
-    paths = [path for path, _, _ in changes(old.get("inputs", {}), new.get("inputs", {}))]
+def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list[str]] | None:
+    """None when nothing changed. A replacement when a changed input forces one (each such line says why, and
+    the first says the order); else an update, its lines marked where GKE recreates the nodes to apply them."""
+    inputs, relations = input_changes(old, new), relation_changes(old, new)
+    if not inputs and not relations:
+        return None
+    paths = [path for path, _ in inputs]
     options = new.get("options") or {}
     forced = {path: f"forces replacement: {why}"
               for path, why in replacing(new["type"], paths, options.get("replaceOnChanges") or ())}
     if forced:
         order = ("delete first, then create (deleteBeforeReplace)" if options.get("deleteBeforeReplace")
                  else "create the new one first, then delete the old one")
-        return "replace", new, [f"order: {order}", *_marked(lines, paths, forced)]
+        return "replace", new, [f"order: {order}", *_marked(inputs, forced), *relations]
     disruptive = {path: "GKE recreates every node of the pool to apply it"
                   for path in recreating_nodes(new["type"], paths)}
-    return "update", new, _marked(lines, paths, disruptive)
+    return "update", new, [*_marked(inputs, disruptive), *relations]
 
 
-def _marked(lines: list[str], paths: list[str], notes: dict[str, str]) -> list[str]:
-    """The lines of `changed`, whose first len(paths) are those paths' changes, with a note where one has it."""
-    return [f"{line}  [{notes[paths[i]]}]" if i < len(paths) and paths[i] in notes else line
-            for i, line in enumerate(lines)]
+def _marked(inputs: list[tuple[str, str]], notes: dict[str, str]) -> list[str]:
+    """Each input change's line, with the note its path has."""
+    return [f"{line}  [{notes[path]}]" if path in notes else line for path, line in inputs]
 
 
-def changed(old: Resource, new: Resource) -> list[str]:
-    """One line per changed input path, then the parent and each dependency gained or lost."""
+def input_changes(old: Resource, new: Resource) -> list[tuple[str, str]]:
+    """(path, `path: old -> new`) for each changed input path."""
+    return [(path, "{}: {} -> {}".format(path or "inputs", *shown(a, b)))
+            for path, a, b in changes(old.get("inputs", {}), new.get("inputs", {}))]
+
+
+def relation_changes(old: Resource, new: Resource) -> list[str]:
+    """The parent and each dependency gained or lost."""
     lines = []
-    for path, a, b in changes(old.get("inputs", {}), new.get("inputs", {})):
-        was, now = shown(a, b)
-        lines.append(f"{path or 'inputs'}: {was} -> {now}")
     if old.get("parent") != new.get("parent"):
         lines.append(f"parent: {short(old.get('parent'))} -> {short(new.get('parent'))}")
     gone, came = set(old.get("dependencies", [])), set(new.get("dependencies", []))

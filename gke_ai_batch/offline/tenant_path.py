@@ -22,8 +22,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gke_ai_batch.vocabulary import TEAM_LABEL
-
 from .access import StackAccess
 from .admission import FRAMEWORKS, AdmissionResult, Cluster, workload_identity
 from .cel_policies import evaluate, resource_of
@@ -99,9 +97,7 @@ class TenantPath:
         return Passage(kind, ns, name, admission=result)
 
     def team_of(self, ns: str) -> str | None:
-        labels = (self.namespaces.get(ns, {}).get("metadata") or {}).get("labels") or {}
-        team = labels.get(TEAM_LABEL)
-        return str(team) if team else None
+        return next((team for team, nss in self.access.teams.items() if ns in nss), None)
 
     def namespaces_of_teams(self) -> list[str]:
         return [ns for nss in self.access.teams.values() for ns in nss] or ["none"]
