@@ -9,7 +9,7 @@ from typing import NotRequired, TypedDict
 
 import pulumi
 
-from gke_ai_batch.plan import parts
+from gke_ai_batch.plan import lifecycle, parts
 from gke_ai_batch.plan.installs import jobset_values, kueue_values
 from gke_ai_batch.plan.monitoring import kueue_monitoring
 from gke_ai_batch.plan.platform import Platform
@@ -245,11 +245,13 @@ def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions) -> KueueReso
     """The installs, then priorities, queues, teams and the scrape of Kueue's metrics. `opts` carries
     the parent, the Kubernetes provider and what the installs wait for (the pool the controllers run on)."""
     tenancy = Tenancy("tenancy", plan_tenancy(), pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers))  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
-    installs = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[tenancy]))
+    def installs(release: str) -> pulumi.ResourceOptions:
+        kept = lifecycle.release(lifecycle.protects(platform.config, "release", release)).options()
+        return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[tenancy], **kept))
     kueue = KueueInstall("kueue", KueueInstallArgs(platform.config.kueue.chart, platform.config.kueue.version,
-                                                   kueue_values(platform)), installs)
+                                                   kueue_values(platform)), installs("kueue"))
     jobset = (JobSetInstall("jobset", JobSetInstallArgs(platform.config.jobset.chart, platform.config.jobset.version,
-                                                        jobset_values(platform)), installs)
+                                                        jobset_values(platform)), installs("jobset"))
               if platform.install_jobset else None)
     releases: list[pulumi.Resource] = [kueue.release, *([jobset.release] if jobset else [])]
     after = pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers)  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument

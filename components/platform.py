@@ -57,10 +57,12 @@ def _pools(platform: PlatformPlan, target: dict[str, Any],
         return _args({**target, **_json(pool, exclude={"name"}, exclude_unset=True), "zones": zones[pool.name]})
     pools: list[pulumi.ComponentResource] = [
         SystemNodePool(cfg.system_pool.name, _args({**target, **_json(cfg.system_pool, exclude={"name"})}), opts)]
-    accel = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
-        **lifecycle.accelerator_pool(is_production(cfg)).options()))
-    pools += [TpuSlicePool(t.name, pool_args(t), accel) for t in cfg.tpu_pools]
-    pools += [GpuPool(g.name, pool_args(g), accel) for g in cfg.gpu_pools]
+
+    def accel(name: str) -> pulumi.ResourceOptions:
+        return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
+            **lifecycle.accelerator_pool(lifecycle.protects(cfg, "node_pool", name)).options()))
+    pools += [TpuSlicePool(t.name, pool_args(t), accel(t.name)) for t in cfg.tpu_pools]
+    pools += [GpuPool(g.name, pool_args(g), accel(g.name)) for g in cfg.gpu_pools]
     pools += [CpuPool(c.name, pool_args(c), opts) for c in cfg.cpu_pools]
     return pools
 
@@ -73,7 +75,7 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     if gcs_fuse_driver(cfg):  # on because teams declare buckets: GkeCluster does not see the teams
         cluster["cluster"]["gcs_fuse_csi_driver"] = True
     gke = GkeCluster("gke", _args(cluster), pulumi.ResourceOptions(
-        parent=parent, **lifecycle.cluster(is_production(cfg)).options()))
+        parent=parent, **lifecycle.cluster(lifecycle.protects(cfg, "cluster", cfg.cluster.name)).options()))
     target = dict(project=cfg.project, region=cfg.region, cluster=gke.name, location=gke.location,
                   labels=cfg.resource_labels(), service_account=gke.node_service_account,
                   **_json(cfg.cluster, include={"version"}))
@@ -93,9 +95,11 @@ def _storage(platform: PlatformPlan, kueue: KueueResources, opts: pulumi.Resourc
         return []
     cfg = platform.config
     created: dict[str, pulumi.Output[str]] = {}
+    active = {t.name for t in cfg.teams if t.state == "active"}
     for s in platform.storage:
+        protected = tuple(b.name for b in s.buckets if s.team in active and lifecycle.protects(cfg, "bucket", b.name))
         buckets = TeamBuckets(f"team-{s.team}-buckets", TeamBucketsArgs(s, cfg.project, {
-            **cfg.resource_labels(), TEAM_COST_LABEL: s.team}, is_production(cfg)), opts)
+            **cfg.resource_labels(), TEAM_COST_LABEL: s.team}, is_production(cfg), protected), opts)
         created.update(buckets.names)
     number = gcp.organizations.get_project_output(project_id=cfg.project).number
     teams = {t.plan.name: t for t in kueue.teams}

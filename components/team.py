@@ -31,12 +31,7 @@ class Team(pulumi.ComponentResource):
     def __init__(self, name: str, args: TeamArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(component_type("Team"), name, None, opts)
         t = self.plan = args.plan
-        child = pulumi.ResourceOptions(parent=self)
-        # Pre-existing namespaces (`default`) only get the team's labels, patched in place.
-        kept = pulumi.ResourceOptions(parent=self, **lifecycle.namespace(t.protected).options())
-        self.namespaces = {m["metadata"]["name"]: declare(
-            f"{name}-ns-{m['metadata']['name']}", m, kept if m["metadata"]["name"] in t.created_namespaces else child,
-            patch=m["metadata"]["name"] not in t.created_namespaces) for m in t.namespace_manifests}
+        self.namespaces = {m["metadata"]["name"]: self._namespace(name, m) for m in t.namespace_manifests}
 
         def in_namespace(ns: str, *deps: pulumi.Resource) -> pulumi.ResourceOptions:
             return pulumi.ResourceOptions(parent=self, depends_on=[self.namespaces[ns], *deps])
@@ -54,6 +49,15 @@ class Team(pulumi.ComponentResource):
             for m in t.guard_manifests]
         self.register_outputs({"namespaces": list(t.namespaces), "localQueue": t.local_queue,
                                "localQueues": [lq for lq, _ in t.local_queues]})
+
+
+    def _namespace(self, name: str, manifest: dict[str, Any]) -> pulumi.Resource:
+        """A created namespace, protected where the plan says; a pre-existing one patched, never deleted."""
+        ns = manifest["metadata"]["name"]
+        if ns not in self.plan.created_namespaces:
+            return declare(f"{name}-ns-{ns}", manifest, pulumi.ResourceOptions(parent=self), patch=True)
+        kept = lifecycle.namespace(ns in self.plan.protected).options()
+        return declare(f"{name}-ns-{ns}", manifest, pulumi.ResourceOptions(parent=self, **kept), patch=False)
 
 
 def _local_queue_name(team: str, manifest: dict[str, Any], plan: TeamPlan) -> str:

@@ -18,15 +18,18 @@ class TeamBucketsArgs:
     plan: TeamStoragePlan
     project: str
     labels: dict[str, str]
-    production: bool = False  # protect the buckets, and keep them in Cloud Storage when removed from the stack
+    production: bool = False  # keep the buckets in Cloud Storage when removed from the stack
+    protected: tuple[str, ...] = ()  # the buckets that refuse deletion (plan.lifecycle.protects)
 
 
 class TeamBuckets(pulumi.ComponentResource):
     def __init__(self, name: str, args: TeamBucketsArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(component_type("TeamBuckets"), name, None, opts)
-        child = pulumi.ResourceOptions(parent=self, **lifecycle.bucket(args.production).options())
+        def child(bucket: str) -> pulumi.ResourceOptions:
+            kept = lifecycle.bucket(bucket in args.protected, args.production)
+            return pulumi.ResourceOptions(parent=self, **kept.options())
         self.names: dict[str, pulumi.Output[str]] = {
             b.name: gcp.storage.Bucket(f"{name}-{b.name}", **bucket_inputs(b, args.project, args.labels),
-                                       opts=child).name
+                                       opts=child(b.name)).name
             for b in args.plan.buckets if b.create}
         self.register_outputs({"buckets": list(self.names)})

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import pytest
 
+from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.model.replacement import RECREATES_NODES, REPLACES, recreating_nodes, replacing
+from gke_ai_batch.plan.platform import build_platform
+from gke_ai_batch.vocabulary import TEAM_LABEL
 
-from .conftest import STACKS, planned
+from .conftest import STACKS, by_type, planned, platform_of, run_config
 
 NODE_POOL, CLUSTER, BUCKET = "gcp:container/nodePool:NodePool", "gcp:container/cluster:Cluster", \
     "gcp:storage/bucket:Bucket"
@@ -76,3 +79,68 @@ def test_kubernetes_objects_are_replaced_where_pulumi_kubernetes_replaces_them()
     assert replacing("kubernetes:core/v1:Secret", ["type"])
     assert replacing("kubernetes:core/v1:Namespace", ["metadata.name"])
     assert not replacing("kubernetes:core/v1:Namespace", ["metadata.labels"])
+
+
+# --- decisions: draining a team, acknowledging a deletion or replacement ---------------------------------------
+
+def refused(change) -> tuple[str, str]:
+    cfg = platform_of("prod")
+    change(cfg)
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    return e.value.path, e.value.message
+
+
+def team(cfg: dict, name: str) -> dict:
+    return next(t for t in cfg["teams"] if t["name"] == name)
+
+
+def test_a_draining_team_stops_admitting_and_loses_production_protection():
+    cfg = platform_of("prod")
+    team(cfg, "research")["state"] = "draining"
+    regs = run_config(cfg, "prod")
+    lqs = [r for r in by_type(regs, ":LocalQueue") if r.inputs["metadata"]["labels"][TEAM_LABEL] == "research"]
+    assert lqs and all(r.inputs["spec"]["stopPolicy"] == "HoldAndDrain" for r in lqs)
+    queues = {r.inputs["metadata"]["name"]: r.inputs["spec"].get("stopPolicy") for r in by_type(regs, ":ClusterQueue")}
+    assert queues["research"] == "HoldAndDrain" and queues["training"] is None
+    protected = {r.inputs["metadata"]["name"]: r.options.get("protect", False)
+                 for r in by_type(regs, "core/v1:Namespace")}
+    assert protected == {"research": False, "research-sandbox": False, "training": True, "inference-eval": True}
+    kept = {r.inputs["name"]: r.options for r in by_type(regs, ":Bucket")}
+    assert "protect" not in kept["acme-ml-prod-research-checkpoints"]
+    assert kept["acme-ml-prod-research-checkpoints"]["retainOnDelete"]  # removing it still keeps the data
+    assert kept["acme-ml-prod-training-checkpoints"]["protect"]
+
+
+def test_hold_lets_admitted_work_finish():
+    cfg = platform_of("prod")
+    team(cfg, "research").update(state="draining", stop_policy="Hold")
+    regs = run_config(cfg, "prod")
+    assert {r.inputs["spec"].get("stopPolicy") for r in by_type(regs, ":LocalQueue")
+            if r.inputs["metadata"]["labels"][TEAM_LABEL] == "research"} == {"Hold"}
+
+
+def test_an_acknowledgement_lifts_the_protection_of_the_resource_it_names():
+    cfg = platform_of("prod")
+    cfg["acknowledge"] = [{"node_pool": "v5e-spot", "reason": "reshape to 4x4"},
+                          {"release": "kueue", "reason": "reinstall"}]
+    regs = run_config(cfg, "prod")
+    pools = {r.name: r.options.get("protect", False) for r in by_type(regs, ":TpuSlicePool")}
+    assert pools == {"v5e-spot": False, "v6e-flex": True, "v5p-res": True}
+    releases = {r.name: r.options.get("protect", False) for r in by_type(regs, ":Release")}
+    assert releases == {"kueue-release": False, "jobset-release": True}
+
+
+@pytest.mark.parametrize("change, path, says", [
+    (lambda c: team(c, "research").update(state="retired"), "platform.teams[1].state", "'active' or 'draining'"),
+    (lambda c: team(c, "research").update(stop_policy="Hold"), "platform.teams[1]",
+     "stop_policy 'Hold' applies to a draining team only"),
+    (lambda c: c.update(acknowledge=[{"node_pool": "a", "cluster": "b", "reason": "x"}]), "platform.acknowledge[0]",
+     "name exactly one resource (cluster, node_pool, namespace, bucket, release); this names 2: cluster, node_pool"),
+    (lambda c: c.update(acknowledge=[{"release": "cert-manager", "reason": "x"}]), "platform.acknowledge[0].release",
+     "'kueue' or 'jobset'"),
+    (lambda c: c.update(acknowledge=[{"cluster": "ml-prod"}]), "platform.acknowledge[0].reason", "required"),
+])
+def test_bad_decisions_are_refused_at_their_path(change, path, says):
+    where, message = refused(change)
+    assert where == path and says in message, (where, message)

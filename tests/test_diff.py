@@ -2,8 +2,9 @@
 
 A throwaway git repository holds a copy of this working tree in two commits. BASE (HEAD~1) has older code
 (a shorter Helm timeout in components/, an older JobSet chart default in the core) and a stack that its
-config rules refuse; HEAD raises one quota in dev, removes dev's `training` team, adds a stack and
-deletes the refused one. The three planning diffs run at once (and each plans its two sides in parallel),
+config rules refuse; HEAD raises one quota in dev, removes dev's `training` team (refused: it was not
+draining), removes it from `drained` too, where BASE had it draining (accepted), adds a stack and deletes
+the refused one. The three planning diffs run at once (and each plans its two sides in parallel),
 so the file takes a few seconds."""
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from .conftest import planned
 
 ROOT = Path(__file__).resolve().parent.parent
 QUOTA = "v6e-flex: {google.com/tpu: 16}"
+TRAINING = "      - name: training\n"
 BASE_CODE = {  # file -> (as now, as at BASE)
     "components/helm_install.py": ("timeout=600", "timeout=300"),
     "gke_ai_batch/model/config.py": ('version: str = "0.12.0"', 'version: str = "0.11.0"'),
@@ -74,6 +76,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name, (now, then) in BASE_CODE.items():
         edit(repo / name, now, then)
     (repo / "stacks/Pulumi.broken.yaml").write_text(dev.replace(QUOTA, "no-such-pool: {google.com/tpu: 16}"))
+    (repo / "stacks/Pulumi.drained.yaml").write_text(dev.replace(TRAINING, TRAINING + "        state: draining\n"))
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "base")
@@ -83,6 +86,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     edit(repo / "stacks/Pulumi.dev.yaml", dev[dev.index("      - name: training"):], "")
     (repo / "stacks/Pulumi.broken.yaml").unlink()  # gone now: only BASE plans it, and refuses it
     (repo / "stacks/Pulumi.fresh.yaml").write_text(dev)
+    (repo / "stacks/Pulumi.drained.yaml").write_text((repo / "stacks/Pulumi.dev.yaml").read_text())
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "change")
     return repo
@@ -90,7 +94,8 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def runs(repo: Path) -> dict[str, Run]:
-    procs = {stack: start(repo, stack, "HEAD~1") for stack in ("dev", "fresh", "stacks/Pulumi.broken.yaml")}
+    procs = {stack: start(repo, stack, "HEAD~1") for stack in ("dev", "fresh", "drained",
+                                                                "stacks/Pulumi.broken.yaml")}
     return {stack: finish(p) for stack, p in procs.items()}
 
 
@@ -108,7 +113,7 @@ def steps(out: str, sign: str) -> list[str]:
 
 def test_a_quota_change_shows_its_path_with_old_and_new_value(runs: dict[str, Run]) -> None:
     dev = runs["dev"]
-    assert dev.code == 0, dev.err
+    assert dev.code == 1, dev.err  # the removed team's refusal (below)
     # the cpu and memory that come with the chips follow them
     assert block(dev.out, "update", "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "queues-cq-research") == [
         'spec.resourceGroups[0].flavors[1].resources[0].nominalQuota: "717920m" -> "1435840m"',
@@ -132,8 +137,35 @@ def test_a_removed_team_shows_as_deletes_and_the_counts_add_up(runs: dict[str, R
     # per namespace (training, training-eval): its object quota and network policy besides the rest
     assert "gke-ai-batch:index:Team  team-training" in training and len(training) == 16
     assert not steps(dev, "+")
-    assert dev.splitlines()[-1] == \
-        f"0 to add, 3 to change, 0 to replace, 16 to delete, {len(everything) - 19} unchanged"
+    assert f"0 to add, 3 to change, 0 to replace, 16 to delete, {len(everything) - 19} unchanged" in dev.splitlines()
+
+
+def test_created_and_deleted_resources_show_what_a_reviewer_approves_or_loses(runs: dict[str, Run]) -> None:
+    fresh, dev = runs["fresh"].out, runs["dev"].out
+    quotas = block(fresh, "create", "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "queues-cq-training")
+    assert quotas[0] == "cohort: ml" and "quota v5e-train: cpu 223300m (borrow 223300m), memory 371307Mi " \
+        "(borrow 371307Mi), google.com/tpu 8 (borrow 8)" in quotas
+    assert block(fresh, "create", "gcp:container/nodePool:NodePool", "v5e-train-slice-0") == [
+        "shape: ct5lp-hightpu-4t, topology 2x4; 2 nodes; on-demand; zones us-east5-b"]
+    assert block(dev, "delete", "kubernetes:core/v1:Namespace", "team-training-ns-training") == [
+        "team training; Pod Security baseline; deleting it deletes every job and pod in it"]
+
+
+def test_removing_a_team_that_was_not_draining_is_refused_naming_each_namespace(runs: dict[str, Run]) -> None:
+    dev = runs["dev"]
+    assert dev.code == 1
+    refused = [ln for ln in dev.out.splitlines() if ln.startswith("refused: ")]
+    assert refused == [f"refused: delete team namespace {ns} (kubernetes:core/v1:Namespace team-training-ns-{ns}): "
+                       "drain team training first (`state: draining` in its block), or acknowledge this team "
+                       "namespace, and land that change before this one" for ns in ("training", "training-eval")]
+    assert "2 change(s) lack the stack file's decision" in dev.out
+
+
+def test_removing_a_team_that_was_draining_at_base_passes(runs: dict[str, Run]) -> None:
+    drained = runs["drained"]
+    assert drained.code == 0, drained.out
+    assert "- delete  kubernetes:core/v1:Namespace  team-training-ns-training" in drained.out
+    assert "refused" not in drained.out
 
 
 def test_a_stack_missing_at_base_is_all_adds(runs: dict[str, Run]) -> None:

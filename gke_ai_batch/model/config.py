@@ -604,6 +604,20 @@ class TeamConfig(Model):
     buckets through Workload Identity Federation for GKE (default: <name>-workload)."""
     buckets: list[BucketConfig] = []
     """Cloud Storage buckets its workloads read or write (created, or existing ones by name)."""
+    state: Literal["active", "draining"] = "active"
+    """active, or draining: its queues admit nothing new (Kueue's stopPolicy) and production lifts the
+    protection of its namespaces and buckets, so that a later change may remove the team (`make diff`
+    refuses removing a team that was not draining first)."""
+    stop_policy: Literal["HoldAndDrain", "Hold"] | None = None
+    """While draining, what happens to its admitted work: HoldAndDrain (the default) evicts it, Hold lets
+    it run to completion. Only for a draining team."""
+
+    @model_validator(mode="after")
+    def _stop_policy_when_draining(self) -> TeamConfig:
+        if self.stop_policy is not None and self.state != "draining":
+            raise ValueError(f"stop_policy {self.stop_policy!r} applies to a draining team only: set state: "
+                             "draining, or drop stop_policy")
+        return self
 
     @field_validator("default_priority")
     @classmethod
@@ -633,6 +647,45 @@ class TeamConfig(Model):
                 raise ValueError(f"namespace {ns!r} is not a namespace name: {DNS_LABEL.words}, "
                                  "at most 63 characters")
         return v
+
+
+class Acknowledgement(Model):
+    """A decision to delete or replace one resource that holds running work or data, with why. It lifts
+    production's protection of that resource, and covers one change: the next change removes it. To
+    delete a protected resource, land the acknowledgement first (the engine deletes only what its last
+    update left unprotected), then remove the resource and the acknowledgement together."""
+
+    cluster: str | None = None
+    """The GKE cluster, by name."""
+    node_pool: str | None = None
+    """A node pool, by its name in the stack file (for a TPU pool: every slice of it)."""
+    namespace: str | None = None
+    """A team namespace (removing a whole team takes `state: draining` instead)."""
+    bucket: str | None = None
+    """A bucket the stack created, by name."""
+    release: Literal["kueue", "jobset"] | None = None
+    """The Kueue or JobSet Helm release."""
+    reason: str = Field(min_length=1)
+    """Why, for reviewers: what runs there now and where it goes."""
+
+    @model_validator(mode="after")
+    def _one_resource(self) -> Acknowledgement:
+        named = [k for k in DECISION_KINDS if getattr(self, k) is not None]
+        if len(named) != 1:
+            raise ValueError(f"name exactly one resource ({', '.join(DECISION_KINDS)}); this names "
+                             f"{len(named) or 'none'}{': ' + ', '.join(named) if named else ''}")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(k for k in DECISION_KINDS if getattr(self, k) is not None)
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self, self.kind))
+
+
+DECISION_KINDS = ("cluster", "node_pool", "namespace", "bucket", "release")
 
 
 class CohortConfig(Model):
@@ -782,6 +835,8 @@ class PlatformConfig(Model):
     """The teams, one block each."""
     group_domains: list[str] = []
     """Domains the teams' groups must belong to (example.com); unset: any domain."""
+    acknowledge: list[Acknowledgement] = []
+    """Deletions and replacements this change decides on (`make diff` refuses the others), one resource each."""
 
     def resource_labels(self) -> dict[str, str]:
         """Labels every GCP resource carries: environment, owner, cost-center, then the user's own."""

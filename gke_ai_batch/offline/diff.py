@@ -7,7 +7,10 @@ prints the resources to create, update, replace and delete, each change's input 
 which changes force a replacement: gke_ai_batch.model.replacement's table (the providers' ForceNew fields,
 Kubernetes' immutable fields, the program's replaceOnChanges) says it, with the path that forces it and the
 order the engine would replace in; in-place node pool updates that GKE applies by recreating the nodes are
-marked. Exit 0 with the diff, 2 if BASE or the stack cannot be planned.
+marked. A created or deleted resource shows what a reviewer approves or loses (its quotas, its shape and
+size: gke_ai_batch.offline.essentials). A deletion or replacement of what holds running work or data needs
+the stack file's decision (gke_ai_batch.offline.decisions): each one lacking it is named after the diff.
+Exit 0 with the diff, 1 with the diff and the undecided changes, 2 if BASE or the stack cannot be planned.
 """
 from __future__ import annotations
 
@@ -26,6 +29,8 @@ from typing import Any
 
 from gke_ai_batch.model.replacement import recreating_nodes, replacing
 
+from .decisions import read_decisions, refusals
+from .essentials import essentials
 from .stackfile import project
 
 PACKAGE = "gke_ai_batch"
@@ -235,12 +240,12 @@ def compare(old: list[Resource], new: list[Resource]) -> Diff:
     diff = Diff()
     for r in new:
         if r["urn"] not in before:
-            diff.steps.append(("create", r, []))
+            diff.steps.append(("create", r, essentials(r)))
         elif step := update_or_replace(before[r["urn"]], r):
             diff.steps.append(step)
         else:
             diff.unchanged += 1
-    diff.steps += [("delete", r, []) for r in old if r["urn"] not in now]
+    diff.steps += [("delete", r, essentials(r)) for r in old if r["urn"] not in now]
     diff.steps.sort(key=lambda s: (s[1]["type"], s[1]["name"], s[1]["urn"]))
     return diff
 
@@ -361,8 +366,9 @@ def report(name: str, base: Side, now: Side, diff: Diff) -> str:
     return "\n".join(out)
 
 
-def run(stack: str, base: str, here: Path) -> str:
-    """The diff of STACK between BASE and the working tree of the repository around `here`."""
+def run(stack: str, base: str, here: Path) -> tuple[str, list[str]]:
+    """The diff of STACK between BASE and the working tree of the repository around `here`, and the
+    deletions and replacements in it that lack the stack file's decision."""
     repo = repo_root(here)
     sha = base_commit(repo, base)
     proj, path = locate(stack, here, repo)
@@ -374,22 +380,30 @@ def run(stack: str, base: str, here: Path) -> str:
         if before.stack is None and after.stack is None:
             raise DiffError(f"no stack {stack!r} at BASE {base} nor in the working tree")
         old, new = plan_both(before, after, tmp)
-    return report(stack_name(stack), before, after, compare(old, new))
+        diff = compare(old, new)
+        undecided = refusals(((op, r) for op, r, _ in diff.steps), old, new, read_decisions(before.stack),
+                             read_decisions(after.stack))
+    return report(stack_name(stack), before, after, diff), undecided
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Exit 0 with the diff printed, 2 with one `error:` line."""
+    """Exit 0 with the diff printed, 1 with the diff and a `refused:` line per undecided change, 2 with one
+    `error:` line."""
     ap = argparse.ArgumentParser(prog="python -m gke_ai_batch.offline.diff", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("stack", help="a stack name of the project or a path to Pulumi.<stack>.yaml")
     ap.add_argument("base", help="the git ref to compare with (branch, tag or commit), e.g. origin/main")
     args = ap.parse_args(argv)
     try:
-        print(run(args.stack, args.base, Path.cwd()))
+        text, undecided = run(args.stack, args.base, Path.cwd())
     except DiffError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    return 0
+    print(text)
+    if undecided:
+        print(f"\n{len(undecided)} change(s) lack the stack file's decision (README \"Day two\"):")
+        print("\n".join(f"refused: {line}" for line in undecided))
+    return 1 if undecided else 0
 
 
 if __name__ == "__main__":

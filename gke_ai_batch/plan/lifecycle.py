@@ -9,15 +9,19 @@ pool, created before the old one is deleted).
 
 Production stacks protect what running work and data live on: the cluster (and with it its network and
 node identity), the accelerator node pools, the team namespaces and the buckets, which are also kept in
-Cloud Storage when removed from the stack (retainOnDelete). README "Day two" says how to lift it.
+Cloud Storage when removed from the stack (retainOnDelete), and the Kueue and JobSet releases, whose
+uninstall would take every queue and Workload with it. The stack file lifts it for one resource with an
+acknowledgement, and for a team's namespaces and buckets by draining the team (README "Day two").
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.replacement import CRD_IMMUTABLE
 
+from .gke_inputs import is_production
 from .pools import PoolPlan
 
 # The TPU slice's shape is not sent by the provider's node pool update (terraform-provider-google-beta
@@ -46,6 +50,14 @@ class Lifecycle:
 NAMED = Lifecycle(delete_before_replace=True)
 
 
+def protects(cfg: PlatformConfig, kind: str, name: str) -> bool:
+    """Whether production protects this resource: not when the stack file acknowledges deleting or replacing
+    it. The engine refuses to replace or delete a protected resource, and allows unprotecting and replacing
+    in one update (pulumi/pulumi pkg/resource/deploy/step_generator.go: "we do allow unprotecting and
+    replacing to happen in a single update cycle"); a deletion needs the unprotecting update first."""
+    return is_production(cfg) and not any(a.kind == kind and a.name == name for a in cfg.acknowledge)
+
+
 def manifest(kind: str) -> Lifecycle:
     """A Kueue object with a field its CRD makes immutable is replaced, delete-first (its name is fixed),
     when that field changes: pulumi-kubernetes would otherwise send an update the API server refuses."""
@@ -58,21 +70,28 @@ def node_pool(plan: PoolPlan) -> Lifecycle:
     return Lifecycle(delete_before_replace=True, replace_on_changes=TPU_SHAPE_INPUTS if plan.kind == "tpu" else ())
 
 
-def cluster(production: bool) -> Lifecycle:
+def cluster(protect: bool) -> Lifecycle:
     """Given to the GkeCluster component: its cluster, network and node identity inherit the protection."""
-    return Lifecycle(protect=production)
+    return Lifecycle(protect=protect)
 
 
-def accelerator_pool(production: bool) -> Lifecycle:
+def accelerator_pool(protect: bool) -> Lifecycle:
     """Given to a TPU or GPU pool component: deleting a pool evicts every job on it."""
-    return Lifecycle(protect=production)
+    return Lifecycle(protect=protect)
 
 
-def bucket(production: bool) -> Lifecycle:
-    """Delete-first (a global name), and in production protected and kept when removed from the stack."""
-    return Lifecycle(protect=production, retain_on_delete=production, delete_before_replace=True)
+def bucket(protect: bool, production: bool) -> Lifecycle:
+    """Delete-first (a global name); in production kept when removed from the stack, and protected until
+    its team drains or an acknowledgement names it."""
+    return Lifecycle(protect=protect, retain_on_delete=production, delete_before_replace=True)
 
 
-def namespace(production: bool) -> Lifecycle:
+def namespace(protect: bool) -> Lifecycle:
     """Deleting a namespace deletes every Job, Workload and pod in it at once."""
-    return Lifecycle(protect=production)
+    return Lifecycle(protect=protect)
+
+
+def release(protect: bool) -> Lifecycle:
+    """Given to the Kueue and JobSet installs: uninstalling Kueue's chart deletes its CRDs (templates of the
+    chart, kueue v0.19.2 charts/kueue/templates/crd/), and with them every ClusterQueue and Workload."""
+    return Lifecycle(protect=protect)

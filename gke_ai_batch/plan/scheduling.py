@@ -18,9 +18,8 @@ from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.machines import allocatable
 from gke_ai_batch.model.quantity import parse_quantity, render_quantity
 from gke_ai_batch.model.suggest import name_list
-from gke_ai_batch.plan import tenancy
+from gke_ai_batch.plan import lifecycle, tenancy
 from gke_ai_batch.plan.autopilot import autopilot_node_labels, check_autopilot_tpu_version
-from gke_ai_batch.plan.gke_inputs import is_production
 from gke_ai_batch.plan.isolation import isolation_policy
 from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import (
@@ -104,7 +103,8 @@ class TeamPlan:
     guard_manifests: tuple[Manifest, ...] = ()  # per namespace: object quota and network isolation
     priorities: tuple[str, ...] = ()  # the priorities its pods and jobs may name
     pod_security: tuple[tuple[str, str], ...] = ()  # (namespace, enforced Pod Security level)
-    protected: bool = False  # its created namespaces refuse deletion (production: plan.lifecycle.namespace)
+    protected: tuple[str, ...] = ()  # created namespaces that refuse deletion (plan.lifecycle.namespace)
+    stop_policy: str | None = None  # a draining team's: on its LocalQueues and its own ClusterQueue
 
     @property
     def local_queue(self) -> str:
@@ -502,9 +502,11 @@ def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: t
     allowed = tenancy.allowed_priorities(cfg, i, team)
     admitted_by = {admitted_by_label(cq): "true" for _, cq in local_queues}
     created = tuple(ns for ns in namespaces if ns not in PREEXISTING_NAMESPACES)
+    stop = stop_policy(team)
     lqs = tuple({"apiVersion": KUEUE_API, "kind": "LocalQueue",
                  "metadata": {"name": lq, "namespace": ns, "labels": {TEAM_LABEL: team.name}},
-                 "spec": {"clusterQueue": cq}} for ns in namespaces for lq, cq in local_queues)
+                 "spec": {"clusterQueue": cq, **({"stopPolicy": stop} if stop else {})}}
+                for ns in namespaces for lq, cq in local_queues)
     guards = tuple(m for ns in namespaces for m in (
         tenancy.object_quota(team, ns), isolation_policy(team.name, ns, tenancy.ISOLATION_POLICY)))
     return TeamPlan(name=team.name, path=path_of("teams", i), namespaces=tuple(namespaces), created_namespaces=created,
@@ -515,7 +517,16 @@ def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: t
                     role_binding_manifests=tuple(tenancy.role_binding(team, ns) for ns in namespaces)
                     if team.groups else (),
                     guard_manifests=guards, priorities=allowed, pod_security=tuple(levels.items()),
-                    protected=is_production(cfg))
+                    protected=tuple(ns for ns in created if team.state == "active"
+                                    and lifecycle.protects(cfg, "namespace", ns)),
+                    stop_policy=stop)
+
+
+def stop_policy(team: TeamConfig) -> str | None:
+    """A draining team's queues stop admitting (Kueue's stopPolicy, on the ClusterQueue and LocalQueue:
+    Hold lets admitted workloads run to completion, HoldAndDrain evicts them); None while active. Set on
+    its LocalQueues, which are its own even when the ClusterQueue is shared."""
+    return (team.stop_policy or "HoldAndDrain") if team.state == "draining" else None
 
 
 def _local_queues(i: int, team: TeamConfig, cq_name: str, shared: set[str],
@@ -604,8 +615,10 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingP
     for i, t in enumerate(cfg.teams):
         if t.queue is not None:
             cq_name, path = t.cluster_queue or t.name, path_of("teams", i, "queue")
-            queues.append(ClusterQueuePlan(cq_name, path, t.queue, team_ns[i], False,
-                                           _cluster_queue(ctx, cq_name, path, t.queue, shared=False)))
+            cq = _cluster_queue(ctx, cq_name, path, t.queue, shared=False)
+            if stop := stop_policy(t):
+                cq["spec"]["stopPolicy"] = stop
+            queues.append(ClusterQueuePlan(cq_name, path, t.queue, team_ns[i], False, cq))
         else:
             assert t.cluster_queue is not None  # a shared queue's name, checked above
             cq_name = t.cluster_queue

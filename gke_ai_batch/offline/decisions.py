@@ -1,0 +1,137 @@
+"""Which deletions and replacements of `make diff` lack the stack file's decision.
+
+Deleting or replacing the cluster, a node pool, a team namespace, a bucket or the Kueue or JobSet release
+destroys running work or data. `make diff` refuses such a change unless the stack file decides on it:
+- a team's namespaces and buckets go once the team was `state: draining` at BASE (its queues stopped
+  admitting, and production's protection lifted, by a change before this one);
+- anything else needs `acknowledge:` naming it: in this change for a replacement (the engine allows
+  unprotecting and replacing in one update), at BASE or in this change for a deletion, and at BASE if BASE
+  protected it (the engine deletes only what the last update left unprotected).
+An acknowledgement covers one change: one already at BASE is refused, as is one that names nothing the
+stack had at BASE or has now. The decisions are read from each side's stack file as written, so that a BASE
+whose code predates them reads as having none.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gke_ai_batch.model.config import CONFIG_KEY, DECISION_KINDS
+from gke_ai_batch.vocabulary import BUCKET, CLUSTER, HELM_RELEASE, NODE_POOL, TEAM_COST_LABEL, TEAM_LABEL
+
+from .stackfile import read_stack_file
+
+Resource = dict[str, Any]
+NAMESPACE = "kubernetes:core/v1:Namespace"
+WORDS = {"cluster": "cluster", "node_pool": "node pool", "namespace": "team namespace", "bucket": "bucket",
+         "release": "Helm release"}
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """A resource whose deletion or replacement needs a decision: its kind and name as `acknowledge:` names
+    it, and the team it belongs to (namespaces and buckets)."""
+    kind: str
+    name: str
+    team: str | None = None
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """What one side's stack file decides: its acknowledgements as (kind, name) in order, and its draining teams."""
+    acknowledged: tuple[tuple[str, str], ...] = ()
+    draining: frozenset[str] = frozenset()
+
+
+def guarded(r: Resource) -> Guarded | None:
+    """The resource as a decision names it, or None when removing it destroys nothing that runs or is kept."""
+    inputs = r.get("inputs") or {}
+    kind, name = r["type"], str(inputs.get("name", r["name"]))
+    if kind == CLUSTER:
+        return Guarded("cluster", name)
+    if kind == NODE_POOL:
+        return Guarded("node_pool", _pool_name(r))
+    if kind == NAMESPACE and TEAM_LABEL in ((inputs.get("metadata") or {}).get("labels") or {}):
+        meta = inputs["metadata"]
+        return Guarded("namespace", meta["name"], meta["labels"][TEAM_LABEL])
+    if kind == BUCKET:
+        return Guarded("bucket", name, (inputs.get("labels") or {}).get(TEAM_COST_LABEL))
+    if kind == HELM_RELEASE:
+        return Guarded("release", name)
+    return None
+
+
+def _pool_name(r: Resource) -> str:
+    """A pool's name in the stack file: its component's (a TPU pool's slices are `<name>-<i>` in GKE)."""
+    parent = r.get("parent") or ""
+    types, _, name = parent.rpartition("::")
+    return name if types.endswith("Pool") else str((r.get("inputs") or {}).get("name", r["name"]))
+
+
+def read_decisions(stack: Path | None) -> Decisions:
+    """The acknowledgements and draining teams a stack file holds, read as written (not validated: BASE's
+    file follows BASE's code)."""
+    if stack is None:
+        return Decisions()
+    config = read_stack_file(stack)
+    platform = next((v for k, v in config.items() if k.endswith(f":{CONFIG_KEY}")), None)
+    if not isinstance(platform, dict):
+        return Decisions()
+    acks = tuple((k, str(a[k])) for a in _dicts(platform.get("acknowledge")) for k in DECISION_KINDS if a.get(k))
+    draining = frozenset(str(t.get("name")) for t in _dicts(platform.get("teams")) if t.get("state") == "draining")
+    return Decisions(acks, draining)
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def refusals(steps: Iterable[tuple[str, Resource]], old: list[Resource], new: list[Resource], base: Decisions,
+             now: Decisions) -> list[str]:
+    """One line per acknowledgement that is stale or names nothing, and per deletion or replacement that
+    lacks its decision."""
+    return [*_bad_acknowledgements(old, new, base, now), *(
+        line for op, r in steps if op in ("delete", "replace") and (line := _undecided(op, r, base, now)))]
+
+
+def _bad_acknowledgements(old: list[Resource], new: list[Resource], base: Decisions, now: Decisions) -> list[str]:
+    known = {(g.kind, g.name) for r in [*old, *new] if (g := guarded(r))}
+    out = []
+    for i, (kind, name) in enumerate(now.acknowledged):
+        where = f"acknowledge[{i}].{kind}: {name!r}"
+        if (kind, name) not in known:
+            have = sorted({n for k, n in known if k == kind})
+            out.append(f"{where} names no {WORDS[kind]} the stack had at BASE or has now "
+                       f"({WORDS[kind]}s: {', '.join(have) or 'none'})")
+        elif (kind, name) in base.acknowledged:
+            out.append(f"{where} was already at BASE: an acknowledgement covers one change, so the change after "
+                       "it removes it")
+    return out
+
+
+def _undecided(op: str, r: Resource, base: Decisions, now: Decisions) -> str | None:
+    """Why this step lacks a decision, or None when the stack file decides on it."""
+    g = guarded(r)
+    if g is None:
+        return None
+    what = f"{op} {WORDS[g.kind]} {g.name} ({r['type']} {r['name']})"
+    key = (g.kind, g.name)
+    if op == "delete" and g.team is not None and g.team in base.draining:
+        return None
+    if op == "replace":
+        return None if key in now.acknowledged else (
+            f"{what}: add `acknowledge: [{{{g.kind}: {g.name}, reason: ...}}]` to the stack file, with why")
+    protected = bool((r.get("options") or {}).get("protect"))
+    if key in base.acknowledged or (key in now.acknowledged and not protected):
+        return None
+    if g.kind == "namespace" or (g.kind == "bucket" and g.team):
+        first = (f"drain team {g.team} first (`state: draining` in its block), or acknowledge this {WORDS[g.kind]}, "
+                 "and land that change before this one")
+    elif protected:
+        first = (f"BASE protects it: land `acknowledge: [{{{g.kind}: {g.name}, reason: ...}}]` first (it lifts the "
+                 "protection), then remove it")
+    else:
+        first = f"add `acknowledge: [{{{g.kind}: {g.name}, reason: ...}}]` to the stack file, with why"
+    return f"{what}: {first}"

@@ -1,0 +1,70 @@
+"""`make diff` refuses deleting or replacing what holds running work or data unless the stack file decides on
+it (gke_ai_batch.offline.decisions), judged here on resources as resources.json records them."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from gke_ai_batch.offline.decisions import Decisions, read_decisions, refusals
+
+POOL_PARENT = "urn:pulumi:prod::gke-ai-batch::pulumi:pulumi:Stack$gke-ai-batch:index:TpuSlicePool::v5e-spot"
+
+
+def pool(protect: bool = False) -> dict:
+    return {"type": "gcp:container/nodePool:NodePool", "name": "v5e-spot-slice-0", "parent": POOL_PARENT,
+            "inputs": {"name": "v5e-spot-0"}, "options": {"protect": True} if protect else {}}
+
+
+def namespace(name: str, team: str) -> dict:
+    return {"type": "kubernetes:core/v1:Namespace", "name": f"team-{team}-ns-{name}",
+            "inputs": {"metadata": {"name": name, "labels": {"gke-ai-batch.io/team": team}}}}
+
+
+ACK = Decisions(acknowledged=(("node_pool", "v5e-spot"),))
+
+
+def test_a_replaced_pool_needs_an_acknowledgement_in_this_change():
+    [line] = refusals([("replace", pool())], [pool()], [pool()], Decisions(), Decisions())
+    assert line.startswith("replace node pool v5e-spot (gcp:container/nodePool:NodePool v5e-spot-slice-0): add "
+                           "`acknowledge: [{node_pool: v5e-spot, reason: ...}]`")
+    assert refusals([("replace", pool(True))], [pool(True)], [pool()], Decisions(), ACK) == []
+
+
+def test_a_protected_pool_is_deleted_only_after_a_change_that_unprotected_it():
+    [line] = refusals([("delete", pool(True))], [pool(True)], [], Decisions(), ACK)
+    assert "BASE protects it: land `acknowledge: [{node_pool: v5e-spot, reason: ...}]` first" in line
+    assert refusals([("delete", pool())], [pool()], [], ACK, Decisions()) == []
+    assert refusals([("delete", pool())], [pool()], [], Decisions(), ACK) == []  # unprotected: one change will do
+
+
+def test_an_acknowledgement_covers_one_change():
+    [line] = refusals([], [pool()], [pool()], ACK, ACK)
+    assert line == ("acknowledge[0].node_pool: 'v5e-spot' was already at BASE: an acknowledgement covers one "
+                    "change, so the change after it removes it")
+
+
+def test_an_acknowledgement_naming_nothing_is_refused_with_what_exists():
+    [line] = refusals([], [pool()], [pool()], Decisions(), Decisions(acknowledged=(("node_pool", "v5e-spto"),)))
+    assert line == ("acknowledge[0].node_pool: 'v5e-spto' names no node pool the stack had at BASE or has now "
+                    "(node pools: v5e-spot)")
+
+
+def test_a_team_namespace_goes_once_the_team_drained():
+    ns = namespace("research", "research")
+    [line] = refusals([("delete", ns)], [ns], [], Decisions(), Decisions())
+    assert "drain team research first (`state: draining` in its block)" in line
+    assert refusals([("delete", ns)], [ns], [], Decisions(draining=frozenset({"research"})), Decisions()) == []
+
+
+def test_what_holds_no_work_goes_without_a_decision():
+    lq = {"type": "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "name": "lq", "inputs": {}}
+    default = {"type": "kubernetes:core/v1:NamespacePatch", "name": "team-a-ns-default", "inputs": {}}
+    assert refusals([("delete", lq), ("delete", default), ("create", pool())], [lq, default], [pool()],
+                    Decisions(), Decisions()) == []
+
+
+def test_the_decisions_are_read_from_the_stack_file_as_written(tmp_path: Path):
+    stack = tmp_path / "Pulumi.x.yaml"
+    stack.write_text("config:\n  my-project:platform:\n    teams:\n      - {name: a, state: draining}\n"
+                     "      - {name: b}\n    acknowledge:\n      - {cluster: ml, reason: move}\n")
+    assert read_decisions(stack) == Decisions(acknowledged=(("cluster", "ml"),), draining=frozenset({"a"}))
+    assert read_decisions(None) == Decisions()
