@@ -148,7 +148,7 @@ def test_created_and_deleted_resources_show_what_a_reviewer_approves_or_loses(ru
     assert block(fresh, "create", "gcp:container/nodePool:NodePool", "v5e-train-slice-0") == [
         "shape: ct5lp-hightpu-4t, topology 2x4; 2 nodes; on-demand; zones us-east5-b"]
     assert block(dev, "delete", "kubernetes:core/v1:Namespace", "team-training-ns-training") == [
-        "team training; Pod Security baseline; deleting it deletes every job and pod in it"]
+        "team training; Pod Security baseline"]
 
 
 def test_removing_a_team_that_was_not_draining_is_refused_naming_each_namespace(runs: dict[str, Run]) -> None:

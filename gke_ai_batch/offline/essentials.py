@@ -67,8 +67,7 @@ def _namespace(inputs: dict[str, Any]) -> list[str]:
     labels = (inputs.get("metadata") or {}).get("labels") or {}
     if TEAM_LABEL not in labels:
         return []
-    return [f"team {labels[TEAM_LABEL]}; Pod Security {labels.get('pod-security.kubernetes.io/enforce', 'none')}; "
-            "deleting it deletes every job and pod in it"]
+    return [f"team {labels[TEAM_LABEL]}; Pod Security {labels.get('pod-security.kubernetes.io/enforce', 'none')}"]
 
 
 def _bucket(inputs: dict[str, Any]) -> list[str]:
