@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gke_ai_batch.offline.diff import Side, compare, report, show, update_or_replace
+from gke_ai_batch.offline.diff import Planned, Side, compare, policy_lines, report, show, update_or_replace
 
 from .conftest import planned
 
@@ -151,6 +151,15 @@ def test_created_and_deleted_resources_show_what_a_reviewer_approves_or_loses(ru
         "team training; Pod Security baseline"]
 
 
+def test_the_review_shows_both_sides_policy_results_and_each_teams_quotas_before_and_after(runs) -> None:
+    dev = runs["dev"].out
+    assert "policy check: BASE 0 mandatory, " in dev and "-> working tree 0 mandatory, " in dev
+    quotas = dev[dev.index("accelerator quotas per team (nominal):"):].splitlines()
+    assert quotas[1].split() == ["team", "ClusterQueue", "flavor", "resource", "BASE", "->", "working", "tree"]
+    assert quotas[2 + 3].split() == ["research", "research", "v6e-flex", "google.com/tpu", "16", "->", "32"]
+    assert ["training", "training", "v5e-train", "google.com/tpu", "8", "->", "-"] in [q.split() for q in quotas]
+
+
 def test_removing_a_team_that_was_not_draining_is_refused_naming_each_namespace(runs: dict[str, Run]) -> None:
     dev = runs["dev"]
     assert dev.code == 1
@@ -174,7 +183,7 @@ def test_a_stack_missing_at_base_is_all_adds(runs: dict[str, Run]) -> None:
     assert "stack fresh does not exist at the BASE HEAD~1" in fresh.out
     adds = len(steps(fresh.out, "+"))
     assert adds > 30
-    assert fresh.out.splitlines()[-1] == f"{adds} to add, 0 to change, 0 to replace, 0 to delete, 0 unchanged"
+    assert f"{adds} to add, 0 to change, 0 to replace, 0 to delete, 0 unchanged" in fresh.out.splitlines()
 
 
 def test_a_refused_plan_says_which_side(runs: dict[str, Run], repo: Path) -> None:
@@ -295,3 +304,12 @@ def test_a_local_queue_moved_to_another_cluster_queue_is_replaced() -> None:
     old = {"urn": lq.urn, "type": lq.type, "name": lq.name, "inputs": lq.inputs, "options": lq.options}
     [(op, _, lines)] = compare([old], [_with(old, "spec.clusterQueue", "other")]).steps
     assert op == "replace" and "forces replacement: Kueue v0.19.2 CRD kueue.x-k8s.io_localqueues.yaml" in lines[1]
+
+
+def test_a_mandatory_violation_the_change_brings_is_listed_as_new() -> None:
+    urn = "urn:pulumi:prod::p::gcp:container/cluster:Cluster::gke-cluster"
+    old = Planned(violations=[{"policy": "a", "level": "advisory", "urn": urn, "message": "m"}])
+    new = Planned(violations=[{"policy": "b", "level": "mandatory", "urn": urn, "message": "public endpoint"}])
+    assert policy_lines(old, new) == [
+        "policy check: BASE 0 mandatory, 1 advisory -> working tree 1 mandatory, 0 advisory",
+        "  b: gcp:container/cluster:Cluster gke-cluster: public endpoint (new)"]

@@ -1,8 +1,8 @@
 """CLI: `python -m gke_ai_batch.offline.diff STACK BASE`: what the change since BASE would do to STACK, like a preview.
 
-Plans STACK twice under mocks, each side with its own code and its own stack file: as it is at the git ref
-BASE (extracted with `git archive`) and as it is in the working tree. Then compares the two plans by URN and
-prints the resources to create, update, replace and delete, each change's input paths with old and new values
+Plans and policy-checks STACK twice under mocks, each side with its own code and its own stack file: as it is
+at the git ref BASE (extracted with `git archive`) and as it is in the working tree. Then compares the two plans
+by URN and prints the resources to create, update, replace and delete, each change's input paths with old and new values
 (secrets stay [secret]), dependency and parent changes, and the counts. Offline there is no provider to say
 which changes force a replacement: gke_ai_batch.model.replacement's table (the providers' ForceNew fields,
 Kubernetes' immutable fields, the program's replaceOnChanges) says it, with the path that forces it and the
@@ -10,7 +10,8 @@ order the engine would replace in; in-place node pool updates that GKE applies b
 marked. A created or deleted resource shows what a reviewer approves or loses (its quotas, its shape and
 size: gke_ai_batch.offline.essentials). A deletion or replacement of what holds running work or data needs
 the stack file's decision (gke_ai_batch.offline.decisions): each one lacking it is named after the diff.
-Exit 0 with the diff, 1 with the diff and the undecided changes, 2 if BASE or the stack cannot be planned.
+After the diff come both sides' policy results and each team's accelerator quotas before and after. Exit 0
+with the diff, 1 with the diff and the undecided changes, 2 if BASE or the stack cannot be planned.
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from gke_ai_batch.model.replacement import recreating_nodes, replacing
 
 from .decisions import read_decisions, refusals
 from .essentials import essentials
+from .quota_changes import quota_lines
 from .stackfile import project
 
 PACKAGE = "gke_ai_batch"
@@ -188,28 +190,38 @@ def side(label: str, root: Path, proj: Path, stack: str, path: Path | None) -> S
 # --- planning ------------------------------------------------------------------------------------------------
 
 def start(s: Side, tmp: Path, tag: str) -> subprocess.Popen[bytes] | None:
-    """Plan one side in its own process with its own code (both sides run at once)."""
+    """Plan and policy-check one side in its own process with its own code (both sides run at once)."""
     if s.stack is None:
         return None
     link = link_tree(s.root, tmp / f"{tag}-link")
     with open(tmp / f"{tag}.err", "wb") as err:
-        return subprocess.Popen([sys.executable, "-c", _BOOT, str(link), "plan", str(s.stack),
+        return subprocess.Popen([sys.executable, "-c", _BOOT, str(link), "check", str(s.stack),
                                  "--out", str(tmp / f"{tag}-out")], cwd=s.cwd, stdout=subprocess.DEVNULL,
                                 stderr=err)
 
 
-def finish(s: Side, proc: subprocess.Popen[bytes] | None, tmp: Path, tag: str) -> list[Resource]:
-    """The side's resources, or its planner's refusal (exit 2, an `error:` line) saying which side it was."""
+@dataclass(frozen=True)
+class Planned:
+    """One side's plan: its resources and its policy violations (none for a side without the stack)."""
+    resources: list[Resource] = field(default_factory=list)
+    violations: list[dict[str, str]] = field(default_factory=list)
+
+
+def finish(s: Side, proc: subprocess.Popen[bytes] | None, tmp: Path, tag: str) -> Planned:
+    """The side's plan (its check exits 1 on a mandatory violation, with the plan written), or its planner's
+    refusal (exit 2, an `error:` line) saying which side it was."""
     if proc is None:
-        return []
+        return Planned()
     code = proc.wait()
     err = (tmp / f"{tag}.err").read_text(errors="replace").replace(f"{s.root}/", "")
-    if code == 0:
+    if code in (0, 1):
         try:
-            data: list[Resource] = json.loads((tmp / f"{tag}-out" / "resources.json").read_text())
-        except (OSError, ValueError) as e:  # a planner too old or too new to write resources.json as read here
-            raise DiffError(f"the {s.label} planned but its resources.json is unreadable: {e}") from None
-        return data
+            out = tmp / f"{tag}-out"
+            return Planned(json.loads((out / "resources.json").read_text()),
+                           json.loads((out / "violations.json").read_text()))
+        except (OSError, ValueError) as e:  # a planner too old or too new to write them as read here
+            raise DiffError(f"the {s.label} planned but its resources.json or violations.json is unreadable: "
+                            f"{e}") from None
     refusal = [ln for ln in err.splitlines() if ln.startswith("error:")]
     if code == 2 and refusal:
         raise DiffError(f"the {s.label} refuses the stack: {refusal[-1].removeprefix('error:').strip()}")
@@ -218,7 +230,7 @@ def finish(s: Side, proc: subprocess.Popen[bytes] | None, tmp: Path, tag: str) -
     raise DiffError(f"planning the {s.label} failed (exit {code}): {last}")
 
 
-def plan_both(base: Side, now: Side, tmp: Path) -> tuple[list[Resource], list[Resource]]:
+def plan_both(base: Side, now: Side, tmp: Path) -> tuple[Planned, Planned]:
     """Both sides' resources; a side left running when the other fails is stopped."""
     procs = start(base, tmp, "base"), start(now, tmp, "now")
     try:
@@ -366,9 +378,24 @@ def report(name: str, base: Side, now: Side, diff: Diff) -> str:
     return "\n".join(out)
 
 
+def policy_lines(old: Planned, new: Planned) -> list[str]:
+    """The policy check's result on both sides, and each mandatory violation of the working tree, marked
+    `(new)` where BASE did not have it."""
+    def counts(p: Planned) -> str:
+        mandatory = sum(v["level"] == "mandatory" for v in p.violations)
+        return f"{mandatory} mandatory, {len(p.violations) - mandatory} advisory"
+    had = {(v["policy"], v["urn"], v["message"]) for v in old.violations}
+    lines = [f"policy check: BASE {counts(old)} -> working tree {counts(new)}"]
+    lines += [f"  {v['policy']}: {short(v['urn'])}: {v['message']}"
+              + ("" if (v["policy"], v["urn"], v["message"]) in had else " (new)")
+              for v in new.violations if v["level"] == "mandatory"]
+    return lines
+
+
 def run(stack: str, base: str, here: Path) -> tuple[str, list[str]]:
-    """The diff of STACK between BASE and the working tree of the repository around `here`, and the
-    deletions and replacements in it that lack the stack file's decision."""
+    """The diff of STACK between BASE and the working tree of the repository around `here` (with both sides'
+    policy results and team quotas), and the deletions and replacements in it that lack the stack file's
+    decision."""
     repo = repo_root(here)
     sha = base_commit(repo, base)
     proj, path = locate(stack, here, repo)
@@ -380,10 +407,11 @@ def run(stack: str, base: str, here: Path) -> tuple[str, list[str]]:
         if before.stack is None and after.stack is None:
             raise DiffError(f"no stack {stack!r} at BASE {base} nor in the working tree")
         old, new = plan_both(before, after, tmp)
-        diff = compare(old, new)
-        undecided = refusals(((op, r) for op, r, _ in diff.steps), old, new, read_decisions(before.stack),
-                             read_decisions(after.stack))
-    return report(stack_name(stack), before, after, diff), undecided
+        diff = compare(old.resources, new.resources)
+        undecided = refusals(((op, r) for op, r, _ in diff.steps), old.resources, new.resources,
+                             read_decisions(before.stack), read_decisions(after.stack))
+    review = ["", *policy_lines(old, new), "", *quota_lines(old.resources, new.resources)]
+    return "\n".join([report(stack_name(stack), before, after, diff), *review]), undecided
 
 
 def main(argv: list[str] | None = None) -> int:
