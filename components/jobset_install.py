@@ -6,7 +6,7 @@ from typing import Any
 
 import pulumi
 
-from gke_ai_batch.vocabulary import JOBSET_NAMESPACE, component_type
+from gke_ai_batch.vocabulary import JOBSET_NAMESPACE, JOBSET_RELEASE, component_type
 
 from .helm_install import child_options, helm_release
 
@@ -21,6 +21,6 @@ class JobSetInstallArgs:
 class JobSetInstall(pulumi.ComponentResource):
     def __init__(self, name: str, args: JobSetInstallArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(component_type("JobSetInstall"), name, None, opts)
-        self.release = helm_release(f"{name}-release", "jobset", args.chart, args.version, JOBSET_NAMESPACE,
+        self.release = helm_release(f"{name}-release", JOBSET_RELEASE, args.chart, args.version, JOBSET_NAMESPACE,
                                     args.values, child_options(self, opts))
         self.register_outputs({"status": self.release.status})

@@ -121,6 +121,7 @@ def kueue_type(kind: str) -> str:
 # The Kueue chart's fullname is its release name (chart _helpers.tpl, as the release name contains the
 # chart's name): the chart's object names and its pods' app.kubernetes.io/instance label follow from it.
 KUEUE_RELEASE = "kueue"
+JOBSET_RELEASE = "jobset"
 RBAC_GROUP = "rbac.authorization.k8s.io"
 
 # Google Cloud Managed Service for Prometheus: the PodMonitoring API and the managed collector's

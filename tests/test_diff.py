@@ -1,10 +1,10 @@
 """`make diff`: what a change since BASE would do to a stack, each side planned with its own code and stack file.
 
 A throwaway git repository holds a copy of this working tree in two commits. BASE (HEAD~1) has older code
-(a shorter Helm timeout in components/, an older JobSet chart default in the core) and a stack that its
+(a shorter Helm timeout in components/, another JobSet chart default in the core) and a stack that its
 config rules refuse; HEAD raises one quota in dev, removes dev's `training` team (refused: it was not
-draining), removes it from `drained` too, where BASE had it draining (accepted), adds a stack and deletes
-the refused one. The three planning diffs run at once (and each plans its two sides in parallel),
+draining), removes it from `drained` too, where BASE had it draining (accepted) and Kueue moves to 0.19.5,
+adds a stack and deletes the refused one. The four planning diffs run at once (and each plans its two sides in parallel),
 so the file takes a few seconds."""
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ QUOTA = "v6e-flex: {google.com/tpu: 16}"
 TRAINING = "      - name: training\n"
 BASE_CODE = {  # file -> (as now, as at BASE)
     "components/helm_install.py": ("timeout=600", "timeout=300"),
-    "gke_ai_batch/model/config.py": ('version: str = "0.12.0"', 'version: str = "0.11.0"'),
+    "gke_ai_batch/model/releases.py": ('JOBSET_CHART = "oci://registry.k8s.io/', 'JOBSET_CHART = "oci://mirror.example/'),
 }
 
 
@@ -86,7 +86,9 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     edit(repo / "stacks/Pulumi.dev.yaml", dev[dev.index("      - name: training"):], "")
     (repo / "stacks/Pulumi.broken.yaml").unlink()  # gone now: only BASE plans it, and refuses it
     (repo / "stacks/Pulumi.fresh.yaml").write_text(dev)
-    (repo / "stacks/Pulumi.drained.yaml").write_text((repo / "stacks/Pulumi.dev.yaml").read_text())
+    upgraded = "    kueue: {version: 0.19.5}\n    teams:\n"
+    (repo / "stacks/Pulumi.drained.yaml").write_text((repo / "stacks/Pulumi.dev.yaml").read_text().replace(
+        "    teams:\n", upgraded, 1))
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "change")
     return repo
@@ -125,7 +127,8 @@ def test_base_is_planned_with_its_own_code(runs: dict[str, Run]) -> None:
     """BASE's components/ (mapped into the package) and core are the ones imported, not the installed tree's."""
     out = runs["dev"].out
     assert block(out, "update", "kubernetes:helm.sh/v3:Release", "jobset-release") == [
-        'version: "0.11.0" -> "0.12.0"', "timeout: 300 -> 600"]
+        'chart: "oci://mirror.example/jobset/charts/jobset" -> "oci://registry.k8s.io/jobset/charts/jobset"',
+        "timeout: 300 -> 600"]
     assert block(out, "update", "kubernetes:helm.sh/v3:Release", "kueue-release") == ["timeout: 300 -> 600"]
 
 
@@ -167,7 +170,7 @@ def test_removing_a_team_that_was_not_draining_is_refused_naming_each_namespace(
     assert refused == [f"refused: delete team namespace {ns} (kubernetes:core/v1:Namespace team-training-ns-{ns}): "
                        "drain team training first (`state: draining` in its block), or acknowledge this team "
                        "namespace, and land that change before this one" for ns in ("training", "training-eval")]
-    assert "2 change(s) lack the stack file's decision" in dev.out
+    assert "2 change(s) refused" in dev.out
 
 
 def test_removing_a_team_that_was_draining_at_base_passes(runs: dict[str, Run]) -> None:
@@ -175,6 +178,13 @@ def test_removing_a_team_that_was_draining_at_base_passes(runs: dict[str, Run]) 
     assert drained.code == 0, drained.out
     assert "- delete  kubernetes:core/v1:Namespace  team-training-ns-training" in drained.out
     assert "refused" not in drained.out
+
+
+def test_a_kueue_version_bump_plans_its_upgrade(runs: dict[str, Run]) -> None:
+    out = runs["drained"].out
+    assert block(out, "update", "kubernetes:helm.sh/v3:Release", "kueue-release")[0] == 'version: "0.19.2" -> "0.19.5"'
+    steps_ = out[out.index("upgrade Kueue 0.19.2 -> 0.19.5:"):].splitlines()[1:4]
+    assert [s.split(":")[0].strip() for s in steps_] == [f"read the release notes of 0.19.{n}" for n in (3, 4, 5)]
 
 
 def test_a_stack_missing_at_base_is_all_adds(runs: dict[str, Run]) -> None:

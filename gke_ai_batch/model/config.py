@@ -15,6 +15,7 @@ from pydantic_core import PydanticCustomError
 
 from gke_ai_batch.model.catalog import GPU_TYPES, TPU_GENERATIONS
 from gke_ai_batch.model.quantity import FORMAT_HELP, parse_quantity
+from gke_ai_batch.model.releases import JOBSET_CHART, JOBSET_RELEASES, KUEUE_CHART, KUEUE_RELEASES, unknown_version
 from gke_ai_batch.model.suggest import unknown_key
 from gke_ai_batch.vocabulary import COST_CENTER_LABEL, ClusterMode
 
@@ -728,9 +729,10 @@ NO_UNMETERED_RESOURCES = (
 class KueueConfig(Model):
     """The Kueue install and its controller Configuration."""
 
-    version: str = "0.19.2"
-    """The Kueue release (Helm chart version)."""
-    chart: str = "oci://registry.k8s.io/kueue/charts/kueue"
+    version: str = Field("0.19.2", json_schema_extra={"enum": list(KUEUE_RELEASES)})
+    """The Kueue release (Helm chart version): one of the releases gke_ai_batch/model/releases.py lists.
+    `make diff` shows an upgrade's steps and refuses a downgrade."""
+    chart: str = KUEUE_CHART
     """The Helm chart."""
     wait_for_pods_ready: bool | None = None
     """Always on in Kueue 0.19; false is refused."""
@@ -756,6 +758,13 @@ class KueueConfig(Model):
     """The controller's memory request and limit; unset: 512Mi per 7,000 Workloads the teams' object
     quotas allow (kueue PR #566 measured 512Mi for about 7,000 jobs)."""
 
+    @field_validator("version")
+    @classmethod
+    def _known_kueue(cls, v: str) -> str:
+        if problem := unknown_version("Kueue", v):
+            raise ValueError(problem)
+        return v
+
     @field_validator("wait_for_pods_ready")
     @classmethod
     def _always_ready(cls, v: bool | None) -> bool | None:
@@ -779,12 +788,19 @@ class KueueConfig(Model):
 
 
 class JobSetConfig(Model):
-    version: str = "0.12.0"
-    """The JobSet release (Helm chart version)."""
-    chart: str = "oci://registry.k8s.io/jobset/charts/jobset"
+    version: str = Field("0.12.0", json_schema_extra={"enum": list(JOBSET_RELEASES)})
+    """The JobSet release (Helm chart version): one of the releases gke_ai_batch/model/releases.py lists."""
+    chart: str = JOBSET_CHART
     """The Helm chart."""
     install: Literal["auto", "always", "never"] = "auto"
     """auto: install JobSet when a pool is multi-host (multislice needs it)."""
+
+    @field_validator("version")
+    @classmethod
+    def _known_jobset(cls, v: str) -> str:
+        if problem := unknown_version("JobSet", v):
+            raise ValueError(problem)
+        return v
 
 
 class PlatformConfig(Model):

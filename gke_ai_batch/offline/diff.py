@@ -34,6 +34,7 @@ from .decisions import read_decisions, refusals
 from .essentials import essentials
 from .quota_changes import quota_lines
 from .stackfile import project
+from .upgrades import upgrades
 
 PACKAGE = "gke_ai_batch"
 SECRET = "[secret]"
@@ -118,6 +119,7 @@ def extract(repo: Path, sha: str, dest: Path) -> None:
         assert proc.stdout is not None
         with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
             tar.extractall(dest, filter="data")
+        proc.stdout.read()  # the archive's end padding, which tarfile leaves unread: git would die of SIGPIPE
     if proc.returncode != 0:
         raise DiffError(f"git archive {sha[:7]} failed (exit {proc.returncode})")
 
@@ -410,7 +412,10 @@ def run(stack: str, base: str, here: Path) -> tuple[str, list[str]]:
         diff = compare(old.resources, new.resources)
         undecided = refusals(((op, r) for op, r, _ in diff.steps), old.resources, new.resources,
                              read_decisions(before.stack), read_decisions(after.stack))
+    moves, refused = upgrades(old.resources, new.resources)
     review = ["", *policy_lines(old, new), "", *quota_lines(old.resources, new.resources)]
+    review += ["", *moves] if moves else []
+    undecided += refused
     return "\n".join([report(stack_name(stack), before, after, diff), *review]), undecided
 
 
@@ -429,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(text)
     if undecided:
-        print(f"\n{len(undecided)} change(s) lack the stack file's decision (README \"Day two\"):")
+        print(f"\n{len(undecided)} change(s) refused (README \"Day two\"):")
         print("\n".join(f"refused: {line}" for line in undecided))
     return 1 if undecided else 0
 

@@ -1,0 +1,116 @@
+"""The Kueue and JobSet releases a stack may run, and what moving between them takes.
+
+Only releases listed here are allowed (`kueue.version`, `jobset.version`): for each, the chart and controller
+image digests as registry.k8s.io's promotion recorded them, the API versions its CRDs serve and store, its
+release notes, and the oldest release upstream supports upgrading from directly. `make diff` plans a version
+change with `upgrade()`: the release notes to read for every release crossed (Kueue's installation page:
+"Minor releases: The .0 release notes for each new minor version you cross. Patch releases: The patch release
+notes up to and including your target version"), a storage migration where the stored API version changes,
+and a refusal for a downgrade or a skipped step. The manifests are checked against the CRDs of the default
+release (vendored in ../shared/schemas); the 0.19 patch releases keep them (cut from release-0.19, whose CRDs
+match v0.19.2's; inference from the branch, the patch tags are not in the fetched repository).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
+JOBSET_CHART = "oci://registry.k8s.io/jobset/charts/jobset"
+
+# Kueue's script that rewrites every stored object at the new storage version (release notes of v0.16.0,
+# kubernetes-sigs/kueue#8018): the documented migration; Kueue does not use StorageVersionMigration.
+KUEUE_MIGRATION = "https://github.com/kubernetes-sigs/kueue/blob/main/hack/migrate-to-v1beta2.sh"
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str
+    chart_digest: str  # the Helm chart's OCI digest on registry.k8s.io
+    image_digest: str  # the controller image's digest on registry.k8s.io
+    served: tuple[str, ...]  # the API versions its CRDs serve
+    storage: str  # the API version its CRDs store objects at
+    notes: str  # its release notes
+    source: str  # where the digests were read
+    upgrade_from: str | None = None  # the oldest release it upgrades from directly; None: any listed release
+
+    @property
+    def key(self) -> tuple[int, ...]:
+        return version_key(self.version)
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """0.19.10 after 0.19.9."""
+    return tuple(int(part) for part in version.split("."))
+
+
+_KUEUE_SERVED = ("v1beta1", "v1beta2")  # v1beta1 deprecated since v0.16.0, still served in 0.19 (CRDs at v0.19.2)
+
+
+def _kueue(version: str, chart: str, image: str, source: str) -> Release:
+    return Release(version, f"sha256:{chart}", f"sha256:{image}", _KUEUE_SERVED, "v1beta2",
+                   f"https://github.com/kubernetes-sigs/kueue/releases/tag/v{version}", source)
+
+
+KUEUE_RELEASES = {r.version: r for r in (
+    _kueue("0.19.2", "ab436c33ef6c6b9b9e95b633e618bca0e0e436d6581d3b27bd12fc8a8026ab34",
+           "8a77be2df3d441d1a99b60eb1625c835b5f4feda5db02ece26818cf2a30c4d86",
+           "kubernetes/k8s.io#9856 (images.yaml), kubernetes-sigs/kueue#14323 (Images Ready)"),
+    _kueue("0.19.3", "ebc458ae49180456bbfada39e2dcb20b0531ac3ee6cea183b1d9229ddb8b1fda",
+           "0fc7cf6b1278bc6f20b7ce96d43f6973135b68aa3913005f1bb0c065faf26731",
+           "kubernetes/k8s.io#9894, kubernetes-sigs/kueue#14693"),
+    _kueue("0.19.4", "a11f1ab76d9133d8ae7cbcfbd0ad6a5ee5cb4494831144ceef09688f6738dc9d",
+           "cc980ec83c698369d55f3b9105fb602ba85a558cb1bf3cafa02ce38a6a695c26",
+           "kubernetes/k8s.io#9917, kubernetes-sigs/kueue#15122"),
+    _kueue("0.19.5", "570cdfce9f9928a8cf36ea814278e2e56651d2e7f2dac3363ebf3e0cda303bc2",
+           "a55949705d7ab1fe38034da56c5af95deecec3da0abebb209a372f7a5c414a2d",
+           "kubernetes/k8s.io#9955, kubernetes-sigs/kueue#15458"),
+)}
+
+# No JobSet release after v0.12.0 could be verified (kubernetes-sigs/jobset#1317, v0.13.0, still open).
+JOBSET_RELEASES = {r.version: r for r in (
+    Release("0.12.0", "sha256:02808a890a0b0e03a1d3bf5959e2f562b3b47c15e446bbba358c1d24e1f81b24",
+            "sha256:e75536f1135b7bb2f19f8c3b620782fbdd9091d73398e3a272f9a5fed322980d", ("v1alpha2",), "v1alpha2",
+            "https://github.com/kubernetes-sigs/jobset/releases/tag/v0.12.0", "kubernetes/k8s.io#9456"),
+)}
+
+RELEASES = {"Kueue": KUEUE_RELEASES, "JobSet": JOBSET_RELEASES}
+
+
+def unknown_version(component: str, version: str) -> str | None:
+    """Why `version` is not allowed, listing the allowed ones; None when it is."""
+    known = RELEASES[component]
+    if version in known:
+        return None
+    return (f"{component} {version} is not a release this platform knows; allowed: "
+            f"{', '.join(sorted(known, key=version_key))} (gke_ai_batch/model/releases.py lists each with its "
+            "digests and source)")
+
+
+@dataclass(frozen=True)
+class Upgrade:
+    """What moving a release takes: the steps, or why it is refused."""
+    steps: tuple[str, ...] = ()
+    refusal: str | None = None
+
+
+def upgrade(component: str, old: str, new: str) -> Upgrade:
+    """The steps from `old` to `new` (both allowed), or the refusal of a downgrade or of a release that does
+    not upgrade from `old` directly, or that no longer serves the API version `old` stored objects at."""
+    known = RELEASES[component]
+    before, after = known[old], known[new]
+    if after.key < before.key:
+        return Upgrade(refusal=f"{component} {old} -> {new} is a downgrade: objects stored by {old} may not read "
+                               "back in an older release; stay on it, or restore from a backup")
+    crossed = [r for r in sorted(known.values(), key=lambda r: r.key) if before.key < r.key <= after.key]
+    for r in crossed:
+        if r.upgrade_from and before.key < version_key(r.upgrade_from):
+            return Upgrade(refusal=f"{component} {old} -> {new} skips a step: {r.version} upgrades only from "
+                                   f"{r.upgrade_from} or later; upgrade to {r.upgrade_from} first")
+    if before.storage not in after.served:
+        return Upgrade(refusal=f"{component} {new} no longer serves {before.storage}, which {old} stores objects "
+                               f"at: migrate them on a release that serves both first")
+    steps = [f"read the release notes of {r.version}: {r.notes}" for r in crossed]
+    how = KUEUE_MIGRATION if component == "Kueue" else "as its release notes say"
+    steps += [f"after the upgrade, rewrite every stored object at {r.storage} ({how})"
+              for prev, r in zip([before, *crossed], crossed, strict=False) if prev.storage != r.storage]
+    return Upgrade(tuple(steps))

@@ -1,0 +1,72 @@
+"""Kueue and JobSet versions: only releases the allow-list knows, and `make diff` plans each move between them."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gke_ai_batch.model import releases
+from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.model.releases import KUEUE_RELEASES, upgrade
+from gke_ai_batch.offline.upgrades import upgrades
+from gke_ai_batch.plan.platform import build_platform
+
+from .conftest import platform_of
+
+
+def kueue_release(version: str) -> dict:
+    return {"type": "kubernetes:helm.sh/v3:Release", "name": "kueue-release",
+            "inputs": {"name": "kueue", "version": version}}
+
+
+@pytest.mark.parametrize("block, version, allowed", [
+    ("kueue", "0.20.0", "allowed: 0.19.2, 0.19.3, 0.19.4, 0.19.5"),
+    ("kueue", "v0.19.2", "allowed: 0.19.2"),  # the chart's version has no v
+    ("jobset", "0.13.0", "allowed: 0.12.0"),
+])
+def test_a_version_outside_the_allow_list_is_refused_with_the_allowed_ones(block, version, allowed):
+    cfg = platform_of("dev")
+    cfg.setdefault(block, {})["version"] = version
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == f"platform.{block}.version" and allowed in e.value.message
+    assert f"{'Kueue' if block == 'kueue' else 'JobSet'} {version} is not a release this platform knows" \
+        in e.value.message
+
+
+def test_every_listed_release_has_digests_its_api_versions_and_a_source():
+    for table in releases.RELEASES.values():
+        for r in table.values():
+            assert r.chart_digest.startswith("sha256:") and len(r.chart_digest) == 71
+            assert r.image_digest.startswith("sha256:") and len(r.image_digest) == 71
+            assert r.storage in r.served and r.source and r.notes.endswith(f"v{r.version}")
+
+
+def test_a_patch_upgrade_lists_the_notes_of_every_release_it_crosses():
+    assert upgrade("Kueue", "0.19.2", "0.19.5").steps == tuple(
+        f"read the release notes of 0.19.{n}: https://github.com/kubernetes-sigs/kueue/releases/tag/v0.19.{n}"
+        for n in (3, 4, 5))
+
+
+def test_a_downgrade_is_refused():
+    assert "0.19.5 -> 0.19.2 is a downgrade" in upgrade("Kueue", "0.19.5", "0.19.2").refusal
+
+
+def test_a_storage_change_declares_the_migration_and_a_skipped_step_is_refused(monkeypatch):
+    """No listed Kueue release changes its storage version or needs an intermediate one (all store v1beta2,
+    which Kueue stores at since v0.16.0); a release that did is planned so."""
+    last = KUEUE_RELEASES["0.19.5"]
+    bumped = dataclasses.replace(last, version="0.21.0", served=("v1",), storage="v1", upgrade_from="0.20.0")
+    between = dataclasses.replace(last, version="0.20.0", served=("v1beta2", "v1"), storage="v1")
+    monkeypatch.setitem(releases.RELEASES, "Kueue", {**KUEUE_RELEASES, "0.20.0": between, "0.21.0": bumped})
+    assert "0.19.5 -> 0.21.0 skips a step: 0.21.0 upgrades only from 0.20.0 or later" in \
+        upgrade("Kueue", "0.19.5", "0.21.0").refusal
+    assert upgrade("Kueue", "0.19.5", "0.20.0").steps[-1] == \
+        f"after the upgrade, rewrite every stored object at v1 ({releases.KUEUE_MIGRATION})"
+
+
+def test_make_diff_shows_an_upgrade_and_refuses_a_downgrade_at_the_config_path():
+    lines, refused = upgrades([kueue_release("0.19.2")], [kueue_release("0.19.4")])
+    assert lines[0] == "upgrade Kueue 0.19.2 -> 0.19.4:" and len(lines) == 3 and not refused
+    lines, refused = upgrades([kueue_release("0.19.4")], [kueue_release("0.19.2")])
+    assert not lines and refused[0].startswith("platform.kueue.version: Kueue 0.19.4 -> 0.19.2 is a downgrade")
