@@ -4,8 +4,8 @@ A throwaway git repository holds a copy of this working tree in two commits. BAS
 (a shorter Helm timeout in components/, another JobSet chart default in the core) and a stack that its
 config rules refuse; HEAD raises one quota in dev, removes dev's `training` team (refused: it was not
 draining), removes it from `drained` too, where BASE had it draining (accepted) and Kueue moves to 0.19.5,
-adds a stack and deletes the refused one. The four planning diffs run at once (and each plans its two sides in parallel),
-so the file takes a few seconds."""
+adds a stack and deletes the refused one. The four planning diffs run at once (and each plans its two sides
+in parallel), so the file takes a few seconds."""
 from __future__ import annotations
 
 import json
