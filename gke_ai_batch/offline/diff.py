@@ -11,7 +11,8 @@ marked. A created or deleted resource shows what a reviewer approves or loses (i
 size: gke_ai_batch.offline.essentials). A deletion or replacement of what holds running work or data needs
 the stack file's decision (gke_ai_batch.offline.decisions): each one lacking it is named after the diff.
 After the diff come both sides' policy results and each team's accelerator quotas before and after. Exit 0
-with the diff, 1 with the diff and the undecided changes, 2 if BASE or the stack cannot be planned.
+with the diff, 1 with the diff and the refused changes (undecided deletions and replacements, a downgrade or
+skipped upgrade step), 2 if BASE or the stack cannot be planned.
 """
 from __future__ import annotations
 
@@ -410,17 +411,16 @@ def run(stack: str, base: str, here: Path) -> tuple[str, list[str]]:
             raise DiffError(f"no stack {stack!r} at BASE {base} nor in the working tree")
         old, new = plan_both(before, after, tmp)
         diff = compare(old.resources, new.resources)
-        undecided = refusals(((op, r) for op, r, _ in diff.steps), old.resources, new.resources,
+        refused = refusals(((op, r) for op, r, _ in diff.steps), old.resources, new.resources,
                              read_decisions(before.stack), read_decisions(after.stack))
-    moves, refused = upgrades(old.resources, new.resources)
+    moves, wrong_moves = upgrades(old.resources, new.resources)
     review = ["", *policy_lines(old, new), "", *quota_lines(old.resources, new.resources)]
     review += ["", *moves] if moves else []
-    undecided += refused
-    return "\n".join([report(stack_name(stack), before, after, diff), *review]), undecided
+    return "\n".join([report(stack_name(stack), before, after, diff), *review]), refused + wrong_moves
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Exit 0 with the diff printed, 1 with the diff and a `refused:` line per undecided change, 2 with one
+    """Exit 0 with the diff printed, 1 with the diff and a `refused:` line per refused change, 2 with one
     `error:` line."""
     ap = argparse.ArgumentParser(prog="python -m gke_ai_batch.offline.diff", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -428,15 +428,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("base", help="the git ref to compare with (branch, tag or commit), e.g. origin/main")
     args = ap.parse_args(argv)
     try:
-        text, undecided = run(args.stack, args.base, Path.cwd())
+        text, refused = run(args.stack, args.base, Path.cwd())
     except DiffError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(text)
-    if undecided:
-        print(f"\n{len(undecided)} change(s) refused (README \"Day two\"):")
-        print("\n".join(f"refused: {line}" for line in undecided))
-    return 1 if undecided else 0
+    if refused:
+        print(f"\n{len(refused)} change(s) refused (README \"Day two\"):")
+        print("\n".join(f"refused: {line}" for line in refused))
+    return 1 if refused else 0
 
 
 if __name__ == "__main__":
