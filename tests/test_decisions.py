@@ -68,3 +68,11 @@ def test_the_decisions_are_read_from_the_stack_file_as_written(tmp_path: Path):
                      "      - {name: b}\n    acknowledge:\n      - {cluster: ml, reason: move}\n")
     assert read_decisions(stack) == Decisions(acknowledged=(("cluster", "ml"),), draining=frozenset({"a"}))
     assert read_decisions(None) == Decisions()
+
+
+def test_a_retained_bucket_is_never_replaced_even_when_acknowledged():
+    bucket = {"type": "gcp:storage/bucket:Bucket", "name": "team-a-buckets-ckpt", "inputs": {"name": "ckpt"},
+              "options": {"protect": True, "retainOnDelete": True}}
+    [line] = refusals([("replace", bucket)], [bucket], [bucket], Decisions(),
+                      Decisions(acknowledged=(("bucket", "ckpt"),)))
+    assert "kept on replacement (retainOnDelete)" in line and "give the new bucket another name" in line

@@ -168,8 +168,8 @@ def test_removing_a_team_that_was_not_draining_is_refused_naming_each_namespace(
     assert dev.code == 1
     refused = [ln for ln in dev.out.splitlines() if ln.startswith("refused: ")]
     assert refused == [f"refused: delete team namespace {ns} (kubernetes:core/v1:Namespace team-training-ns-{ns}): "
-                       "drain team training first (`state: draining` in its block), or acknowledge this team "
-                       "namespace, and land that change before this one" for ns in ("training", "training-eval")]
+                       "drain team training first (`state: draining` in its block) and land that change before "
+                       "this one, or acknowledge this team namespace" for ns in ("training", "training-eval")]
     assert "2 change(s) refused" in dev.out
 
 

@@ -4,6 +4,7 @@ Deleting or replacing the cluster, a node pool, a team namespace, a bucket or th
 destroys running work or data. `make diff` refuses such a change unless the stack file decides on it:
 - a team's namespaces and buckets go once the team was `state: draining` at BASE (its queues stopped
   admitting, and production's protection lifted, by a change before this one);
+- a retained bucket (production) is never replaced: the old one stays under its global name;
 - anything else needs `acknowledge:` naming it: in this change for a replacement (the engine allows
   unprotecting and replacing in one update), at BASE or in this change for a deletion, and at BASE if BASE
   protected it (the engine deletes only what the last update left unprotected).
@@ -120,6 +121,9 @@ def _undecided(op: str, r: Resource, base: Decisions, now: Decisions) -> str | N
     key = (g.kind, g.name)
     if op == "delete" and g.team is not None and g.team in base.draining:
         return None
+    if op == "replace" and (r.get("options") or {}).get("retainOnDelete"):
+        return (f"{what}: the bucket is kept on replacement (retainOnDelete), so its replacement would be refused "
+                "by Cloud Storage under the same global name: give the new bucket another name instead")
     if op == "replace":
         return None if key in now.acknowledged else (
             f"{what}: add `acknowledge: [{{{g.kind}: {g.name}, reason: ...}}]` to the stack file, with why")
@@ -127,8 +131,9 @@ def _undecided(op: str, r: Resource, base: Decisions, now: Decisions) -> str | N
     if key in base.acknowledged or (key in now.acknowledged and not protected):
         return None
     if g.kind == "namespace" or (g.kind == "bucket" and g.team):
-        first = (f"drain team {g.team} first (`state: draining` in its block), or acknowledge this {WORDS[g.kind]}, "
-                 "and land that change before this one")
+        first = (f"drain team {g.team} first (`state: draining` in its block) and land that change before this "
+                 f"one, or acknowledge this {WORDS[g.kind]}" + (" in a change before this one (BASE protects it)"
+                                                                  if protected else ""))
     elif protected:
         first = (f"BASE protects it: land `acknowledge: [{{{g.kind}: {g.name}, reason: ...}}]` first (it lifts the "
                  "protection), then remove it")

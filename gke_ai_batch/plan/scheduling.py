@@ -104,7 +104,6 @@ class TeamPlan:
     priorities: tuple[str, ...] = ()  # the priorities its pods and jobs may name
     pod_security: tuple[tuple[str, str], ...] = ()  # (namespace, enforced Pod Security level)
     protected: tuple[str, ...] = ()  # created namespaces that refuse deletion (plan.lifecycle.namespace)
-    stop_policy: str | None = None  # a draining team's: on its LocalQueues and its own ClusterQueue
 
     @property
     def local_queue(self) -> str:
@@ -518,8 +517,7 @@ def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: t
                     if team.groups else (),
                     guard_manifests=guards, priorities=allowed, pod_security=tuple(levels.items()),
                     protected=tuple(ns for ns in created if team.state == "active"
-                                    and lifecycle.protects(cfg, "namespace", ns)),
-                    stop_policy=stop)
+                                    and lifecycle.protects(cfg, "namespace", ns)))
 
 
 def stop_policy(team: TeamConfig) -> str | None:
