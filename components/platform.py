@@ -60,7 +60,7 @@ def _pools(platform: PlatformPlan, target: dict[str, Any],
 
     def accel(name: str) -> pulumi.ResourceOptions:
         return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
-            **lifecycle.accelerator_pool(lifecycle.protects(cfg, "node_pool", name)).options()))
+            **lifecycle.protection(cfg, "node_pool", name).options()))
     pools += [TpuSlicePool(t.name, pool_args(t), accel(t.name)) for t in cfg.tpu_pools]
     pools += [GpuPool(g.name, pool_args(g), accel(g.name)) for g in cfg.gpu_pools]
     pools += [CpuPool(c.name, pool_args(c), opts) for c in cfg.cpu_pools]
@@ -75,7 +75,7 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     if gcs_fuse_driver(cfg):  # on because teams declare buckets: GkeCluster does not see the teams
         cluster["cluster"]["gcs_fuse_csi_driver"] = True
     gke = GkeCluster("gke", _args(cluster), pulumi.ResourceOptions(
-        parent=parent, **lifecycle.cluster(lifecycle.protects(cfg, "cluster", cfg.cluster.name)).options()))
+        parent=parent, **lifecycle.protection(cfg, "cluster", cfg.cluster.name).options()))
     target = dict(project=cfg.project, region=cfg.region, cluster=gke.name, location=gke.location,
                   labels=cfg.resource_labels(), service_account=gke.node_service_account,
                   **_json(cfg.cluster, include={"version"}))
@@ -95,9 +95,9 @@ def _storage(platform: PlatformPlan, kueue: KueueResources, opts: pulumi.Resourc
         return []
     cfg = platform.config
     created: dict[str, pulumi.Output[str]] = {}
-    active = {t.name for t in cfg.teams if t.state == "active"}
+    blocks = {t.name: t for t in cfg.teams}
     for s in platform.storage:
-        protected = tuple(b.name for b in s.buckets if s.team in active and lifecycle.protects(cfg, "bucket", b.name))
+        protected = tuple(b.name for b in s.buckets if lifecycle.protects(cfg, "bucket", b.name, blocks[s.team]))
         buckets = TeamBuckets(f"team-{s.team}-buckets", TeamBucketsArgs(s, cfg.project, {
             **cfg.resource_labels(), TEAM_COST_LABEL: s.team}, is_production(cfg), protected), opts)
         created.update(buckets.names)

@@ -56,7 +56,7 @@ class Team(pulumi.ComponentResource):
         ns = manifest["metadata"]["name"]
         if ns not in self.plan.created_namespaces:
             return declare(f"{name}-ns-{ns}", manifest, pulumi.ResourceOptions(parent=self), patch=True)
-        kept = lifecycle.namespace(ns in self.plan.protected).options()
+        kept = lifecycle.Lifecycle(protect=ns in self.plan.protected).options()
         return declare(f"{name}-ns-{ns}", manifest, pulumi.ResourceOptions(parent=self, **kept), patch=False)
 
 

@@ -7,10 +7,20 @@ the README's config reference, so they are written for the people who write stac
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from gke_ai_batch.model.catalog import GPU_TYPES, TPU_GENERATIONS
@@ -52,6 +62,15 @@ RULES_IN_WORDS = {r.pattern: r.words for r in (DNS_LABEL, CLUSTER_NAME, PROJECT_
 def text(rule: Rule, default: Any = ..., max_length: int | None = None) -> Any:
     """A text field that follows `rule` (its words go into the schema, next to the pattern)."""
     return Field(default, pattern=rule.pattern, max_length=max_length, json_schema_extra={"x-rule": rule.words})
+
+
+def known_release(component: str) -> Callable[[str], str]:
+    """A version check for `component`'s releases: only those gke_ai_batch/model/releases.py lists."""
+    def check(version: str) -> str:
+        if problem := unknown_version(component, version):
+            raise ValueError(problem)
+        return version
+    return check
 
 
 def _number_as_quantity(v: object) -> object:
@@ -729,7 +748,8 @@ NO_UNMETERED_RESOURCES = (
 class KueueConfig(Model):
     """The Kueue install and its controller Configuration."""
 
-    version: str = Field("0.19.2", json_schema_extra={"enum": list(KUEUE_RELEASES)})
+    version: Annotated[str, AfterValidator(known_release("Kueue"))] = Field(
+        "0.19.2", json_schema_extra={"enum": list(KUEUE_RELEASES)})
     """The Kueue release (Helm chart version): one of the releases gke_ai_batch/model/releases.py lists.
     `make diff` shows an upgrade's steps and refuses a downgrade."""
     chart: str = KUEUE_CHART
@@ -758,13 +778,6 @@ class KueueConfig(Model):
     """The controller's memory request and limit; unset: 512Mi per 7,000 Workloads the teams' object
     quotas allow (kueue PR #566 measured 512Mi for about 7,000 jobs)."""
 
-    @field_validator("version")
-    @classmethod
-    def _known_kueue(cls, v: str) -> str:
-        if problem := unknown_version("Kueue", v):
-            raise ValueError(problem)
-        return v
-
     @field_validator("wait_for_pods_ready")
     @classmethod
     def _always_ready(cls, v: bool | None) -> bool | None:
@@ -788,19 +801,13 @@ class KueueConfig(Model):
 
 
 class JobSetConfig(Model):
-    version: str = Field("0.12.0", json_schema_extra={"enum": list(JOBSET_RELEASES)})
+    version: Annotated[str, AfterValidator(known_release("JobSet"))] = Field(
+        "0.12.0", json_schema_extra={"enum": list(JOBSET_RELEASES)})
     """The JobSet release (Helm chart version): one of the releases gke_ai_batch/model/releases.py lists."""
     chart: str = JOBSET_CHART
     """The Helm chart."""
     install: Literal["auto", "always", "never"] = "auto"
     """auto: install JobSet when a pool is multi-host (multislice needs it)."""
-
-    @field_validator("version")
-    @classmethod
-    def _known_jobset(cls, v: str) -> str:
-        if problem := unknown_version("JobSet", v):
-            raise ValueError(problem)
-        return v
 
 
 class PlatformConfig(Model):

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gke_ai_batch.model.config import PlatformConfig
+from gke_ai_batch.model.config import PlatformConfig, TeamConfig
 from gke_ai_batch.model.replacement import CRD_IMMUTABLE
 
 from .gke_inputs import is_production
@@ -50,12 +50,23 @@ class Lifecycle:
 NAMED = Lifecycle(delete_before_replace=True)
 
 
-def protects(cfg: PlatformConfig, kind: str, name: str) -> bool:
+def protects(cfg: PlatformConfig, kind: str, name: str, team: TeamConfig | None = None) -> bool:
     """Whether production protects this resource: not when the stack file acknowledges deleting or replacing
-    it. The engine refuses to replace or delete a protected resource, and allows unprotecting and replacing
-    in one update (pulumi/pulumi pkg/resource/deploy/step_generator.go: "we do allow unprotecting and
-    replacing to happen in a single update cycle"); a deletion needs the unprotecting update first."""
+    it, nor a namespace or bucket of a draining team. The engine refuses to replace or delete a protected
+    resource, and allows unprotecting and replacing in one update (pulumi/pulumi
+    pkg/resource/deploy/step_generator.go: "we do allow unprotecting and replacing to happen in a single update
+    cycle"); a deletion needs the unprotecting update first."""
+    if team is not None and team.state != "active":
+        return False
     return is_production(cfg) and not any(a.kind == kind and a.name == name for a in cfg.acknowledge)
+
+
+def protection(cfg: PlatformConfig, kind: str, name: str) -> Lifecycle:
+    """Given to the GkeCluster component (its cluster, network and node identity inherit it), to a TPU or GPU
+    pool's (deleting a pool evicts every job on it) and to the Kueue and JobSet installs (uninstalling Kueue's
+    chart deletes its CRDs, templates of the chart at kueue v0.19.2 charts/kueue/templates/crd/, and with them
+    every ClusterQueue and Workload)."""
+    return Lifecycle(protect=protects(cfg, kind, name))
 
 
 def manifest(kind: str) -> Lifecycle:
@@ -70,28 +81,7 @@ def node_pool(plan: PoolPlan) -> Lifecycle:
     return Lifecycle(delete_before_replace=True, replace_on_changes=TPU_SHAPE_INPUTS if plan.kind == "tpu" else ())
 
 
-def cluster(protect: bool) -> Lifecycle:
-    """Given to the GkeCluster component: its cluster, network and node identity inherit the protection."""
-    return Lifecycle(protect=protect)
-
-
-def accelerator_pool(protect: bool) -> Lifecycle:
-    """Given to a TPU or GPU pool component: deleting a pool evicts every job on it."""
-    return Lifecycle(protect=protect)
-
-
 def bucket(protect: bool, production: bool) -> Lifecycle:
     """Delete-first (a global name); in production kept when removed from the stack, and protected until
     its team drains or an acknowledgement names it."""
     return Lifecycle(protect=protect, retain_on_delete=production, delete_before_replace=True)
-
-
-def namespace(protect: bool) -> Lifecycle:
-    """Deleting a namespace deletes every Job, Workload and pod in it at once."""
-    return Lifecycle(protect=protect)
-
-
-def release(protect: bool) -> Lifecycle:
-    """Given to the Kueue and JobSet installs: uninstalling Kueue's chart deletes its CRDs (templates of the
-    chart, kueue v0.19.2 charts/kueue/templates/crd/), and with them every ClusterQueue and Workload."""
-    return Lifecycle(protect=protect)

@@ -103,7 +103,7 @@ class TeamPlan:
     guard_manifests: tuple[Manifest, ...] = ()  # per namespace: object quota and network isolation
     priorities: tuple[str, ...] = ()  # the priorities its pods and jobs may name
     pod_security: tuple[tuple[str, str], ...] = ()  # (namespace, enforced Pod Security level)
-    protected: tuple[str, ...] = ()  # created namespaces that refuse deletion (plan.lifecycle.namespace)
+    protected: tuple[str, ...] = ()  # created namespaces that refuse deletion (plan.lifecycle.protects)
 
     @property
     def local_queue(self) -> str:
@@ -516,8 +516,7 @@ def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: t
                     role_binding_manifests=tuple(tenancy.role_binding(team, ns) for ns in namespaces)
                     if team.groups else (),
                     guard_manifests=guards, priorities=allowed, pod_security=tuple(levels.items()),
-                    protected=tuple(ns for ns in created if team.state == "active"
-                                    and lifecycle.protects(cfg, "namespace", ns)))
+                    protected=tuple(ns for ns in created if lifecycle.protects(cfg, "namespace", ns, team)))
 
 
 def stop_policy(team: TeamConfig) -> str | None:
