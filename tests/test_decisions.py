@@ -9,14 +9,21 @@ from gke_ai_batch.offline.decisions import Decisions, read_decisions, refusals
 POOL_PARENT = "urn:pulumi:prod::gke-ai-batch::pulumi:pulumi:Stack$gke-ai-batch:index:TpuSlicePool::v5e-spot"
 
 
-def pool(protect: bool = False) -> dict:
+def pool(protect: bool = False, **inputs: object) -> dict:
     return {"type": "gcp:container/nodePool:NodePool", "name": "v5e-spot-slice-0", "parent": POOL_PARENT,
-            "inputs": {"name": "v5e-spot-0"}, "options": {"protect": True} if protect else {}}
+            "urn": f"{POOL_PARENT}$gcp:container/nodePool:NodePool::v5e-spot-slice-0",
+            "inputs": {"name": "v5e-spot-0", **inputs}, "options": {"protect": True} if protect else {}}
 
 
 def namespace(name: str, team: str) -> dict:
-    return {"type": "kubernetes:core/v1:Namespace", "name": f"team-{team}-ns-{name}",
+    return {"type": "kubernetes:core/v1:Namespace", "name": f"team-{team}-ns-{name}", "urn": f"ns::{team}/{name}",
             "inputs": {"metadata": {"name": name, "labels": {"gke-ai-batch.io/team": team}}}}
+
+
+def local_queue(team: str) -> dict:
+    return {"type": "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "name": f"team-{team}-lq-{team}",
+            "urn": f"lq::{team}", "inputs": {"metadata": {"name": team, "namespace": "default",
+                                                          "labels": {"gke-ai-batch.io/team": team}}}}
 
 
 ACK = Decisions(acknowledged=(("node_pool", "v5e-spot"),))
@@ -36,10 +43,12 @@ def test_a_protected_pool_is_deleted_only_after_a_change_that_unprotected_it():
     assert refusals([("delete", pool())], [pool()], [], Decisions(), ACK) == []  # unprotected: one change will do
 
 
-def test_an_acknowledgement_covers_one_change():
-    [line] = refusals([], [pool()], [pool()], ACK, ACK)
+def test_an_acknowledgement_covers_one_change_of_its_stack():
+    ns = namespace("a", "a")
+    [line] = refusals([("create", ns)], [pool()], [pool(), ns], ACK, ACK)
     assert line == ("acknowledge[0].node_pool: 'v5e-spot' was already at BASE: an acknowledgement covers one "
                     "change, so the change after it removes it")
+    assert refusals([], [pool()], [pool()], ACK, ACK) == []  # a change to another stack is not held up
 
 
 def test_an_acknowledgement_naming_nothing_is_refused_with_what_exists():
@@ -56,8 +65,8 @@ def test_a_team_namespace_goes_once_the_team_drained():
 
 
 def test_what_holds_no_work_goes_without_a_decision():
-    lq = {"type": "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "name": "lq", "inputs": {}}
-    default = {"type": "kubernetes:core/v1:NamespacePatch", "name": "team-a-ns-default", "inputs": {}}
+    lq = {"type": "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "name": "lq", "urn": "lq", "inputs": {}}
+    default = {"type": "kubernetes:core/v1:NamespacePatch", "name": "team-a-ns-default", "urn": "p", "inputs": {}}
     assert refusals([("delete", lq), ("delete", default), ("create", pool())], [lq, default], [pool()],
                     Decisions(), Decisions()) == []
 
@@ -71,8 +80,39 @@ def test_the_decisions_are_read_from_the_stack_file_as_written(tmp_path: Path):
 
 
 def test_a_retained_bucket_is_never_replaced_even_when_acknowledged():
-    bucket = {"type": "gcp:storage/bucket:Bucket", "name": "team-a-buckets-ckpt", "inputs": {"name": "ckpt"},
+    bucket = {"type": "gcp:storage/bucket:Bucket", "name": "team-a-buckets-ckpt", "urn": "b",
+              "inputs": {"name": "ckpt"},
               "options": {"protect": True, "retainOnDelete": True}}
     [line] = refusals([("replace", bucket)], [bucket], [bucket], Decisions(),
                       Decisions(acknowledged=(("bucket", "ckpt"),)))
     assert "kept on replacement (retainOnDelete)" in line and "give the new bucket another name" in line
+
+
+def test_removing_a_team_that_lives_in_default_is_refused_until_it_drained():
+    lq = local_queue("a")
+    assert refusals([("delete", lq)], [lq], [], Decisions(), Decisions()) == [
+        "remove team a: drain it first (`state: draining` in its block, landed in a change before this one), so "
+        "that its queues stop admitting before they, its namespaces and its buckets go"]
+    assert refusals([("delete", lq)], [lq], [], Decisions(draining=frozenset({"a"})), Decisions()) == []
+
+
+def test_a_namespace_moved_to_another_team_is_refused_as_its_name_is_still_taken():
+    before, after = namespace("shared", "a"), namespace("shared", "b")
+    drained = Decisions(draining=frozenset({"a"}))
+    [line] = refusals([("delete", before), ("create", after)], [before], [after], drained, Decisions())
+    assert line.startswith("team namespace shared is deleted (team-a-ns-shared) and created again under another "
+                           "Pulumi name (team-b-ns-shared) in one change")
+    assert line.endswith("remove it in one change and add it back in the next")
+
+
+def test_an_update_that_recreates_or_shrinks_a_pool_needs_an_acknowledgement():
+    old = pool(nodeConfig={"diskSizeGb": 100}, autoscaling={"maxNodeCount": 4})
+    bigger_disk = pool(nodeConfig={"diskSizeGb": 200}, autoscaling={"maxNodeCount": 4})
+    [line] = refusals([("update", bigger_disk)], [old], [bigger_disk], Decisions(), Decisions())
+    assert "GKE recreates every node to apply nodeConfig.diskSizeGb, evicting the pods on them" in line
+    smaller = pool(nodeConfig={"diskSizeGb": 100}, autoscaling={"maxNodeCount": 2})
+    [line] = refusals([("update", smaller)], [old], [smaller], Decisions(), Decisions())
+    assert "it shrinks (autoscaling.maxNodeCount: 4 -> 2)" in line
+    assert refusals([("update", smaller)], [old], [smaller], Decisions(), ACK) == []
+    larger = pool(nodeConfig={"diskSizeGb": 100}, autoscaling={"maxNodeCount": 8})
+    assert refusals([("update", larger)], [old], [larger], Decisions(), Decisions()) == []

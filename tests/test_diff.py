@@ -163,14 +163,14 @@ def test_the_review_shows_both_sides_policy_results_and_each_teams_quotas_before
     assert ["training", "training", "v5e-train", "google.com/tpu", "8", "->", "-"] in [q.split() for q in quotas]
 
 
-def test_removing_a_team_that_was_not_draining_is_refused_naming_each_namespace(runs: dict[str, Run]) -> None:
+def test_removing_a_team_that_was_not_draining_is_refused_once_for_the_team(runs: dict[str, Run]) -> None:
     dev = runs["dev"]
     assert dev.code == 1
     refused = [ln for ln in dev.out.splitlines() if ln.startswith("refused: ")]
-    assert refused == [f"refused: delete team namespace {ns} (kubernetes:core/v1:Namespace team-training-ns-{ns}): "
-                       "drain team training first (`state: draining` in its block) and land that change before "
-                       "this one, or acknowledge this team namespace" for ns in ("training", "training-eval")]
-    assert "2 change(s) refused" in dev.out
+    assert refused == ["refused: remove team training: drain it first (`state: draining` in its block, landed in "
+                       "a change before this one), so that its queues stop admitting before they, its namespaces "
+                       "and its buckets go"]
+    assert "1 change(s) refused" in dev.out
 
 
 def test_removing_a_team_that_was_draining_at_base_passes(runs: dict[str, Run]) -> None:

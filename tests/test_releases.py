@@ -19,6 +19,25 @@ def kueue_release(version: str) -> dict:
             "inputs": {"name": "kueue", "version": version}}
 
 
+@pytest.mark.parametrize("block, chart", [
+    ("kueue", "https://charts.example.com/kueue"),  # a Helm repository holds any chart under any version
+    ("kueue", "./charts/kueue"),
+    ("jobset", "oci://registry.k8s.io/kueue/charts/kueue"),  # the other component's chart
+])
+def test_a_chart_other_than_upstreams_or_a_mirror_of_it_is_refused(block, chart):
+    cfg = platform_of("dev")
+    cfg.setdefault(block, {})["chart"] = chart
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == f"platform.{block}.chart" and "or a mirror of it, an oci:// reference" in e.value.message
+
+
+def test_a_mirror_of_the_chart_plans():
+    cfg = platform_of("dev")
+    cfg.setdefault("kueue", {})["chart"] = "oci://europe-docker.pkg.dev/acme/registry-k8s-io/kueue/charts/kueue"
+    assert build_platform(cfg) is not None
+
+
 @pytest.mark.parametrize("block, version, allowed", [
     ("kueue", "0.20.0", "allowed: 0.19.2, 0.19.3, 0.19.4, 0.19.5"),
     ("kueue", "v0.19.2", "allowed: 0.19.2"),  # the chart's version has no v

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import Enum
+from functools import partial
 from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
@@ -25,7 +26,14 @@ from pydantic_core import PydanticCustomError
 
 from gke_ai_batch.model.catalog import GPU_TYPES, TPU_GENERATIONS
 from gke_ai_batch.model.quantity import FORMAT_HELP, parse_quantity
-from gke_ai_batch.model.releases import JOBSET_CHART, JOBSET_RELEASES, KUEUE_CHART, KUEUE_RELEASES, unknown_version
+from gke_ai_batch.model.releases import (
+    JOBSET_CHART,
+    JOBSET_RELEASES,
+    KUEUE_CHART,
+    KUEUE_RELEASES,
+    unknown_chart,
+    unknown_version,
+)
 from gke_ai_batch.model.suggest import unknown_key
 from gke_ai_batch.vocabulary import COST_CENTER_LABEL, ClusterMode
 
@@ -64,12 +72,12 @@ def text(rule: Rule, default: Any = ..., max_length: int | None = None) -> Any:
     return Field(default, pattern=rule.pattern, max_length=max_length, json_schema_extra={"x-rule": rule.words})
 
 
-def known_release(component: str) -> Callable[[str], str]:
-    """A version check for `component`'s releases: only those gke_ai_batch/model/releases.py lists."""
-    def check(version: str) -> str:
-        if problem := unknown_version(component, version):
+def refused_by(rule: Callable[[str], str | None]) -> Callable[[str], str]:
+    """A validator that raises the problem `rule` finds in a value (a release's version or chart)."""
+    def check(value: str) -> str:
+        if problem := rule(value):
             raise ValueError(problem)
-        return version
+        return value
     return check
 
 
@@ -748,12 +756,12 @@ NO_UNMETERED_RESOURCES = (
 class KueueConfig(Model):
     """The Kueue install and its controller Configuration."""
 
-    version: Annotated[str, AfterValidator(known_release("Kueue"))] = Field(
+    version: Annotated[str, AfterValidator(refused_by(partial(unknown_version, "Kueue")))] = Field(
         "0.19.2", json_schema_extra={"enum": list(KUEUE_RELEASES)})
     """The Kueue release (Helm chart version): one of the releases gke_ai_batch/model/releases.py lists.
     `make diff` shows an upgrade's steps and refuses a downgrade."""
-    chart: str = KUEUE_CHART
-    """The Helm chart."""
+    chart: Annotated[str, AfterValidator(refused_by(partial(unknown_chart, "Kueue")))] = KUEUE_CHART
+    """The Helm chart: registry.k8s.io's, or a mirror of it (an oci:// reference ending in /kueue)."""
     wait_for_pods_ready: bool | None = None
     """Always on in Kueue 0.19; false is refused."""
     wait_for_pods_ready_timeout: str = text(DURATION, "10m")
@@ -801,11 +809,11 @@ class KueueConfig(Model):
 
 
 class JobSetConfig(Model):
-    version: Annotated[str, AfterValidator(known_release("JobSet"))] = Field(
+    version: Annotated[str, AfterValidator(refused_by(partial(unknown_version, "JobSet")))] = Field(
         "0.12.0", json_schema_extra={"enum": list(JOBSET_RELEASES)})
     """The JobSet release (Helm chart version): one of the releases gke_ai_batch/model/releases.py lists."""
-    chart: str = JOBSET_CHART
-    """The Helm chart."""
+    chart: Annotated[str, AfterValidator(refused_by(partial(unknown_chart, "JobSet")))] = JOBSET_CHART
+    """The Helm chart: registry.k8s.io's, or a mirror of it (an oci:// reference ending in /jobset)."""
     install: Literal["auto", "always", "never"] = "auto"
     """auto: install JobSet when a pool is multi-host (multislice needs it)."""
 

@@ -12,10 +12,12 @@ match v0.19.2's; inference from the branch, the patch tags are not in the fetche
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
 JOBSET_CHART = "oci://registry.k8s.io/jobset/charts/jobset"
+CHARTS = {"Kueue": KUEUE_CHART, "JobSet": JOBSET_CHART}
 
 # Kueue's script that rewrites every stored object at the new storage version (release notes of v0.16.0,
 # kubernetes-sigs/kueue#8018): the documented migration; Kueue does not use StorageVersionMigration.
@@ -84,6 +86,19 @@ def unknown_version(component: str, version: str) -> str | None:
     return (f"{component} {version} is not a release this platform knows; allowed: "
             f"{', '.join(sorted(known, key=version_key))} (gke_ai_batch/model/releases.py lists each with its "
             "digests and source)")
+
+
+def unknown_chart(component: str, chart: str) -> str | None:
+    """Why `chart` is not allowed; None when it is. The upstream OCI repository, or a mirror of it (an
+    Artifact Registry remote repository, an air-gapped registry): an `oci://` reference to the same chart
+    name, so `version` still picks a listed release. Helm's `https://` repositories and local paths could hold
+    any chart under any version, and are refused."""
+    upstream = CHARTS[component]
+    name = upstream.rsplit("/", 1)[1]
+    if re.fullmatch(rf"oci://[a-z0-9.-]+(:[0-9]+)?(/[a-z0-9._-]+)*/{name}", chart):
+        return None
+    return (f"{chart!r} is not the {component} chart: use {upstream} (the default) or a mirror of it, an "
+            f"oci:// reference ending in /{name}")
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,22 @@
 """Which deletions and replacements of `make diff` lack the stack file's decision.
 
 Deleting or replacing the cluster, a node pool, a team namespace, a bucket or the Kueue or JobSet release
-destroys running work or data. `make diff` refuses such a change unless the stack file decides on it:
-- a team's namespaces and buckets go once the team was `state: draining` at BASE (its queues stopped
+destroys running work or data, and so does removing a team (its queues go, and with them its pending work)
+or updating a node pool in a way that evicts its pods (GKE recreates the nodes, or the pool shrinks).
+`make diff` refuses such a change unless the stack file decides on it:
+- a team, its namespaces and its buckets go once the team was `state: draining` at BASE (its queues stopped
   admitting, and production's protection lifted, by a change before this one);
 - a retained bucket (production) is never replaced: the old one stays under its global name;
-- anything else needs `acknowledge:` naming it: in this change for a replacement (the engine allows
-  unprotecting and replacing in one update), at BASE or in this change for a deletion, and at BASE if BASE
-  protected it (the engine deletes only what the last update left unprotected).
-An acknowledgement covers one change: one already at BASE is refused, as is one that names nothing the
-stack had at BASE or has now. The decisions are read from each side's stack file as written, so that a BASE
-whose code predates them reads as having none.
+- anything else needs `acknowledge:` naming it: in this change for a replacement or an evicting update (the
+  engine allows unprotecting and replacing in one update), at BASE or in this change for a deletion, and at
+  BASE if BASE protected it (the engine deletes only what the last update left unprotected).
+A resource deleted and created again under another Pulumi name (a namespace moved between teams, a team
+renamed) is refused whatever the decisions: the engine creates the new one before it deletes the old, and
+the name is still taken.
+An acknowledgement covers one change: one already at BASE is refused once the stack changes again (it does
+not hold up changes to other stacks), as is one that names nothing the stack had at BASE or has now. The
+decisions are read from each side's stack file as written, so that a BASE whose code predates them reads as
+having none.
 """
 from __future__ import annotations
 
@@ -20,12 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from gke_ai_batch.model.config import CONFIG_KEY, DECISION_KINDS
+from gke_ai_batch.model.replacement import recreating_nodes
 from gke_ai_batch.vocabulary import BUCKET, CLUSTER, HELM_RELEASE, NODE_POOL, TEAM_COST_LABEL, TEAM_LABEL
 
+from .inputs import changes
 from .stackfile import read_stack_file
 
 Resource = dict[str, Any]
 NAMESPACE = "kubernetes:core/v1:Namespace"
+LOCAL_QUEUE = "LocalQueue"
+SIZES = ("nodeCount", "autoscaling.maxNodeCount", "autoscaling.totalMaxNodeCount")  # a node pool's size inputs
 WORDS = {"cluster": "cluster", "node_pool": "node pool", "namespace": "team namespace", "bucket": "bucket",
          "release": "Helm release"}
 
@@ -91,13 +101,49 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
 
 def refusals(steps: Iterable[tuple[str, Resource]], old: list[Resource], new: list[Resource], base: Decisions,
              now: Decisions) -> list[str]:
-    """One line per acknowledgement that is stale or names nothing, and per deletion or replacement that
-    lacks its decision."""
-    return [*_bad_acknowledgements(old, new, base, now), *(
-        line for op, r in steps if op in ("delete", "replace") and (line := _undecided(op, r, base, now)))]
+    """One line per acknowledgement that is stale or names nothing, per team removed undrained, per name
+    deleted and created again, and per deletion, replacement or evicting update that lacks its decision."""
+    steps = list(steps)
+    gone = _teams(old) - _teams(new) - base.draining
+    before = {r["urn"]: r for r in old}
+    return [*_bad_acknowledgements(old, new, base, now, changed=bool(steps)),
+            *(f"remove team {t}: drain it first (`state: draining` in its block, landed in a change before this "
+              "one), so that its queues stop admitting before they, its namespaces and its buckets go"
+              for t in sorted(gone)),
+            *_taken_names(steps),
+            *(line for op, r in steps if (line := _undecided(op, r, before.get(r["urn"]), base, now, gone)))]
 
 
-def _bad_acknowledgements(old: list[Resource], new: list[Resource], base: Decisions, now: Decisions) -> list[str]:
+def _teams(resources: list[Resource]) -> set[str]:
+    """The teams a plan has: every team has a LocalQueue, labelled with it, wherever its namespaces are."""
+    return {str(labels[TEAM_LABEL]) for r in resources if r["type"].endswith(f":{LOCAL_QUEUE}")
+            and TEAM_LABEL in (labels := (r.get("inputs") or {}).get("metadata", {}).get("labels") or {})}
+
+
+def _taken_names(steps: list[tuple[str, Resource]]) -> list[str]:
+    """A guarded resource deleted under one Pulumi name and created under another with the same real name."""
+    deleted = {(g.kind, _real_name(r)): r for op, r in steps if op == "delete" and (g := guarded(r))}
+    out = []
+    for op, r in steps:
+        g = guarded(r) if op == "create" else None
+        if g and (old := deleted.get((g.kind, _real_name(r)))):
+            out.append(f"{WORDS[g.kind]} {_real_name(r)} is deleted ({old['name']}) and created again under "
+                       f"another Pulumi name ({r['name']}) in one change: the engine creates the new one before "
+                       "it deletes the old, whose name is still taken; remove it in one change and add it back "
+                       "in the next")
+    return out
+
+
+def _real_name(r: Resource) -> str:
+    """The name the cloud or the cluster knows the resource by."""
+    inputs = r.get("inputs") or {}
+    meta = inputs.get("metadata") or {}
+    return "/".join(str(p) for p in (inputs.get("cluster"), meta.get("namespace") or inputs.get("namespace"),
+                                      meta.get("name") or inputs.get("name", r["name"])) if p)
+
+
+def _bad_acknowledgements(old: list[Resource], new: list[Resource], base: Decisions, now: Decisions,
+                          changed: bool) -> list[str]:
     known = {(g.kind, g.name) for r in [*old, *new] if (g := guarded(r))}
     out = []
     for i, (kind, name) in enumerate(now.acknowledged):
@@ -106,27 +152,54 @@ def _bad_acknowledgements(old: list[Resource], new: list[Resource], base: Decisi
             have = sorted({n for k, n in known if k == kind})
             out.append(f"{where} names no {WORDS[kind]} the stack had at BASE or has now "
                        f"({WORDS[kind]}s: {', '.join(have) or 'none'})")
-        elif (kind, name) in base.acknowledged:
+        elif changed and (kind, name) in base.acknowledged:
             out.append(f"{where} was already at BASE: an acknowledgement covers one change, so the change after "
                        "it removes it")
     return out
 
 
-def _undecided(op: str, r: Resource, base: Decisions, now: Decisions) -> str | None:
-    """Why this step lacks a decision, or None when the stack file decides on it."""
+def _evicting(old: Resource | None, new: Resource) -> str | None:
+    """Why an in-place update of a node pool evicts the pods on it, or None when it does not."""
+    if old is None or new["type"] != NODE_POOL:
+        return None
+    a, b = old.get("inputs") or {}, new.get("inputs") or {}
+    if recreated := recreating_nodes(NODE_POOL, [path for path, _, _ in changes(a, b)]):
+        return f"GKE recreates every node to apply {', '.join(recreated)}, evicting the pods on them"
+    for path in SIZES:
+        was, will = _at(a, path), _at(b, path)
+        if isinstance(was, int) and isinstance(will, int) and will < was:
+            return f"it shrinks ({path}: {was} -> {will}), evicting the pods on the nodes it removes"
+    return None
+
+
+def _at(inputs: dict[str, Any], path: str) -> Any:
+    value: Any = inputs
+    for key in path.split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _ack(g: Guarded) -> str:
+    return f"`acknowledge: [{{{g.kind}: {g.name}, reason: ...}}]`"
+
+
+def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now: Decisions,
+               gone: set[str]) -> str | None:
+    """Why this step lacks a decision, or None when the stack file decides on it (or a team line covers it)."""
     g = guarded(r)
-    if g is None:
+    if g is None or op == "create" or (g.team is not None and (g.team in base.draining or g.team in gone)):
         return None
     what = f"{op} {WORDS[g.kind]} {g.name} ({r['type']} {r['name']})"
     key = (g.kind, g.name)
-    if op == "delete" and g.team is not None and g.team in base.draining:
-        return None
+    if op == "update":
+        evicts = _evicting(old, r)
+        return None if evicts is None or key in now.acknowledged else (
+            f"{what}: {evicts}; add {_ack(g)} to the stack file, with why")
     if op == "replace" and (r.get("options") or {}).get("retainOnDelete"):
         return (f"{what}: the bucket is kept on replacement (retainOnDelete), so its replacement would be refused "
                 "by Cloud Storage under the same global name: give the new bucket another name instead")
     if op == "replace":
-        return None if key in now.acknowledged else (
-            f"{what}: add `acknowledge: [{{{g.kind}: {g.name}, reason: ...}}]` to the stack file, with why")
+        return None if key in now.acknowledged else f"{what}: add {_ack(g)} to the stack file, with why"
     protected = bool((r.get("options") or {}).get("protect"))
     if key in base.acknowledged or (key in now.acknowledged and not protected):
         return None
@@ -135,8 +208,7 @@ def _undecided(op: str, r: Resource, base: Decisions, now: Decisions) -> str | N
                  f"one, or acknowledge this {WORDS[g.kind]}" + (" in a change before this one (BASE protects it)"
                                                                   if protected else ""))
     elif protected:
-        first = (f"BASE protects it: land `acknowledge: [{{{g.kind}: {g.name}, reason: ...}}]` first (it lifts the "
-                 "protection), then remove it")
+        first = f"BASE protects it: land {_ack(g)} first (it lifts the protection), then remove it"
     else:
-        first = f"add `acknowledge: [{{{g.kind}: {g.name}, reason: ...}}]` to the stack file, with why"
+        first = f"add {_ack(g)} to the stack file, with why"
     return f"{what}: {first}"

@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 import tarfile
 import tempfile
 import tomllib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from gke_ai_batch.model.replacement import recreating_nodes, replacing
 
 from .decisions import read_decisions, refusals
 from .essentials import essentials
+from .inputs import ABSENT, changes
 from .quota_changes import quota_lines
 from .stackfile import project
 from .upgrades import upgrades
@@ -40,7 +39,6 @@ from .upgrades import upgrades
 PACKAGE = "gke_ai_batch"
 SECRET = "[secret]"
 WIDTH = 80  # printed values are cut at about this many characters
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 # Runs one side's planner: its link tree first on sys.path, and setuptools' editable finder dropped, so that
 # no module of the installed working tree can stand in for one the side does not have.
@@ -53,16 +51,6 @@ Resource = dict[str, Any]
 
 class DiffError(Exception):
     """BASE, the stack or one side's plan cannot be used: one line for the user, exit 2."""
-
-
-class _Absent:
-    """An input key or list item that one side does not have."""
-
-    def __repr__(self) -> str:
-        return "(absent)"
-
-
-ABSENT: Any = _Absent()
 
 
 @dataclass(frozen=True)
@@ -304,29 +292,6 @@ def relation_changes(old: Resource, new: Resource) -> list[str]:
     lines += [f"dependencies: + {short(u)}" for u in sorted(came - gone)]
     lines += [f"dependencies: - {short(u)}" for u in sorted(gone - came)]
     return lines
-
-
-def changes(old: Any, new: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
-    """The leaf paths where two input values differ: dict keys by name, lists of objects by index, lists of
-    plain values as a whole (a namespace list reads better whole than item by item)."""
-    if old == new:
-        return
-    if isinstance(old, dict) and isinstance(new, dict):
-        for key in [*old, *(k for k in new if k not in old)]:
-            yield from changes(old.get(key, ABSENT), new.get(key, ABSENT), join(path, key))
-    elif isinstance(old, list) and isinstance(new, list) and any(isinstance(v, dict | list) for v in old + new):
-        for i in range(max(len(old), len(new))):
-            yield from changes(old[i] if i < len(old) else ABSENT, new[i] if i < len(new) else ABSENT,
-                               f"{path}[{i}]")
-    else:
-        yield path, old, new
-
-
-def join(path: str, key: str) -> str:
-    """`spec.resources` for plain keys, `labels["kueue.x-k8s.io/queue-name"]` for the others."""
-    if _IDENT.match(key):
-        return f"{path}.{key}" if path else key
-    return f"{path}[{json.dumps(key)}]"
 
 
 def has_secret(value: Any) -> bool:
