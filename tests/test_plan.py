@@ -5,6 +5,8 @@ import sys
 
 import pytest
 
+from gke_ai_batch.offline.render import is_manifest, write_outputs
+
 from .conftest import ROOT, STACKS, by_type, platform_of, run_config
 
 
@@ -206,3 +208,19 @@ def test_every_resource_has_its_own_urn(plan, stack):
     namespace training once met the first queue of namespace training-eval); the mocks do not."""
     urns = [r.urn for r in plan(stack)]
     assert len(urns) == len(set(urns)), sorted(u for u in urns if urns.count(u) > 1)
+
+
+def test_every_kubernetes_object_has_its_own_manifest_file(tmp_path):
+    """LocalQueue nightly-train in asr and train in asr-nightly once both wrote 10-localqueue-asr-nightly-train.yaml,
+    and `kubectl apply -f manifests/` then applied one of them."""
+    cfg = platform_of("dev")
+    cfg["teams"] += [
+        {"name": "asr", "namespaces": ["asr"], "local_queue": "nightly-train",
+         "queue": {"quotas": {"v6e-flex": {"google.com/tpu": 4}}}},
+        {"name": "asr-nightly", "namespaces": ["asr-nightly"], "local_queue": "train",
+         "queue": {"quotas": {"v6e-flex": {"google.com/tpu": 4}}}}]
+    regs = run_config(cfg)
+    write_outputs(regs, tmp_path)
+    assert len(list((tmp_path / "manifests").glob("*.yaml"))) == sum(map(is_manifest, regs))
+    assert (tmp_path / "manifests" / "10-localqueue-asr.nightly-train.yaml").exists()
+    assert (tmp_path / "manifests" / "10-localqueue-asr-nightly.train.yaml").exists()

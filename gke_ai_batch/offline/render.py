@@ -44,9 +44,12 @@ def manifest_of(r: Registration) -> dict[str, Any]:
 
 
 def manifest_filename(m: Mapping[str, Any]) -> str:
+    """`10-localqueue-asr.nightly-train.yaml`: apply order, kind, then `namespace.name`. A namespace is a DNS
+    label (no dot), so the first dot ends it and no two objects share a file (`asr`/`nightly-train` and
+    `asr-nightly`/`train` once did, and one silently replaced the other)."""
     kind, meta = m["kind"], m["metadata"]
     order = APPLY_ORDER.index(kind) if kind in APPLY_ORDER else len(APPLY_ORDER)
-    ns = f"{meta['namespace']}-" if meta.get("namespace") else ""
+    ns = f"{meta['namespace']}." if meta.get("namespace") else ""
     return f"{order:02d}-{kind.lower()}-{ns}{meta['name']}.yaml"
 
 
