@@ -6,10 +6,11 @@ from pulumi.runtime.config import CONFIG
 from gke_ai_batch.components.platform import declare_platform
 from gke_ai_batch.model.config import CONFIG_KEY
 from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.model.input_limits import parse_config
 from gke_ai_batch.plan.platform import build_platform
 
 try:
-    platform = build_platform(pulumi.Config().get_object(CONFIG_KEY), pulumi.get_project(), CONFIG.get())
+    platform = build_platform(parse_config(pulumi.Config().get(CONFIG_KEY)), pulumi.get_project(), CONFIG.get())
 except ConfigError as e:
     raise pulumi.RunError(str(e)) from None
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from gke_ai_batch.model.input_limits import MAX_DEPTH, MAX_DIGITS, TOO_DEEP, too_large, too_long
 from gke_ai_batch.model.suggest import closest, describe, shorten
 
 
@@ -45,8 +46,34 @@ class StackFile:
         return {k: v if isinstance(v, str) else json.dumps(v) for k, v in self.config.items()}
 
 
-class _UniqueKeys(yaml.SafeLoader):
-    """YAML requires unique keys; PyYAML keeps the last silently (a second `teams:` dropped every team)."""
+class _StackLoader(yaml.SafeLoader):
+    """YAML as a stack file may hold it: unique keys (PyYAML keeps the last silently, and a second `teams:`
+    dropped every team), no aliases, and the depth and integer bounds of model.input_limits."""
+
+    depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.MarkedYAMLError(None, None, "YAML aliases (*name) are not read in a stack file: write the "
+                                       "value out (a few aliases can expand to billions of values)", self._mark())
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise yaml.MarkedYAMLError(None, None, TOO_DEEP, self._mark())
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def _mark(self) -> yaml.Mark:
+        """Where the next event starts."""
+        mark: yaml.Mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+        return mark
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        digits = str(node.value).replace("_", "")
+        if len(digits.lstrip("+-")) > MAX_DIGITS:
+            raise yaml.MarkedYAMLError(None, None, too_long(digits), node.start_mark)
+        return int(super().construct_yaml_int(node))
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
@@ -60,14 +87,18 @@ class _UniqueKeys(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
+_StackLoader.add_constructor("tag:yaml.org,2002:int", _StackLoader.construct_yaml_int)
+
 STACK_FILE_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
 
 
 def read_stack_file(path: Path) -> dict[str, Any]:
     """The stack file's `config:` mapping; SystemExit with the file, line and column for bad YAML,
     and in words for a file that is not a stack file."""
+    if problem := too_large(path.stat().st_size):
+        raise SystemExit(f"{path}: {problem}")
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeys)  # noqa: S506  # a SafeLoader
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_StackLoader)  # noqa: S506  # a SafeLoader
     except UnicodeDecodeError:
         raise SystemExit(f"{path}: not a text file (a stack file is UTF-8 YAML)") from None
     except yaml.MarkedYAMLError as e:
