@@ -15,7 +15,7 @@ from gke_ai_batch.model.gke_rules import (
     region_of,
     stack_findings,
 )
-from gke_ai_batch.model.pool_facts import PoolFacts, pool_facts
+from gke_ai_batch.model.pool_facts import pool_facts, tolerates_queued
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.suggest import name_list
 from gke_ai_batch.plan.identity import is_default_compute_account
@@ -27,13 +27,12 @@ from gke_ai_batch.vocabulary import (
     HELM_RELEASE,
     KUEUE_GROUP_TYPE_PREFIX,
     NODE_POOL,
-    QUEUED_TAINT,
     RESOURCE_QUOTA,
     ROUTER_NAT,
     SUBNETWORK,
     WORKLOAD_COUNT,
+    ZONE_LABEL,
 )
-from gke_ai_batch.vocabulary import Capacity as CapacityMode
 
 
 class Findings(list[tuple[str | None, str]]):
@@ -78,11 +77,6 @@ class Index:
         return [r for r in self.by_type[HELM_RELEASE] if chart_word in str(r.props.get("chart", ""))]
 
 
-def tolerates_queued(flavor_spec: Mapping[str, Any]) -> bool:
-    """A flavor for queued-provisioning nodes tolerates their taint."""
-    return any(t.get("key") == QUEUED_TAINT["key"] for t in flavor_spec.get("tolerations") or [])
-
-
 def _queued(flavor: Res) -> bool:
     return tolerates_queued(flavor.props.get("spec") or {})
 
@@ -96,32 +90,38 @@ class Capacity:
     fixed: Decimal = Decimal(0)
 
 
-def selects(flavor_spec: Mapping[str, Any], pool: PoolFacts) -> bool:
-    """Does a ResourceFlavor (its spec) select the pool's nodes? Its node labels must match, and a
-    flavor tolerating the queued-provisioning taint selects exactly the queued pools."""
-    labels = flavor_spec.get("nodeLabels") or {}
-    queued = tolerates_queued(flavor_spec)
-    return (pool.capacity == CapacityMode.QUEUED) == queued and all(pool.node_labels.get(k) == v
-                                                                    for k, v in labels.items())
-
-
 def flavor_capacity(ix: Index) -> dict[str, dict[str, Capacity]]:
-    """flavor -> resource -> Capacity, for flavors that select nodes of this stack's pools. A flavor
-    with no node labels (a default flavor on Standard) matches every node it tolerates: its cpu and
-    memory are judged against all of them, an upper bound; accelerators belong to their own flavors.
-    On Autopilot there are no pools, so nothing is judged."""
+    """flavor -> resource -> Capacity, for flavors that serve nodes of this stack's pools (PoolFacts.serves:
+    a flavor without node labels serves only pools without accelerators; a per-zone flavor the pool's
+    nodes in its zone). On Autopilot there are no pools, so nothing is judged."""
     out: dict[str, dict[str, Capacity]] = {}
     for name, flavor in ix.kueue["ResourceFlavor"].items():
         spec = flavor.props.get("spec") or {}
-        labels = spec.get("nodeLabels") or {}
-        for f in (f for _, f in ix.pools if selects(spec, f)):
-            for resource, amount in f.provides().items():
-                if not labels and resource in ACCELERATOR_RESOURCES:
-                    continue
+        for f in (f for _, f in ix.pools if f.serves(spec)):
+            for resource, amount in f.provides_in(spec.get("nodeLabels") or {}).items():
                 cap = out.setdefault(name, {}).setdefault(resource, Capacity())
                 cap.total += amount
                 cap.fixed += amount if f.fixed_capacity else 0
     return out
+
+
+def zone_flavors_over_total(ix: Index) -> list[tuple[str | None, str]]:
+    """A pool with a total autoscaling limit lends each per-zone flavor all of its nodes (they may all land
+    in one zone), so each flavor's quota can fit while together they promise more than the pool ever holds."""
+    quotas, found = nominal_quotas(ix), Findings()
+    for res, f in ix.pools:
+        if not (f.total_autoscaling and f.resource):
+            continue
+        zoned = sorted(name for name, fl in ix.kueue["ResourceFlavor"].items()
+                       if ZONE_LABEL in ((spec := fl.props.get("spec") or {}).get("nodeLabels") or {})
+                       and f.serves(spec))
+        promised = sum((quotas.get((name, f.resource), [Decimal(0)])[0] for name in zoned), Decimal(0))
+        held = f.provides()[f.resource]
+        if len(zoned) > 1 and promised > held:
+            found.append((res.urn, f"pool {f.name}: its per-zone flavors {name_list(zoned)} are promised "
+                                   f"{show(f.resource, promised)} {f.resource} together, but its total autoscaling "
+                                   f"limit holds {show(f.resource, held)} in all zones; lower their nominal quotas"))
+    return found
 
 
 def nominal_quotas(ix: Index) -> dict[tuple[str, str], list[Any]]:
@@ -166,7 +166,7 @@ def headline(rows: list[Promise]) -> list[Promise]:
 
 def quota_over_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     ix = Index(resources)
-    return [(ix.kueue["ResourceFlavor"][flavor].urn,
+    return zone_flavors_over_total(ix) + [(ix.kueue["ResourceFlavor"][flavor].urn,
              f"flavor {flavor}: teams are promised {show(res, promised)} {res} ({name_list(queues)}) but its "
              f"on-demand/reserved pools hold {show(res, cap.fixed)}; lower the nominal quotas or add nodes")
             for flavor, res, promised, cap, queues in headline([

@@ -386,3 +386,29 @@ def test_the_gke_rules_policy_judges_a_subnet_built_by_hand(plan):
     assert "10.44.0.0/22 overlaps the node range 10.44.0.0/20" in found[0][1]
     assert "(network-range-overlap)" in found[0][1]
     assert "holds 4 nodes; the pools reach 89 nodes" in found[1][1]
+
+
+def test_per_zone_flavors_of_a_pool_with_a_total_limit_stay_within_it_together(plan):
+    """prod once promised 16 + 16 L4s on l4-spot, whose total limit of 8 g2-standard-24 holds 16: each zone's
+    flavor matched no pool (the zone label is not a pool label), so nothing was flagged."""
+    from .conftest import platform_of, run_config
+    cfg = platform_of("prod")
+    quotas = next(t for t in cfg["teams"] if t["name"] == "inference-eval")["queue"]["quotas"]
+    quotas["l4-spot-us-east5-a"] = quotas["l4-spot-us-east5-b"] = {"nvidia.com/gpu": 16}
+    found = [(v["level"], v["message"]) for v in violations(run_config(cfg, "prod"))
+             if v["policy"] == "quota-within-capacity"]
+    assert found == [("mandatory", "pool l4-spot: its per-zone flavors l4-spot-us-east5-a, l4-spot-us-east5-b are "
+                      "promised 32 nvidia.com/gpu together, but its total autoscaling limit holds 16 in all zones; "
+                      "lower their nominal quotas")]
+    caps = sr.flavor_capacity(sr.Index(stack(plan("prod"))))
+    assert caps["l4-spot-us-east5-a"]["nvidia.com/gpu"].total == 16  # every node may land in one zone
+
+
+def test_a_flavor_without_node_labels_counts_only_nodes_without_accelerators(plan):
+    """GKE taints TPU and GPU nodes; pods that ask for no accelerator (the default flavor's cpu) stay off them,
+    so the default flavor's cpu is the system and cpu pools', not the accelerator hosts'."""
+    pools = {p.name: p for _, p in sr.Index(stack(plan("prod"))).pools}
+    default = {"nodeLabels": {}}
+    assert {name for name, p in pools.items() if p.serves(default)} == {
+        name for name, p in pools.items() if p.kind == "cpu"}
+    assert not pools["h100-dws"].serves(default) and not pools["v5p-res-0"].serves(default)

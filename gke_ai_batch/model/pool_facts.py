@@ -13,7 +13,7 @@ from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.machines import allocatable
 from gke_ai_batch.model.suggest import plural
-from gke_ai_batch.vocabulary import FIXED_CAPACITY, FLEX_START_LABEL, SPOT_LABEL, ZONE_LABEL
+from gke_ai_batch.vocabulary import FIXED_CAPACITY, FLEX_START_LABEL, QUEUED_TAINT, SPOT_LABEL, ZONE_LABEL
 
 
 class _Sized(Protocol):
@@ -91,11 +91,36 @@ class PoolFacts(PoolCapacity):
         return all(self.node_labels.get(k) == v or (k == ZONE_LABEL and v in self.zones)
                    for k, v in node_labels.items())
 
+    def serves(self, flavor_spec: Mapping[str, Any]) -> bool:
+        """Whether a ResourceFlavor (its spec) puts pods on this pool's nodes: the one matcher of the quota
+        policies, the plan summary and `make admit`. Its node labels select the nodes (selected_by); a
+        flavor tolerating the queued-provisioning taint serves exactly the queued pools; and a flavor
+        with no node labels serves only pools without accelerators, since GKE taints TPU and GPU nodes and
+        only pods that request the accelerator tolerate the taint (GKE adds the toleration to them)."""
+        labels = flavor_spec.get("nodeLabels") or {}
+        if (self.capacity == vocabulary.Capacity.QUEUED) != tolerates_queued(flavor_spec):
+            return False
+        return (bool(labels) or self.kind == "cpu") and self.selected_by(labels)
+
+    def provides_in(self, node_labels: Mapping[str, str]) -> dict[str, Decimal]:
+        """What a flavor with these node labels can use of the pool: all of it, or with a zone label the
+        nodes of one zone (a total autoscaling limit may put every node there)."""
+        if ZONE_LABEL not in node_labels or len(self.zones) < 2:
+            return self.provides()
+        per_zone = self.fixed_nodes if self.fixed_nodes is not None else (self.max_nodes or 0)
+        return {name: amount / self.nodes * per_zone for name, amount in self.provides().items()} \
+            if self.nodes else {}
+
     def sizing(self) -> str:
         if self.fixed_nodes is not None:
             return plural(self.fixed_nodes, "node") + (f" x {len(self.zones)} zones" if len(self.zones) > 1 else "")
         scope = "total" if self.total_autoscaling else "per zone"
         return f"autoscale {self.min_nodes or 0}..{self.max_nodes} ({scope})"
+
+
+def tolerates_queued(flavor_spec: Mapping[str, Any]) -> bool:
+    """A flavor for queued-provisioning nodes tolerates their taint."""
+    return any(t.get("key") == QUEUED_TAINT["key"] for t in flavor_spec.get("tolerations") or [])
 
 
 def capacity_of(props: Mapping[str, Any]) -> str:

@@ -536,9 +536,10 @@ class Cluster:
         return {**labels, NAME_LABEL: ns}
 
     def pools_behind(self, flavor: str, resource: str | None = None) -> list[PoolFacts]:
-        """Node pools whose nodes carry every nodeLabel of the flavor (and provide `resource`)."""
-        labels = ((self.get("ResourceFlavor", flavor) or {}).get("spec") or {}).get("nodeLabels") or {}
-        return [p for p in self.pools if p.selected_by(labels) and (resource is None or p.resource == resource)]
+        """Node pools the flavor puts pods on (PoolFacts.serves, as the quota policies and the summary judge)
+        that provide `resource`."""
+        spec = (self.get("ResourceFlavor", flavor) or {}).get("spec") or {}
+        return [p for p in self.pools if p.serves(spec) and (resource is None or p.resource == resource)]
 
 
 # ---------------------------------------------------------------------------------------------

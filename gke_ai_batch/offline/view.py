@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from gke_ai_batch.model import catalog
-from gke_ai_batch.model.pool_facts import PoolFacts, pool_facts
+from gke_ai_batch.model.pool_facts import PoolFacts, pool_facts, tolerates_queued
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.policies import stack_rules as sr
 from gke_ai_batch.vocabulary import (
@@ -150,9 +150,9 @@ def _flavors(regs: Sequence[Registration], pools: Sequence[Pool]) -> dict[str, F
     out: dict[str, Flavor] = {}
     for r in _kueue(regs, "ResourceFlavor"):
         name, spec = str(_meta(r).get("name")), _spec(r)
-        matched = [p.facts for p in pools if sr.selects(spec, p.facts)]
+        matched = [p.facts for p in pools if p.facts.serves(spec)]
         out[name] = Flavor(name, dict(spec.get("nodeLabels") or {}),
-                           sr.tolerates_queued(spec),
+                           tolerates_queued(spec),
                            [p.name for p in matched], sorted({p.capacity for p in matched}), caps.get(name, {}))
     return dict(sorted(out.items()))
 
