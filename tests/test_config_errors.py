@@ -21,6 +21,17 @@ def mutate(fn):
 
 
 CASES = [
+    # Issue 23 item 8: each was once accepted, and an unknown machine type counted as 0 cpu and 0 memory.
+    ("unknown cpu machine type", lambda c: c["cpu_pools"][0].update(machine_type="n2-standard-7"),
+     "platform.cpu_pools[0].machine_type", "not in the catalog, whose cpu and memory the platform cannot judge"),
+    ("unknown system machine type", lambda c: c.setdefault("system_pool", {}).update(machine_type="e9-standard-4"),
+     "platform.system_pool.machine_type", "known: a2-highgpu-1g"),
+    ("bad taint key", lambda c: c["tpu_pools"][0].update(taints=[{"key": "dedicated to", "value": "a"}]),
+     "platform.tpu_pools[0].taints[0].key", "not a taint key"),
+    ("bad taint value", lambda c: c["tpu_pools"][0].update(taints=[{"key": "acme.com/team", "value": "a b"}]),
+     "platform.tpu_pools[0].taints[0].value", "not a taint value"),
+    ("pool flavor named like the default flavor", lambda c: c["tpu_pools"][0].update(flavor="default-flavor"),
+     "platform.tpu_pools[0].flavor", "is the platform's cpu and memory flavor (kueue.default_flavor)"),
     ("unknown key", lambda c: c["cluster"].update(nmae="x"), "platform.cluster.nmae", "unknown key"),
     ("unknown TPU generation", lambda c: c["tpu_pools"][0].update(generation="v9"),
      "platform.tpu_pools[0].generation", "allowed: v4, v5e, v5p, v6e, tpu7x"),
@@ -132,3 +143,12 @@ def test_make_plan_exits_nonzero_without_traceback(tmp_path):
     assert "platform.tpu_pools[0].topology" in r.stderr and "allowed: 2x2, 2x4" in r.stderr
     assert "Traceback" not in r.stderr + r.stdout
     assert not (tmp_path / "out").exists()
+
+
+def test_an_autopilot_flavors_gpu_outside_the_catalog_is_refused():
+    """The schema's enum listed the GPU types, but the program took any name."""
+    cfg = platform_of("multislice-autopilot")
+    cfg["autopilot_flavors"] = [{"name": "g", "gpu": "nvidia-k80"}]
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == "platform.autopilot_flavors[0].gpu" and "unknown GPU type 'nvidia-k80'" in e.value.message

@@ -24,7 +24,9 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from gke_ai_batch.model.catalog import GPU_TYPES, TPU_GENERATIONS
+from gke_ai_batch.model.catalog import GPU_TYPES, TPU_GENERATIONS, CatalogError
+from gke_ai_batch.model.labels import K8S_VALUE_RULE, k8s_key_ok, k8s_value_ok
+from gke_ai_batch.model.machines import unknown_machine
 from gke_ai_batch.model.quantity import FORMAT_HELP, parse_quantity
 from gke_ai_batch.model.releases import (
     JOBSET_CHART,
@@ -72,13 +74,26 @@ def text(rule: Rule, default: Any = ..., max_length: int | None = None) -> Any:
     return Field(default, pattern=rule.pattern, max_length=max_length, json_schema_extra={"x-rule": rule.words})
 
 
-def refused_by(rule: Callable[[str], str | None]) -> Callable[[str], str]:
-    """A validator that raises the problem `rule` finds in a value (a release's version or chart)."""
-    def check(value: str) -> str:
-        if problem := rule(value):
+def refused_by(rule: Callable[[str], str | None]) -> Callable[[Any], Any]:
+    """A validator that raises the problem `rule` finds in a value (a release's version or chart, a machine
+    type); None passes."""
+    def check(value: Any) -> Any:
+        if value is not None and (problem := rule(value)):
             raise ValueError(problem)
         return value
     return check
+
+
+def taint_key_problem(key: str) -> str | None:
+    return None if k8s_key_ok(key) else f"not a taint key: an optional DNS prefix and '/', then {K8S_VALUE_RULE}"
+
+
+def taint_value_problem(value: str) -> str | None:
+    return None if k8s_value_ok(value) else f"not a taint value: {K8S_VALUE_RULE}"
+
+
+def unknown_gpu(gpu: str) -> str | None:
+    return None if gpu in GPU_TYPES else str(CatalogError("GPU type", gpu, list(GPU_TYPES)))
 
 
 def _number_as_quantity(v: object) -> object:
@@ -283,8 +298,8 @@ class SystemPoolConfig(Model):
 
     name: str = text(DNS_LABEL, "system", max_length=63)
     """The node pool's name."""
-    machine_type: str = "e2-standard-4"
-    """A Compute Engine machine type."""
+    machine_type: Annotated[str, AfterValidator(refused_by(unknown_machine))] = "e2-standard-4"
+    """A Compute Engine machine type the catalog knows (gke_ai_batch/model/machines.py)."""
     min_nodes: int = Field(1, ge=0)
     """Autoscaling minimum, per zone."""
     max_nodes: int = Field(3, ge=1)
@@ -323,10 +338,10 @@ class LocalSsd(Model):
 
 
 class Taint(Model):
-    key: str
-    """The taint's key, a Kubernetes label key."""
-    value: str = ""
-    """The taint's value."""
+    key: Annotated[str, AfterValidator(refused_by(taint_key_problem))]
+    """The taint's key, a Kubernetes label key (Kubernetes validates taints with the label key rule)."""
+    value: Annotated[str, AfterValidator(refused_by(taint_value_problem))] = ""
+    """The taint's value, a Kubernetes label value."""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
     """What happens to pods that do not tolerate it."""
 
@@ -428,8 +443,8 @@ class CpuPoolConfig(NodeSettings):
 
     name: str = text(DNS_LABEL, max_length=40)
     """The node pool's name."""
-    machine_type: str
-    """A Compute Engine machine type, such as n2-standard-32."""
+    machine_type: Annotated[str, AfterValidator(refused_by(unknown_machine))]
+    """A Compute Engine machine type the catalog knows (gke_ai_batch/model/machines.py), such as n2-standard-8."""
     capacity: CpuCapacity = CpuCapacity.ON_DEMAND
     """on-demand or spot."""
     nodes: int = Field(1, ge=0)
@@ -455,7 +470,8 @@ class AutopilotFlavorConfig(Model):
     """The Kueue ResourceFlavor's name; quotas name it."""
     tpu: AutopilotTpu | None = None
     """TPU slices of one generation and topology."""
-    gpu: str | None = Field(None, json_schema_extra={"enum": list(GPU_TYPES)})
+    gpu: Annotated[str | None, AfterValidator(refused_by(unknown_gpu))] = Field(
+        None, json_schema_extra={"enum": list(GPU_TYPES)})
     """GPUs of one type (GKE's name, from the catalog)."""
     spot: bool = False
     """Spot capacity (cloud.google.com/gke-spot)."""

@@ -49,6 +49,17 @@ def _bracketed(amount: Decimal, brackets: Iterable[tuple[int | None, Decimal]]) 
     return reserved
 
 
+def unknown_machine(machine_type: str) -> str | None:
+    """Why a machine type is refused: the platform cannot judge the cpu and memory of one it does not know,
+    and would otherwise count it as none, silently skipping every capacity check on its pools."""
+    if machine_type in MACHINES:
+        return None
+    family = machine_type.split("-")[0]
+    same = sorted(m for m in MACHINES if m.startswith(f"{family}-")) or sorted(m for m in MACHINES if "tpu" not in m)
+    return ("a machine type not in the catalog, whose cpu and memory the platform cannot judge; known: "
+            f"{', '.join(same)} (add one to gke_ai_batch/model/machines.py with its vCPUs, memory and source)")
+
+
 def allocatable(machine_type: str) -> dict[str, Decimal] | None:
     """{"cpu": cores, "memory": bytes} a pod can ask for on one node; None for an unknown machine."""
     shape = MACHINES.get(machine_type)
