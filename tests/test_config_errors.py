@@ -30,8 +30,6 @@ CASES = [
      "platform.tpu_pools[0].taints[0].key", "not a taint key"),
     ("bad taint value", lambda c: c["tpu_pools"][0].update(taints=[{"key": "acme.com/team", "value": "a b"}]),
      "platform.tpu_pools[0].taints[0].value", "not a taint value"),
-    ("pool flavor named like the default flavor", lambda c: c["tpu_pools"][0].update(flavor="default-flavor"),
-     "platform.tpu_pools[0].flavor", "is the platform's cpu and memory flavor (kueue.default_flavor)"),
     ("unknown key", lambda c: c["cluster"].update(nmae="x"), "platform.cluster.nmae", "unknown key"),
     ("unknown TPU generation", lambda c: c["tpu_pools"][0].update(generation="v9"),
      "platform.tpu_pools[0].generation", "allowed: v4, v5e, v5p, v6e, tpu7x"),

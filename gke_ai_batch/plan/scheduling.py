@@ -195,11 +195,6 @@ def autopilot_flavors(cfg: PlatformConfig) -> dict[str, FlavorPlan]:
 def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan]) -> dict[str, FlavorPlan]:
     flavors = {**pool_flavors(pools), **autopilot_flavors(cfg)}
     default = cfg.kueue.default_flavor
-    for p in pools:
-        if p.flavor == default and p.kind != "cpu":
-            raise ConfigError(f"{p.path}.flavor", f"{default!r} is the platform's cpu and memory flavor "
-                              "(kueue.default_flavor), which only cpu_pools may serve; give this pool's flavor "
-                              "another name")
     referenced = any(default in q.quotas for q in _queue_specs(cfg))
     if default not in flavors and (not flavors or referenced):
         flavors[default] = _default_flavor(cfg)
