@@ -62,6 +62,9 @@ def test_queued_tpu_slice_gets_its_own_provisioning_check(plan):
     assert p["autoscaling"] == {"minNodeCount": 0, "maxNodeCount": 4, "locationPolicy": "ANY"}
     config = objects(regs, "ProvisioningRequestConfig")["dws-config-tpu-4x4"]["spec"]
     assert config["managedResources"] == ["google.com/tpu"] and config["parameters"] == {"tpu-topology": "4x4"}
+    # pinned to the nodes provisioned for its request, as the GPU check is (issue 23 item 4)
+    assert config["podSetUpdates"] == {"nodeSelector": [{"key": "autoscaling.gke.io/provisioning-request",
+                                                         "valueFromProvisioningClassDetail": "ResizeRequestName"}]}
     checks = objects(regs, "ClusterQueue")["research"]["spec"]["admissionChecksStrategy"]["admissionChecks"]
     assert checks == [{"name": "dws-prov", "onFlavors": ["h100-dws"]},
                       {"name": "dws-prov-tpu-4x4", "onFlavors": ["v6e-queued"]}]

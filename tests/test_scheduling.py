@@ -4,7 +4,7 @@ import yaml
 from gke_ai_batch.plan.installs import kueue_manager_config
 from gke_ai_batch.plan.platform import build_platform
 
-from .conftest import STACKS, by_type, platform_of
+from .conftest import ROOT, STACKS, by_type, platform_of
 
 
 def objects(regs, kind):
@@ -171,7 +171,7 @@ def test_kueue_controller_config(plan):
     conf = yaml.safe_load(kueue.inputs["values"]["managerConfig"]["controllerManagerConfigYaml"])
     assert conf["integrations"]["frameworks"] == ["batch/job", "jobset.x-k8s.io/jobset", "pod", "deployment",
                                                   "statefulset"]
-    assert conf["waitForPodsReady"]["timeout"] == "10m" and conf["waitForPodsReady"]["blockAdmission"] is False
+    assert conf["waitForPodsReady"]["timeout"] == "30m" and conf["waitForPodsReady"]["blockAdmission"] is False
     assert conf["manageJobsWithoutQueueName"] is True
     assert conf["managedJobsNamespaceSelector"] == {"matchExpressions": [
         {"key": "gke-ai-batch.io/team", "operator": "Exists"}]}
@@ -184,7 +184,25 @@ def test_no_jobset_without_multi_host_and_pods_ready_stated_everywhere():
     """Kueue 0.19 waits for ready pods by default (a 30 minute timeout); the stack states its own."""
     p = build_platform(platform_of("dws-gpu"))
     assert not p.install_jobset
-    assert kueue_manager_config(p)["waitForPodsReady"]["timeout"] == "10m"
+    ready = kueue_manager_config(p)["waitForPodsReady"]
+    assert ready["timeout"] == "30m" and ready["requeuingStrategy"]["backoffLimitCount"] == 5
+
+
+def test_kueues_configuration_is_the_charts_with_only_the_stacks_changes():
+    """A stack's Configuration replaces the chart's whole block: it once dropped groupKindConcurrency (each kind
+    reconciled one at a time) and lowered the API client from qps 300 / burst 500 to 50 / 100."""
+    import yaml
+
+    from gke_ai_batch.plan.kueue_configuration import CHANGES, CHART_CONFIGURATION
+    conf = kueue_manager_config(build_platform(platform_of("prod")))
+    chart = yaml.safe_load(CHART_CONFIGURATION)
+    assert conf["controller"]["groupKindConcurrency"]["Workload.kueue.x-k8s.io"] == 10
+    assert conf["clientConnection"] == {"qps": 300, "burst": 500}
+    changed = {c.path.split(".")[0] for c in CHANGES}
+    assert {k: v for k, v in conf.items() if k not in changed} == {k: v for k, v in chart.items() if k not in changed}
+    assert "ray.io/rayjob" not in conf["integrations"]["frameworks"]  # the cluster has no Ray CRDs
+    readme = (ROOT / "README.md").read_text()
+    assert all(f"`{c.path}" in readme for c in CHANGES), "the README lists every change with its reason"
 
 
 def test_nested_cohorts_and_fair_sharing():

@@ -780,8 +780,13 @@ class KueueConfig(Model):
     """The Helm chart: registry.k8s.io's, or a mirror of it (an oci:// reference ending in /kueue)."""
     wait_for_pods_ready: bool | None = None
     """Always on in Kueue 0.19; false is refused."""
-    wait_for_pods_ready_timeout: str = text(DURATION, "10m")
-    """How long an admitted workload may take to get all its pods ready before Kueue evicts it."""
+    wait_for_pods_ready_timeout: str = text(DURATION, "30m")
+    """How long an admitted workload may take to get all its pods ready before Kueue evicts it: Kueue's
+    default, 30m (apis/config/v1beta2/defaults.go), long enough for a multi-host slice scaling from zero."""
+    requeue_limit: int = Field(5, ge=1)
+    """How many times Kueue requeues a workload whose pods were not ready in time before it deactivates
+    it (backoffLimitCount; Kueue's default requeues forever): with its backoff of 60 s doubling, five
+    requeues wait about half an hour in all. Its owner reactivates it with spec.active: true."""
     quota_check: Literal["IgnoreUndeclared", "BlockUndeclared"] = "BlockUndeclared"
     """BlockUndeclared (Kueue's default): a pod asking for a resource its ClusterQueue does not cover is
     not admitted. IgnoreUndeclared is refused: it let any team run unmetered on any node."""

@@ -5,7 +5,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from gke_ai_batch.vocabulary import CONTROLLER_PRIORITY, SYSTEM_POOL_TAINT, TEAM_LABEL, ClusterMode
+from gke_ai_batch.plan.kueue_configuration import Settings, configuration
+from gke_ai_batch.vocabulary import CONTROLLER_PRIORITY, SYSTEM_POOL_TAINT, ClusterMode
 
 if TYPE_CHECKING:
     from gke_ai_batch.plan.platform import Platform
@@ -66,36 +67,13 @@ def _frameworks(platform: Platform) -> list[str]:
 
 
 def kueue_manager_config(platform: Platform) -> dict[str, Any]:
-    """The controller's Configuration (config.kueue.x-k8s.io/v1beta2), as the chart embeds it. Nothing
-    in it depends on the teams, so onboarding a team never changes the release (or restarts Kueue)."""
+    """The controller's Configuration: the chart's, with the stack's changes (plan.kueue_configuration).
+    Nothing in it depends on the teams, so onboarding a team never changes the release (or restarts Kueue)."""
     k = platform.config.kueue
-    conf: dict[str, Any] = {
-        "apiVersion": "config.kueue.x-k8s.io/v1beta2",
-        "kind": "Configuration",
-        "health": {"healthProbeBindAddress": ":8081"},
-        # Usage and nominal quota per ClusterQueue are exported only when asked for (Kueue's metrics
-        # reference); the README's quota queries read them.
-        "metrics": {"bindAddress": ":8443", "enableClusterQueueResources": True},
-        "webhook": {"port": 9443},
-        "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
-        "clientConnection": {"qps": 50, "burst": 100},
-        "integrations": {"frameworks": _frameworks(platform)},
-        # Jobs in a team namespace without a queue label are suspended by Kueue, not run around it.
-        "manageJobsWithoutQueueName": k.manage_jobs_without_queue_name,
-        "managedJobsNamespaceSelector": {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]},
-        # A pod asking for a resource its ClusterQueue does not cover is not admitted (Kueue's default; the
-        # queues cover cpu and memory wherever they cover anything: plan.scheduling).
-        "resources": {"quotaCheckStrategy": k.quota_check},
-        # On by default in Kueue 0.19; stated so the timeout is ours. blockAdmission stays false: the docs
-        # ("Setup All-or-nothing with ready Pods", Drawbacks) warn that it admits workloads one at a time,
-        # so one flex-start slice scaling from zero would hold back every team for the whole timeout.
-        "waitForPodsReady": {"timeout": k.wait_for_pods_ready_timeout, "blockAdmission": False,
-                             "requeuingStrategy": {"timestamp": "Eviction", "backoffBaseSeconds": 60,
-                                                   "backoffMaxSeconds": 3600}},
-    }
-    if k.fair_sharing:
-        conf["fairSharing"] = {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}
-    return conf
+    ready = {"timeout": k.wait_for_pods_ready_timeout, "blockAdmission": False,
+             "requeuingStrategy": {"timestamp": "Eviction", "backoffLimitCount": k.requeue_limit,
+                                   "backoffBaseSeconds": 60, "backoffMaxSeconds": 3600}}
+    return configuration(Settings(k, tuple(_frameworks(platform)), ready))
 
 
 def kueue_values(platform: Platform) -> dict[str, Any]:

@@ -462,18 +462,21 @@ def _provisioning_pair(check: str, config: str, spec: dict[str, Any]) -> tuple[M
 
 
 def _admission_checks(cfg: PlatformConfig, flavors: dict[str, FlavorPlan]) -> tuple[Manifest, ...]:
-    """The queued-provisioning checks: GPUs as source page 004 sets them up (the pods pinned to the
-    nodes GKE provisioned for the request); TPUs as Google's Cluster Toolkit does (no GKE page shows
-    it): the request names the slice topology in its parameters."""
+    """The queued-provisioning checks: GPUs as source page 004 sets them up; TPUs as Google's Cluster
+    Toolkit does (no GKE page shows it): the request names the slice topology in its parameters. Both
+    pin the pods to the nodes GKE provisioned for their request (`podSetUpdates`, Kueue's provisioning
+    docs: "restrict scheduling of the PodSets' pods to the newly provisioned nodes"); without it a TPU
+    slice's pods could land on another request's nodes of the same shape."""
     out: list[Manifest] = []
     queued = {provisioning_check(cfg.kueue, f): f for f in flavors.values() if f.queued}
+    pinned = {"podSetUpdates": {"nodeSelector": [dict(PROVISIONING_NODE_SELECTOR)]}}
     for (check, config), flavor in queued.items():
         topology = flavor.node_labels.get(vocabulary.TPU_TOPOLOGY_LABEL)
         if check == cfg.kueue.dws_admission_check:
-            spec = {"managedResources": [vocabulary.GPU_RESOURCE],
-                    "podSetUpdates": {"nodeSelector": [dict(PROVISIONING_NODE_SELECTOR)]}}
+            spec = {"managedResources": [vocabulary.GPU_RESOURCE], **pinned}
         else:
-            spec = {"managedResources": [vocabulary.TPU_RESOURCE], "parameters": {"tpu-topology": topology}}
+            spec = {"managedResources": [vocabulary.TPU_RESOURCE], "parameters": {"tpu-topology": topology},
+                    **pinned}
         out += _provisioning_pair(check, config, spec)
     return tuple(out)
 

@@ -1,0 +1,152 @@
+"""Kueue's controller Configuration: the chart's own, with only the changes the stack decides.
+
+The chart embeds its Configuration as one YAML block (`managerConfig.controllerManagerConfigYaml`), and a
+release that sets that value replaces the whole block: a stack that wrote its own dropped the chart's
+`controller.groupKindConcurrency` (Workload 10, Job 5, Pod 5...), so each kind was reconciled one at a time,
+and its `clientConnection` of qps 300 / burst 500 fell to 50 / 100. So the block starts from the chart's,
+copied unmodified below, and CHANGES lists every difference with its reason (the README's "Kueue's
+configuration" lists them too).
+"""
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from gke_ai_batch.vocabulary import TEAM_LABEL
+
+# charts/kueue/values.yaml at kubernetes-sigs/kueue v0.19.2, managerConfig.controllerManagerConfigYaml,
+# verbatim (its comments included). The chart of the 0.19 patch releases is cut from the same branch.
+CHART_CONFIGURATION = """\
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+health:
+  healthProbeBindAddress: :8081
+metrics:
+  bindAddress: :8443
+# enableClusterQueueResources: true
+webhook:
+  port: 9443
+leaderElection:
+  leaderElect: true
+  resourceName: c1f6bfd2.kueue.x-k8s.io
+controller:
+  groupKindConcurrency:
+    Job.batch: 5
+    Pod: 5
+    Workload.kueue.x-k8s.io: 10
+    LocalQueue.kueue.x-k8s.io: 5
+    ClusterQueue.kueue.x-k8s.io: 5
+    ResourceFlavor.kueue.x-k8s.io: 1
+clientConnection:
+  qps: 300
+  burst: 500
+#pprofBindAddress: :8083
+#waitForPodsReady:
+#  timeout: 5m
+#  recoveryTimeout: 3m
+#  blockAdmission: false
+#  requeuingStrategy:
+#    timestamp: Eviction
+#    backoffLimitCount: null # null indicates infinite requeuing
+#    backoffBaseSeconds: 60
+#    backoffMaxSeconds: 3600
+#manageJobsWithoutQueueName: true
+# See "Opt-in Namespace Management" for guidance on namespace management:
+# https://kueue.sigs.k8s.io/docs/tasks/manage/enforce_job_management/opt_in_namespace_management/
+#managedJobsNamespaceSelector:
+#  matchExpressions:
+#    - key: kubernetes.io/metadata.name
+#      operator: NotIn
+#      values: [ kube-system, kueue-system ]
+#internalCertManagement:
+#  enable: false
+#  webhookServiceName: ""
+#  webhookSecretName: ""
+integrations:
+  frameworks:
+  - "batch/job"
+  - "kubeflow.org/mpijob"
+  - "ray.io/rayjob"
+  - "ray.io/rayservice"
+  - "ray.io/raycluster"
+  - "jobset.x-k8s.io/jobset"
+#  - "kubeflow.org/paddlejob"
+#  - "kubeflow.org/pytorchjob"
+#  - "kubeflow.org/tfjob"
+#  - "kubeflow.org/xgboostjob"
+#  - "kubeflow.org/jaxjob"
+  - "workload.codeflare.dev/appwrapper"
+  - "trainer.kubeflow.org/trainjob"
+#  - "sparkoperator.k8s.io/sparkapplication"
+  - "pod"
+  - "deployment"
+  - "statefulset"
+  - "leaderworkerset.x-k8s.io/leaderworkerset"
+"""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One setting the stack changes from the chart's Configuration: its path, its value for the stack's
+    Kueue settings, and why."""
+
+    path: str
+    value: Callable[[Any], Any]  # the stack's settings (Settings below) -> the value
+    why: str
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the changes read: the stack's kueue block and the frameworks the platform installs."""
+
+    kueue: Any  # model.config.KueueConfig
+    frameworks: tuple[str, ...]
+    wait_for_pods_ready: dict[str, Any]
+
+
+CHANGES: tuple[Change, ...] = (
+    Change("metrics.enableClusterQueueResources", lambda s: True,
+           "usage and nominal quota per ClusterQueue are exported only when asked for (Kueue's metrics "
+           "reference); the README's quota queries read them"),
+    Change("integrations.frameworks", lambda s: list(s.frameworks),
+           "only what the platform installs: the chart lists MPIJob, Ray, AppWrapper, TrainJob and "
+           "LeaderWorkerSet, whose CRDs the cluster lacks; JobSet only where it is installed"),
+    Change("manageJobsWithoutQueueName", lambda s: s.kueue.manage_jobs_without_queue_name,
+           "jobs in a team namespace without a queue label are suspended by Kueue, not run around it"),
+    Change("managedJobsNamespaceSelector", lambda s: {"matchExpressions": [
+        {"key": TEAM_LABEL, "operator": "Exists"}]},
+           "only team namespaces are managed: the system namespaces run without queues"),
+    Change("resources.quotaCheckStrategy", lambda s: s.kueue.quota_check,
+           "stated: a pod asking for a resource its ClusterQueue does not cover is not admitted (Kueue's "
+           "default; the queues cover cpu and memory wherever they cover anything)"),
+    Change("waitForPodsReady", lambda s: s.wait_for_pods_ready,
+           "all-or-nothing admission (on by default in 0.19, stated so its settings are ours): a workload whose "
+           "pods are not all ready within kueue.wait_for_pods_ready_timeout is evicted and requeued with "
+           "Kueue's backoff (60 s doubling to 3600 s), at most kueue.requeue_limit times, then deactivated; "
+           "blockAdmission stays false (Kueue's docs warn it admits one workload at a time)"),
+    Change("fairSharing", lambda s: {"preemptionStrategies": ["LessThanOrEqualToFinalShare",
+                                                              "LessThanInitialShare"]}
+           if s.kueue.fair_sharing else None,
+           "only with kueue.fair_sharing: the chart's commented strategies, Kueue's defaults"),
+)
+
+
+def configuration(settings: Settings) -> dict[str, Any]:
+    """The chart's Configuration with CHANGES applied (a change whose value is None sets nothing)."""
+    conf: dict[str, Any] = copy.deepcopy(_CHART)
+    for change in CHANGES:
+        value = change.value(settings)
+        if value is not None:
+            *parents, key = change.path.split(".")
+            target = conf
+            for part in parents:
+                target = target.setdefault(part, {})
+            target[key] = value
+    return conf
+
+
+_CHART: dict[str, Any] = yaml.safe_load(CHART_CONFIGURATION)
