@@ -173,3 +173,11 @@ BAD = [
 def test_impossible_shapes_are_one_clear_error(stack, change, path, words):
     e = refused(stack, change)
     assert e.path == path and words in e.message, (e.path, e.message)
+
+
+def test_a_queue_tries_capacity_that_stays_then_queued_then_flex_start_then_spot(plan):
+    """dev's research queue listed v6e-flex before v6e-queued, so the queued flavor (admitted only once GKE has
+    the nodes) was never tried while flex-start quota (admitted before any node exists) was left."""
+    spec = objects(plan("dev"), "ClusterQueue")["research"]["spec"]
+    order = [f["name"] for g in spec["resourceGroups"] for f in g["flavors"]]
+    assert order == ["v5e-train", "v6e-queued", "h100-dws", "v6e-flex", "l4-flex"]

@@ -32,6 +32,7 @@ from gke_ai_batch.vocabulary import (
     TEAM_COST_LABEL,
     TEAM_LABEL,
     ZONE_LABEL,
+    Capacity,
     ClusterMode,
     admitted_by_label,
 )
@@ -322,10 +323,30 @@ def _quota_entry(resource: str, q: QuotaSpec | None) -> dict[str, Any]:
             **({"lendingLimit": render_quantity(q.lending_limit)} if q.lending_limit is not None else {})}
 
 
+# The order Kueue tries a queue's accelerator flavors in (it takes the first that fits: flavorFungibility's
+# default): capacity that stays first; then queued provisioning, which Kueue admits only once GKE has the
+# nodes; then flex-start, admitted before its nodes exist and evicted if they do not come within
+# kueue.wait_for_pods_ready_timeout; spot last, as it may be reclaimed mid-run. Within a capacity, the
+# stack file's order (per-zone flavors: the zones in the queue's order).
+CAPACITY_ORDER = (Capacity.RESERVATION, Capacity.ON_DEMAND, Capacity.QUEUED, Capacity.FLEX_START, Capacity.SPOT)
+
+
 def _flavor_order(spec: QueueSpec, flavors: dict[str, FlavorPlan]) -> list[str]:
-    """Flavors without an accelerator first: Kueue tries a group's flavors in order, so a cpu-only pod
-    takes its cpu flavor before the cpu that comes with an accelerator flavor."""
-    return sorted(spec.quotas, key=lambda f: f in flavors and _accelerator_of(flavors[f]) is not None)
+    """Flavors without an accelerator first, so a cpu-only pod takes its cpu flavor before the cpu that
+    comes with an accelerator flavor; then the accelerator flavors by CAPACITY_ORDER."""
+    def rank(name: str) -> tuple[bool, int]:
+        flavor = flavors.get(name)
+        if flavor is None or _accelerator_of(flavor) is None:
+            return False, 0
+        return True, CAPACITY_ORDER.index(_capacity_of(flavor))
+    return sorted(spec.quotas, key=rank)
+
+
+def _capacity_of(flavor: FlavorPlan) -> Capacity:
+    """A flavor's pools share one capacity (plan.pools refuses a mix); Autopilot's flavors have no pools."""
+    if flavor.pools:
+        return Capacity(flavor.pools[0].capacity)
+    return Capacity.SPOT if flavor.node_labels.get(vocabulary.SPOT_LABEL) == "true" else Capacity.ON_DEMAND
 
 
 def _resource_groups(spec: QueueSpec, flavors: dict[str, FlavorPlan], path: str) -> list[dict[str, Any]]:
