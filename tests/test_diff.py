@@ -120,7 +120,7 @@ def test_a_quota_change_shows_its_path_with_old_and_new_value(runs: dict[str, Ru
     assert block(dev.out, "update", "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "queues-cq-research") == [
         'spec.resourceGroups[0].flavors[3].resources[0].nominalQuota: "717920m" -> "1435840m"',
         'spec.resourceGroups[0].flavors[3].resources[1].nominalQuota: "2862048Mi" -> "5724097Mi"',
-        "spec.resourceGroups[0].flavors[1].resources[2].nominalQuota: 16 -> 32"]
+        "spec.resourceGroups[0].flavors[3].resources[2].nominalQuota: 16 -> 32"]
 
 
 def test_base_is_planned_with_its_own_code(runs: dict[str, Run]) -> None:
