@@ -98,6 +98,9 @@ BROKEN = {
     "gpu-capacity-model": ("dws-gpu", lambda c: c["gpu_pools"].append({"name": "h200", "gpu": "nvidia-h200-141gb"}),
                            "platform.gpu_pools[1].capacity", "capacity on-demand: GKE runs nvidia-h200-141gb "
                            "(a3-ultragpu-8g) only on reservation, spot, flex-start or queued-provisioning capacity"),
+    "accelerator-network-profile": ("prod", lambda c: c["gpu_pools"][0].update(gpudirect="auto"),
+                                    "platform.gpu_pools[0].gpudirect",
+                                    "a3-highgpu-8g has no automatic accelerator network profile"),
     "gpu-time-sharing-clients": None,  # the config caps max_clients at 48: see test_rules_on_hand_built_pools
     "autoscaling-limits": None,  # the planner sends one kind of limits: see test_rules_on_hand_built_pools
     "flex-start-location-policy": ("flex-start", lambda c: c["tpu_pools"][1].update(
@@ -310,7 +313,14 @@ def shared(clients):
 
 
 PINNED = {"minMasterVersion": "1.33.2-gke.1000000"}
+AUTO = {"acceleratorNetworkProfile": "auto"}
 PROPS = {
+    "accelerator-network-profile": (
+        ({"nodeConfig": {"machineType": "a3-ultragpu-8g"}, "networkConfig": AUTO},
+         {"datapathProvider": "LEGACY_DATAPATH"}),
+        "needs GKE Dataplane V2 on the cluster",
+        ({"nodeConfig": {"machineType": "a3-ultragpu-8g"}, "networkConfig": AUTO},
+         {"datapathProvider": "ADVANCED_DATAPATH", "minMasterVersion": "1.34.1-gke.1829001"})),
     "autoscaling-limits": (
         ({"autoscaling": {"minNodeCount": 0, "maxNodeCount": 2, "totalMaxNodeCount": 4}}, {}),
         "per-zone limits (minNodeCount 0, maxNodeCount 2) and total limits (totalMaxNodeCount 4); GKE takes one",
@@ -465,6 +475,8 @@ def gb200(c, version):
 
 # What the planner ships for each new rule passes it: (rule id, stack, change).
 SHIPPED = [
+    ("accelerator-network-profile", "prod", lambda c: (c["cluster"].update(version="1.34.1-gke.1829001"),
+                                                       c["gpu_pools"][1].update(gpudirect="auto"))),
     ("autoscaling-limits", "dws-gpu", lambda c: c["gpu_pools"].append(
         {"name": "l4", "gpu": "nvidia-l4", "autoscaling": {"max_nodes": 2, "total": True}})),
     ("flex-start-location-policy", "flex-start", lambda c: c["tpu_pools"][1].update(

@@ -3,6 +3,7 @@ nodes, or adopted (a shared VPC's included) with nothing created; bad ranges ref
 import pytest
 
 from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.offline.check import violations
 from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import by_type, platform_of, run_config
@@ -154,3 +155,31 @@ def test_the_shared_address_space_is_a_private_range_for_pods():
     cfg = platform_of("prod")
     cfg["network"]["pods_cidr"] = "100.64.0.0/14"  # RFC 6598, common for Pods when RFC 1918 space is short
     assert build_platform(cfg).network.ranges.pods == "100.64.0.0/14"
+
+
+def test_a_gpudirect_a3_ultra_pool_plans_with_gkes_automatic_networks_and_passes_every_policy():
+    """The gpudirect-networks advisory told users to set acceleratorNetworkProfile: auto, and no key could."""
+    cfg = platform_of("prod")
+    cfg["cluster"]["version"] = "1.34.1-gke.1829001"
+    next(g for g in cfg["gpu_pools"] if g["name"] == "h200-res")["gpudirect"] = "auto"
+    regs = run_config(cfg, "prod")
+    pool = next(r for r in regs if r.type == "gcp:container/nodePool:NodePool" and r.inputs["name"] == "h200-res")
+    assert pool.inputs["networkConfig"] == {"acceleratorNetworkProfile": "auto"}
+    found = violations(regs)
+    assert not [v for v in found if v["level"] == "mandatory"]
+    assert not [v for v in found if v["policy"] == "gpudirect-networks" and "h200-res" in v["message"]]
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda c: None, "needs GKE 1.34.1-gke.1829001 or later; the cluster pins 1.33.2-gke.1240000"),
+    (lambda c: (c["cluster"].update(version="1.34.1-gke.1829001"),
+                next(g for g in c["gpu_pools"] if g["name"] == "h100-dws").update(gpudirect="auto")),
+     "a3-highgpu-8g has no automatic accelerator network profile"),
+])
+def test_gkes_automatic_networks_are_refused_where_gke_does_not_offer_them(change, message):
+    cfg = platform_of("prod")
+    next(g for g in cfg["gpu_pools"] if g["name"] == "h200-res")["gpudirect"] = "auto"
+    change(cfg)
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path.endswith(".gpudirect") and message in e.value.message

@@ -75,7 +75,11 @@ def test_gpudirect_networks(dev_pools):
     assert msg.startswith("node pool h100-mega: a3-megagpu-8g needs 8 additional node networks for GPUDirect-TCPXO "
                           "(8 separate VPCs, one subnet each) and the pool declares none. It still works for "
                           "single-node jobs, but multi-node NCCL traffic falls back to the primary NIC.")
-    assert "enableMultiNetworking true" in msg and "networkConfig.acceleratorNetworkProfile: auto" in msg
+    # GKE offers its automatic profile for A3 Ultra, A4 and A4X, not A3 Mega: the advice does not offer it
+    assert "enableMultiNetworking true" in msg and "acceleratorNetworkProfile" not in msg
+    ultra = copy.deepcopy(mega)
+    ultra["nodeConfig"]["machineType"] = "a3-ultragpu-8g"
+    assert "`gpudirect: auto` on the stack's pool" in rule("gpudirect-networks")(ultra)[0]
     nets = [{"network": f"mega-net-{i}", "subnetwork": f"mega-sub-{i}"} for i in range(1, 9)]
     mega["networkConfig"] = {"additionalNodeNetworkConfigs": nets[:3]}
     assert "the pool declares 3." in rule("gpudirect-networks")(mega)[0]

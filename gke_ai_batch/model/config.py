@@ -430,6 +430,11 @@ class GpuPoolConfig(NodeSettings):
     """GPU sharing: time-sharing or MIG partitions, which multiply the nvidia.com/gpu each node offers."""
     gvnic: bool = True
     """Google Virtual NIC, for the network bandwidth GPU machines are rated for."""
+    gpudirect: Literal["auto"] | None = None
+    """auto: GKE's accelerator network profile creates the extra VPCs and subnets GPUDirect needs and
+    attaches them to the nodes (A3 Ultra, A4, A4X; GKE 1.34.1-gke.1829001 or later, Dataplane V2, which
+    Standard clusters here have). Unset: the pool has only its primary NIC, so multi-node NCCL traffic
+    runs slower (the gpudirect-networks policy says so)."""
     max_run_duration: str | None = text(SECONDS, None)
     """Flex-start and queued provisioning only: how long a node may run before GKE reclaims it."""
     flavor: str | None = text(DNS_LABEL, None, max_length=63)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from gke_ai_batch.model import catalog, disks, labels
+from gke_ai_batch.model import catalog, disks, gpudirect, labels
 from gke_ai_batch.model.maintenance import WindowError, parse_time, worst_case_hours
 from gke_ai_batch.model.pool_facts import capacity_of, pool_facts
 from gke_ai_batch.model.suggest import or_list, plural
@@ -110,6 +110,8 @@ QUEUED_TPUS = Source("Cluster Toolkit PR #5218, \"Adding GKE TPU DWS Queued Prov
 GPU_CAPACITY = Source("Compute Engine: GPU machine types (A3 Ultra, A4: reserved, Spot or Flex-start capacity); AI "
                       "Hypercomputer: A4X (the reservation-bound provisioning model only)",
                       "https://cloud.google.com/compute/docs/gpus")
+AUTO_NETWORKS = Source("GKE: Allocate network resources with DRA (accelerator network profile requirements)",
+                       gpudirect.AUTO_PROFILE_PAGE)
 BOOT_DISKS = Source("GKE: Use custom boot disks; Compute Engine: each machine series' supported disk types",
                     "https://cloud.google.com/kubernetes-engine/docs/how-to/custom-boot-disks")
 LOCAL_SSDS = Source("Compute Engine: About Local SSD disks (the counts each machine type takes)",
@@ -491,6 +493,24 @@ def _gpu_version_floors(p: Props, c: Props) -> Iterator[Finding]:
         yield Finding(f"{what} need GKE {floor} or later; the cluster pins {version}")
 
 
+def _accelerator_network_profile(p: Props, c: Props) -> Iterator[Finding]:
+    network = p.get("networkConfig") or {}
+    if network.get("acceleratorNetworkProfile") != gpudirect.AUTO_PROFILE:
+        return
+    machine, version = (p.get("nodeConfig") or {}).get("machineType"), c.get("minMasterVersion")
+    if machine not in gpudirect.AUTO_PROFILE_MACHINES:
+        yield Finding(f"{machine} has no automatic accelerator network profile; GKE offers it for "
+                      f"{or_list(gpudirect.AUTO_PROFILE_MACHINES)}")
+    if "datapathProvider" in c and c["datapathProvider"] != "ADVANCED_DATAPATH":  # a lone pool's cluster is unknown
+        yield Finding("the automatic accelerator network profile needs GKE Dataplane V2 on the cluster")
+    if version_below(version, gpudirect.AUTO_PROFILE_MIN_VERSION):
+        yield Finding(f"the automatic accelerator network profile needs GKE {gpudirect.AUTO_PROFILE_MIN_VERSION} or "
+                      f"later; the cluster pins {version}")
+    if network.get("additionalNodeNetworkConfigs"):
+        yield Finding("the automatic accelerator network profile creates the networks itself: declare no "
+                      "additional node networks with it")
+
+
 def _gpu_capacity(p: Props, c: Props) -> Iterator[Finding]:
     gpu, capacity = _gpu_type(p), capacity_of(p)
     if gpu and gpu.capacities and capacity not in gpu.capacities:
@@ -640,6 +660,10 @@ POOL_RULES: tuple[Rule, ...] = (
          f"{FLEX_START_GPU_MIN_VERSION}, queued provisioning {QUEUED_MIN_VERSION}, and each GPU's own floor (H200 "
          "1.31.5-gke.1169000, B200 1.32.1-gke.1729000, GB200 1.32.8-gke.1108000 on 1.32 and 1.33.4-gke.1036000 "
          "from 1.33, RTX PRO 6000 1.34.0-gke.1662000)", GPU_VERSIONS, _gpu_version_floors),
+    Rule("accelerator-network-profile", "node pool", "gpudirect",
+         "GPUDirect's automatic networks (acceleratorNetworkProfile auto) need a machine type GKE lists for it, "
+         f"Dataplane V2, GKE {gpudirect.AUTO_PROFILE_MIN_VERSION} or later, and no additional node networks",
+         AUTO_NETWORKS, _accelerator_network_profile),
     Rule("gpu-capacity-model", "node pool", "capacity",
          "H200 (A3 Ultra) and B200 (A4) run on reserved, spot, flex-start or queued capacity, not on-demand; "
          "GB200 (A4X) on reserved capacity only", GPU_CAPACITY, _gpu_capacity),

@@ -33,6 +33,17 @@ from gke_ai_batch.model.suggest import plural
 
 AUTO_PROFILE = "auto"  # networkConfig.acceleratorNetworkProfile: GKE creates the networks
 
+# GKE's accelerator network profile ("Allocate network resources with DRA", Requirements, dated 2026-04-10):
+# "Standard: 1.34.1-gke.1829001 or later ... GKE Dataplane V2 is enabled on the cluster", for the machine
+# types its table lists; the API (google/container/v1 NodeNetworkConfig.accelerator_network_profile) calls it
+# immutable with "auto" its only value. Cluster Toolkit (gke-node-pool main.tf) refuses it together with
+# additional networks: "DRANET automatically configures networks. additional_networks must not be
+# provided". xpk also passes it for A3 High and Mega, which the page does not list: the docs win.
+AUTO_PROFILE_PAGE = "https://docs.cloud.google.com/kubernetes-engine/docs/how-to/allocate-network-resources-dra"
+AUTO_PROFILE_MIN_VERSION = "1.34.1-gke.1829001"
+AUTO_PROFILE_MACHINES = ("a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g", "a4x-maxgpu-4g-metal",
+                         "tpu7x-standard-4t", "ct6e-standard-8t", "ct6e-standard-4t", "ct6e-standard-1t")
+
 
 @dataclass(frozen=True)
 class GpuDirect:
@@ -89,9 +100,10 @@ def gpudirect_gap(props: Mapping[str, Any]) -> str | None:
     if declared >= need.networks:
         return None
     has = "none" if declared == 0 else str(declared)
+    auto = (f", or set networkConfig.acceleratorNetworkProfile: {AUTO_PROFILE} (`gpudirect: {AUTO_PROFILE}` on the "
+            "stack's pool) so that GKE creates them") if machine in AUTO_PROFILE_MACHINES else ""
     return (f"node pool {props.get('name', '?')}: {machine} needs {plural(need.networks, 'additional node network')} "
             f"for {need.flavour} ({need.layout}) and the pool declares {has}. It still works for single-node jobs, "
-            "but multi-node NCCL traffic falls back to the primary NIC. Either declare the "
+            "but multi-node NCCL traffic falls back to the primary NIC. Declare the "
             f"{need.networks} networks in networkConfig.additionalNodeNetworkConfigs, on a cluster with "
-            "enableMultiNetworking true and datapathProvider ADVANCED_DATAPATH, or set "
-            f"networkConfig.acceleratorNetworkProfile: {AUTO_PROFILE} so that GKE creates them (see {need.source})")
+            f"enableMultiNetworking true and datapathProvider ADVANCED_DATAPATH{auto} (see {need.source})")

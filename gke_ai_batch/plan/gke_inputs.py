@@ -277,6 +277,8 @@ def node_pool_inputs(p: PoolPlan, labels: dict[str, str], service_account: Any =
         inputs.pop("node_locations")
     if p.queued:
         inputs["queued_provisioning"] = {"enabled": True}
+    if p.gpudirect:
+        inputs["network_config"] = {"accelerator_network_profile": p.gpudirect}
     if p.workload_policy:
         inputs["placement_policy"] = workload_placement(p)
     elif p.multi_host:

@@ -89,6 +89,7 @@ class PoolPlan(PoolCapacity):
     max_run_duration: str | None = None
     driver_version: str | None = None
     gvnic: bool = False
+    gpudirect: str | None = None  # "auto": GKE's accelerator network profile (model.gpudirect)
     sharing: GpuSharing | None = None
     flavor: str | None = None
     zone_flavors: bool = False  # one flavor per zone
@@ -342,7 +343,8 @@ def gpu_pool_plan(cfg: PoolContext, path: str, p: GpuPoolConfig) -> PoolPlan:
         name=p.name, source=p.name, path=path, kind="gpu", machine_type=gpu.machine_type, zones=zones,
         capacity=p.capacity.value, accelerator=p.gpu, per_node=gpu.resource_count, gpus=gpu.gpus,
         resource=vocabulary.GPU_RESOURCE, reservation=p.reservation, max_run_duration=p.max_run_duration,
-        driver_version=p.driver_version, gvnic=p.gvnic, sharing=p.sharing, flavor=p.flavor or p.name,
+        driver_version=p.driver_version, gvnic=p.gvnic, gpudirect=p.gpudirect, sharing=p.sharing,
+        flavor=p.flavor or p.name,
         zone_flavors=p.zone_flavors, node_labels=labels, custom_labels=custom, **_settings(p, queued),
         # GKE's flex-start and queued GPU commands set total limits (--total-max-nodes).
         **_sizing(path, autoscaling, p.capacity.value, p.nodes, total_default=p.capacity.value in SCALES_FROM_ZERO),
