@@ -40,6 +40,9 @@ def test_private_nodes_go_out_through_cloud_nat_before_the_cluster_exists(plan, 
     assert nat.inputs["subnetworks"][0]["sourceIpRangesToNats"] == ["ALL_IP_RANGES"]  # Pods' addresses too
     assert nat.inputs["router"] == one(regs, ":Router").inputs["name"]
     assert nat.urn in one(regs, "container/cluster:Cluster").dependencies
+    # every pod on a node shares its VM's ports: 64 static ones ran out; dynamic allocation grows them
+    assert (nat.inputs["enableDynamicPortAllocation"], nat.inputs["minPortsPerVm"]) == (True, 64)
+    assert nat.inputs["enableEndpointIndependentMapping"] is False  # exclusive with dynamic allocation
 
 
 def test_an_adopted_shared_vpc_creates_nothing_and_names_its_ranges(plan):

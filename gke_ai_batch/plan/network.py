@@ -186,13 +186,24 @@ def router_inputs(plan: NetworkPlan, network: Any) -> dict[str, Any]:
     return dict(name=plan.router, project=plan.project, region=plan.region, network=network)
 
 
+# Cloud NAT gives each VM 64 ports unless told otherwise (pulumi-gcp RouterNat.min_ports_per_vm: "Defaults
+# to 64 for static port allocation"), and every pod on a node shares its VM's ports: a node of 100 pods
+# pulling images or reading buckets at once runs out. Dynamic port allocation keeps 64 as the floor and
+# grants more per VM as it needs them, up to 65536 ("If maxPortsPerVm is not set, a maximum of 65536 ports
+# will be allocated"); minPortsPerVm must then be a power of two of at least 32, and it is "mutually
+# exclusive with enableEndpointIndependentMapping", which is therefore stated off.
+NAT_MIN_PORTS_PER_VM = 64
+
+
 def nat_inputs(plan: NetworkPlan, router: Any, subnetwork: Any) -> dict[str, Any]:
-    """Cloud NAT for every range of the nodes' subnet (the Pods' too), with automatic addresses:
-    private nodes have no external address, and pull Kueue's and JobSet's images from registry.k8s.io."""
+    """Cloud NAT for every range of the nodes' subnet (the Pods' too), with automatic addresses and
+    dynamic port allocation: private nodes have no external address, and pull Kueue's and JobSet's
+    images from registry.k8s.io."""
     return dict(name=plan.nat, project=plan.project, region=plan.region, router=router,
                 nat_ip_allocate_option="AUTO_ONLY", source_subnetwork_ip_ranges_to_nat="LIST_OF_SUBNETWORKS",
                 subnetworks=[{"name": subnetwork, "source_ip_ranges_to_nats": ["ALL_IP_RANGES"]}],
-                log_config={"enable": True, "filter": "ERRORS_ONLY"})
+                enable_dynamic_port_allocation=True, enable_endpoint_independent_mapping=False,
+                min_ports_per_vm=NAT_MIN_PORTS_PER_VM, log_config={"enable": True, "filter": "ERRORS_ONLY"})
 
 
 def existing_nat_id(plan: NetworkPlan) -> str:
