@@ -10,7 +10,7 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from gke_ai_batch.plan import lifecycle, parts
-from gke_ai_batch.plan.identity import NodeIdentity
+from gke_ai_batch.plan.identity import REPOSITORY_READER, NodeIdentity
 from gke_ai_batch.vocabulary import component_type
 
 from .cluster_network import ClusterNetwork
@@ -227,14 +227,19 @@ class GkeCluster(pulumi.ComponentResource):
             lambda v: kubeconfig(v[0], v[1], v[2]))
 
     def _node_identity(self, name: str, project: str, identity: NodeIdentity) -> list[pulumi.Resource]:
-        """The dedicated node service account and its project roles (none for an existing account):
-        the cluster, and with it every node, waits until the roles are granted."""
-        if identity.account_id is None:
-            return []
+        """The dedicated node service account and its project roles (none for an existing account), and read
+        access to each image repository it names: the cluster, and with it every node, waits until they
+        are granted."""
         child = pulumi.ResourceOptions(parent=self)
-        account = gcp.serviceaccount.Account(
+        account = None if identity.account_id is None else gcp.serviceaccount.Account(
             f"{name}-nodes", project=project, account_id=identity.account_id,
             display_name=identity.display_name, opts=child)
-        return [account, *(gcp.projects.IAMMember(f"{name}-nodes-{role.rsplit('/', 1)[-1]}", project=project,
-                                                  role=role, member=f"serviceAccount:{identity.email}", opts=child)
-                           for role in identity.roles)]
+        member = f"serviceAccount:{identity.email}"
+        roles = [gcp.projects.IAMMember(f"{name}-nodes-{role.rsplit('/', 1)[-1]}", project=project, role=role,
+                                        member=member, opts=child) for role in identity.roles]
+        grant = pulumi.ResourceOptions(parent=self, depends_on=[account] if account else [])
+        reads = [gcp.artifactregistry.RepositoryIamMember(
+            f"{name}-nodes-read-{location}-{repository}", project=repo_project, location=location,
+            repository=repository, role=REPOSITORY_READER, member=member, opts=grant)
+            for repo_project, location, repository in identity.repositories]
+        return [*([account] if account else []), *roles, *reads]

@@ -186,3 +186,23 @@ def test_gkes_automatic_networks_are_refused_where_gke_does_not_offer_them(chang
     with pytest.raises(ConfigError) as e:
         build_platform(cfg)
     assert e.value.path.endswith(".gpudirect") and message in e.value.message
+
+
+def test_nodes_read_only_the_image_repositories_the_stack_names():
+    """A node service account with only the node role cannot pull from a private Artifact Registry."""
+    cfg = platform_of("prod")
+    cfg["cluster"]["node_image_repositories"] = [{"repository": "train-images", "location": "us-east5"},
+                                                 {"repository": "base", "location": "us", "project": "acme-shared"}]
+    regs = run_config(cfg, "prod")
+    grants = [r.inputs for r in regs if r.type == "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember"]
+    nodes = "serviceAccount:ml-prod-nodes@acme-ml-prod.iam.gserviceaccount.com"
+    assert sorted(grants, key=lambda g: g["repository"]) == [
+        {"project": "acme-shared", "location": "us", "repository": "base",
+         "role": "roles/artifactregistry.reader", "member": nodes},
+        {"project": "acme-ml-prod", "location": "us-east5", "repository": "train-images",
+         "role": "roles/artifactregistry.reader", "member": nodes}]
+    assert not [v for v in violations(regs) if v["level"] == "mandatory"]
+    cfg["cluster"]["node_image_repositories"] = [{"repository": "Train_Images", "location": "us-east5"}]
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == "platform.cluster.node_image_repositories[0].repository"

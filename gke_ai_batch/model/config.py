@@ -63,10 +63,16 @@ SERVICE_ACCOUNT = Rule(r"^[a-z0-9][-a-z0-9]*@[-a-z0-9.]+\.gserviceaccount\.com$"
                        "a service account's email, NAME@PROJECT.iam.gserviceaccount.com")
 BUCKET_LOCATION = Rule(r"^([a-z]+-[a-z]+\d+|US|EU|ASIA|[A-Z]{3,4}\d)$",
                        "a region such as us-east5, a multi-region (US, EU, ASIA) or a dual-region such as NAM4")
+# Artifact Registry ("Create standard repositories"): a repository name "can only contain lowercase letters,
+# numbers, and hyphens", starting with a letter and ending with a letter or number; locations are regions
+# and the multi-regions us, europe and asia.
+AR_REPOSITORY = Rule(r"^[a-z]([-a-z0-9]*[a-z0-9])?$",
+                     "lowercase letters, digits and '-', starting with a letter and ending with a letter or digit")
+AR_LOCATION = Rule(r"^([a-z]+-[a-z]+\d+|us|europe|asia)$", "a region such as us-east5, or us, europe or asia")
 GROUP_EMAIL = Rule(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$",
                    "a Google group's email address, such as ml-team@example.com")
 RULES_IN_WORDS = {r.pattern: r.words for r in (DNS_LABEL, CLUSTER_NAME, PROJECT_ID, REGION, LABEL_VALUE, SECONDS,
-                                                DURATION, SERVICE_ACCOUNT, BUCKET_LOCATION)}
+                                                DURATION, SERVICE_ACCOUNT, BUCKET_LOCATION, AR_REPOSITORY, AR_LOCATION)}
 
 
 def text(rule: Rule, default: Any = ..., max_length: int | None = None) -> Any:
@@ -226,6 +232,17 @@ class NetworkConfig(Model):
 DNS_ENDPOINT_REASON_LABEL = ("dns-endpoint", "open-with-reason")
 
 
+class ImageRepository(Model):
+    """An Artifact Registry repository the nodes read."""
+
+    repository: str = text(AR_REPOSITORY, max_length=63)
+    """The repository's ID."""
+    location: str = text(AR_LOCATION)
+    """Its location: a region (us-east5) or a multi-region (us, europe, asia)."""
+    project: str | None = text(PROJECT_ID, None)
+    """Its project; unset: the platform's."""
+
+
 class ClusterConfig(Model):
     name: str = text(CLUSTER_NAME, max_length=40)
     """The GKE cluster's name (GKE allows at most 40 characters)."""
@@ -278,6 +295,9 @@ class ClusterConfig(Model):
     """The nodes' IAM service account, an existing one's email; unset: a dedicated one is created
     (`<cluster>-nodes`) with only the role GKE documents for nodes. The Compute Engine default
     account is refused in production."""
+    node_image_repositories: list[ImageRepository] = []
+    """Private Artifact Registry repositories the nodes pull images from: the node service account gets
+    roles/artifactregistry.reader on each one, and on nothing else."""
     gcs_fuse_csi_driver: bool | None = None
     """The Cloud Storage FUSE CSI driver, to mount buckets as volumes (default: on when a team declares
     buckets; Autopilot always has it)."""

@@ -13,6 +13,7 @@ from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.vocabulary import PRODUCTION_ENVIRONMENTS
 
 NODE_ROLES = ("roles/container.defaultNodeServiceAccount",)
+REPOSITORY_READER = "roles/artifactregistry.reader"  # pull images from one repository, nothing else
 DEFAULT_COMPUTE_SUFFIX = "-compute@developer.gserviceaccount.com"
 ACCOUNT_ID_MAX = 30  # IAM: account IDs are 6 to 30 characters
 
@@ -23,6 +24,7 @@ class NodeIdentity:
     account_id: str | None  # None: an existing account, nothing to create
     roles: tuple[str, ...]
     display_name: str = ""
+    repositories: tuple[tuple[str, str, str], ...] = ()  # (project, location, repository) it reads images from
 
 
 def node_account_id(cluster: str) -> str:
@@ -37,14 +39,15 @@ def is_default_compute_account(email: str) -> bool:
 
 def node_identity(cfg: PlatformConfig) -> NodeIdentity:
     given = cfg.cluster.node_service_account
+    repos = tuple((r.project or cfg.project, r.location, r.repository) for r in cfg.cluster.node_image_repositories)
     if given is None:
         account_id = node_account_id(cfg.cluster.name)
         return NodeIdentity(f"{account_id}@{cfg.project}.iam.gserviceaccount.com", account_id, NODE_ROLES,
-                            f"GKE nodes of {cfg.cluster.name}")
+                            f"GKE nodes of {cfg.cluster.name}", repos)
     production = cfg.production or cfg.environment in PRODUCTION_ENVIRONMENTS
     if production and is_default_compute_account(given):
         raise ConfigError(path_of("cluster", "node_service_account"),
                           f"{given!r} is the Compute Engine default service account, which usually holds the "
                           "project's Editor role; production nodes need a dedicated one: leave the key out to "
                           "have one created, or name an account with only roles/container.defaultNodeServiceAccount")
-    return NodeIdentity(given, None, ())
+    return NodeIdentity(given, None, (), repositories=repos)
