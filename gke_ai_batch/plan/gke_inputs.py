@@ -101,6 +101,10 @@ def _control_plane(cfg: PlatformConfig) -> dict[str, Any]:
     c, autopilot, ip = cfg.cluster, cfg.cluster.mode == ClusterMode.AUTOPILOT, ip_endpoint(cfg)
     private: dict[str, bool | str] | None = None
     if c.private_nodes or ip == "private":
+        # The GKE API deprecates these two fields for NetworkConfig.default_enable_private_nodes and
+        # ControlPlaneEndpointsConfig.IPEndpointsConfig.enable_public_endpoint (google/container/v1
+        # cluster_service.proto), but pulumi-gcp 10.2 has neither (its ip_endpoints_config takes only
+        # `enabled`), so privateClusterConfig stays the way to send them.
         # Without private nodes a private endpoint is sent as asked, for the gke_rules rule
         # private-endpoint-private-nodes to refuse at cluster.ip_endpoint.
         private = {"enable_private_nodes": c.private_nodes, "enable_private_endpoint": ip == "private"}
