@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from gke_ai_batch.model.config import KueueConfig
 from gke_ai_batch.vocabulary import TEAM_LABEL
 
 # charts/kueue/values.yaml at kubernetes-sigs/kueue v0.19.2, managerConfig.controllerManagerConfigYaml,
@@ -95,7 +96,7 @@ class Change:
     Kueue settings, and why."""
 
     path: str
-    value: Callable[[Any], Any]  # the stack's settings (Settings below) -> the value
+    value: Callable[[Settings], Any]  # the stack's settings -> the value; None sets nothing
     why: str
 
 
@@ -103,7 +104,7 @@ class Change:
 class Settings:
     """What the changes read: the stack's kueue block and the frameworks the platform installs."""
 
-    kueue: Any  # model.config.KueueConfig
+    kueue: KueueConfig
     frameworks: tuple[str, ...]
     wait_for_pods_ready: dict[str, Any]
 
