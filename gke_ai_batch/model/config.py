@@ -807,7 +807,8 @@ class KueueConfig(Model):
     """Always on in Kueue 0.19; false is refused."""
     wait_for_pods_ready_timeout: str = text(DURATION, "30m")
     """How long an admitted workload may take to get all its pods ready before Kueue evicts it: Kueue's
-    default, 30m (apis/config/v1beta2/defaults.go), long enough for a multi-host slice scaling from zero."""
+    default, 30m (apis/config/v1beta2/defaults.go). A slice scaling from zero needs its VMs created and
+    its image pulled within it; the platform has no published figure to derive it from."""
     requeue_limit: int = Field(5, ge=1)
     """How many times Kueue requeues a workload whose pods were not ready in time before it deactivates
     it (backoffLimitCount; Kueue's default requeues forever): with its backoff of 60 s doubling, five
