@@ -523,3 +523,12 @@ def test_planned_slices_and_flex_start_pools_autoscale_as_gke_takes_them(plan):
     cluster, pool = cluster_and_pool(plan, "flex-start", "v6e-multi-0")
     assert pool["autoscaling"] == {"minNodeCount": 0, "maxNodeCount": 4, "locationPolicy": "ANY"}
     assert ids(pool_findings(pool, cluster)) == []
+
+
+def test_gkes_automatic_networks_are_refused_beside_declared_ones():
+    """Cluster Toolkit's check: the automatic profile creates the networks itself, so declared ones conflict."""
+    pool = {"nodeConfig": {"machineType": "a4-highgpu-8g"},
+            "networkConfig": {**AUTO, "additionalNodeNetworkConfigs": [{"network": "n", "subnetwork": "s"}]}}
+    assert messages("accelerator-network-profile", pool, {"datapathProvider": "ADVANCED_DATAPATH"}) == [
+        "the automatic accelerator network profile creates the networks itself: declare no additional node "
+        "networks with it"]
