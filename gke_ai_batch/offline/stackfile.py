@@ -46,28 +46,30 @@ class StackFile:
         return {k: v if isinstance(v, str) else json.dumps(v) for k, v in self.config.items()}
 
 
-class _StackLoader(yaml.SafeLoader):
-    """YAML as a stack file may hold it: unique keys (PyYAML keeps the last silently, and a second `teams:`
-    dropped every team), no aliases, and the depth and integer bounds of model.input_limits."""
+_LIBYAML: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where PyYAML has it
+ALIASES = "YAML aliases (*name) are not read in a stack file: write the value out (a few aliases can expand to " \
+          "billions of values)"
 
+
+def _refuse_aliases_and_depth(text: str) -> None:
+    """Walk the parser's events, without recursion and before anything is built from them: an alias, or a
+    value nested deeper than model.input_limits.MAX_DEPTH, is refused at its line and column."""
     depth = 0
+    for event in yaml.parse(text, Loader=_LIBYAML):
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.MarkedYAMLError(None, None, ALIASES, event.start_mark)  # type: ignore[arg-type]
+        if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise yaml.MarkedYAMLError(None, None, TOO_DEEP, event.start_mark)  # type: ignore[arg-type]
+        elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+            depth -= 1
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
-        if self.check_event(yaml.AliasEvent):
-            raise yaml.MarkedYAMLError(None, None, "YAML aliases (*name) are not read in a stack file: write the "
-                                       "value out (a few aliases can expand to billions of values)", self._mark())
-        self.depth += 1
-        try:
-            if self.depth > MAX_DEPTH:
-                raise yaml.MarkedYAMLError(None, None, TOO_DEEP, self._mark())
-            return super().compose_node(parent, index)
-        finally:
-            self.depth -= 1
 
-    def _mark(self) -> yaml.Mark:
-        """Where the next event starts."""
-        mark: yaml.Mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-        return mark
+class _StackLoader(_LIBYAML):  # type: ignore[misc]  # a loader class chosen at import
+    """YAML as a stack file may hold it, once _refuse_aliases_and_depth has passed it: unique keys (PyYAML
+    keeps the last silently, and a second `teams:` dropped every team) and integers within
+    model.input_limits.MAX_DIGITS digits."""
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         digits = str(node.value).replace("_", "")
@@ -84,7 +86,8 @@ class _StackLoader(yaml.SafeLoader):
                                            f"duplicate key {key!r}: YAML keys must be unique (the second "
                                            "would silently replace the first)", key_node.start_mark)
             seen.add(key)
-        return super().construct_mapping(node, deep)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        return mapping
 
 
 _StackLoader.add_constructor("tag:yaml.org,2002:int", _StackLoader.construct_yaml_int)
@@ -98,7 +101,9 @@ def read_stack_file(path: Path) -> dict[str, Any]:
     if problem := too_large(path.stat().st_size):
         raise SystemExit(f"{path}: {problem}")
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_StackLoader)  # noqa: S506  # a SafeLoader
+        text = path.read_text(encoding="utf-8")
+        _refuse_aliases_and_depth(text)
+        doc = yaml.load(text, Loader=_StackLoader)  # noqa: S506  # a SafeLoader
     except UnicodeDecodeError:
         raise SystemExit(f"{path}: not a text file (a stack file is UTF-8 YAML)") from None
     except yaml.MarkedYAMLError as e:
