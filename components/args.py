@@ -147,6 +147,9 @@ class GpuShape(NodeSettingsArgs):
     """One flavor per zone."""
     gvnic: NotRequired[bool]
     """Google Virtual NIC (default on)."""
+    gpudirect: NotRequired[str]
+    """GPUDirect's extra networks: create (the pool creates them as GKE's pages do) or auto (GKE's
+    accelerator network profile); from Python also the stack file's {networks: [...]} of existing ones."""
     max_run_duration: NotRequired[str]
     """Most a node may run, in seconds with an s."""
     flavor: NotRequired[str]

@@ -122,6 +122,8 @@ class ClusterSettingsArgs(TypedDict):
     """An existing service account for the nodes; default: a dedicated one is created."""
     gcs_fuse_csi_driver: NotRequired[bool]
     """The Cloud Storage FUSE CSI driver, to mount buckets (default off for a cluster on its own)."""
+    multi_networking: NotRequired[bool]
+    """Multi-networking, for GPU pools with GPUDirect networks (default off for a cluster on its own)."""
     labels: NotRequired[dict[str, str]]
     """Extra resource labels of the cluster."""
 

@@ -1,14 +1,19 @@
-"""GpuPool: a GPU node pool on on-demand, spot or reserved capacity, or on Dynamic Workload
-Scheduler queued provisioning (nodes appear only for an admitted ProvisioningRequest).
+"""GpuPool: a GPU node pool on on-demand, spot or reserved capacity, or on Dynamic Workload Scheduler
+queued provisioning (nodes appear only for an admitted ProvisioningRequest), with the GPUDirect networks
+it creates for itself.
 
 No `from __future__ import annotations`: the component analyzer reads the annotations at run time."""
 
+from typing import Any
+
 import pulumi
 
+from gke_ai_batch.model.gpudirect import CREATE
 from gke_ai_batch.plan import parts
 from gke_ai_batch.vocabulary import component_type
 
 from .args import GpuShape, NodePoolTarget
+from .gpudirect_networks import GpuDirectNetworks
 from .node_pools import declare_node_pool
 
 
@@ -27,7 +32,14 @@ class GpuPool(pulumi.ComponentResource):
     def __init__(self, name: str, args: GpuPoolArgs, opts: pulumi.ResourceOptions | None = None):
         plan = parts.gpu_pool(name, args)  # refused before anything registers
         super().__init__(component_type("GpuPool"), name, None, opts)
-        self.pool = declare_node_pool(f"{name}-pool", plan, args, self)
+        self.networks = None
+        overrides: dict[str, Any] = {}
+        if plan.gpudirect == CREATE:
+            self.networks = GpuDirectNetworks(f"{name}-networks", plan, dict(args),
+                                              pulumi.ResourceOptions(parent=self))
+            overrides["network_config"] = {"additional_node_network_configs": self.networks.attached(plan)}
+        self.pool = declare_node_pool(f"{name}-pool", plan, args, self, **overrides)
+        self.plan = plan
         self.pool_name = self.pool.name
         self.gpus = pulumi.Output.from_input(plan.accelerators)
         self.register_outputs({"pool_name": self.pool_name, "gpus": self.gpus})

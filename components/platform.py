@@ -11,7 +11,7 @@ import pulumi_gcp as gcp
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.plan import lifecycle, parts
-from gke_ai_batch.plan.gke_inputs import gcs_fuse_driver, is_production
+from gke_ai_batch.plan.gke_inputs import gcs_fuse_driver, is_production, multi_networking
 from gke_ai_batch.plan.platform import Platform as PlatformPlan
 from gke_ai_batch.plan.platform import build_platform
 from gke_ai_batch.vocabulary import TEAM_COST_LABEL, ClusterMode, component_type
@@ -20,6 +20,7 @@ from .cpu_pool import CpuPool
 from .gke_cluster import GkeCluster
 from .gpu_pool import GpuPool
 from .kueue_layer import KueueResources, declare_kueue
+from .pod_networks import PodNetworks
 from .system_pool import SystemNodePool
 from .team_buckets import TeamBuckets, TeamBucketsArgs
 from .team_storage import TeamStorage, TeamStorageArgs
@@ -74,6 +75,8 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     cluster = _json(cfg, include=set(parts.CLUSTER_IDENTITY) | {"cluster"})
     if gcs_fuse_driver(cfg):  # on because teams declare buckets: GkeCluster does not see the teams
         cluster["cluster"]["gcs_fuse_csi_driver"] = True
+    if multi_networking(cfg):  # on because GPU pools attach extra networks: GkeCluster does not see the pools
+        cluster["cluster"]["multi_networking"] = True
     gke = GkeCluster("gke", _args(cluster), pulumi.ResourceOptions(
         parent=parent, **lifecycle.protection(cfg, "cluster", cfg.cluster.name).options()))
     target = dict(project=cfg.project, region=cfg.region, cluster=gke.name, location=gke.location,
@@ -85,8 +88,21 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     # (a slice waiting for capacity must not hold back the scheduling layer of every team).
     installs = pulumi.ResourceOptions(parent=parent, providers=[gke.provider], depends_on=system)
     kueue = declare_kueue(platform, installs)
+    _pod_networks(pools, pulumi.ResourceOptions(parent=parent, providers=[gke.provider]))
     return PlatformResources(gke, pools, kueue, _storage(platform, kueue, pulumi.ResourceOptions(
         parent=parent, providers=[gke.provider])))
+
+
+def _pod_networks(pools: list[pulumi.ComponentResource], opts: pulumi.ResourceOptions) -> None:
+    """The GKE network objects of every GPU pool with GPUDirect networks, after the pool (and its networks)."""
+    for pool in pools:
+        if not (isinstance(pool, GpuPool) and pool.plan.node_networks):
+            continue
+        names = pool.networks.names if pool.networks else {}
+        nets = [(n, names.get(n.network, n.network), names.get(n.subnetwork, n.subnetwork))
+                for n in pool.plan.node_networks]
+        PodNetworks(f"{pool.plan.name}-pod-networks", nets, pulumi.ResourceOptions.merge(
+            opts, pulumi.ResourceOptions(depends_on=[pool])))
 
 
 def _storage(platform: PlatformPlan, kueue: KueueResources, opts: pulumi.ResourceOptions) -> list[TeamStorage]:

@@ -129,3 +129,7 @@ RBAC_GROUP = "rbac.authorization.k8s.io"
 GMP_API = "monitoring.googleapis.com/v1"
 GMP_COLLECTOR = "collector"
 GMP_NAMESPACES = {ClusterMode.STANDARD: "gmp-system", ClusterMode.AUTOPILOT: "gke-gmp-system"}
+
+# GKE's multi-network objects (GKENetworkParamSet, Network) that name a node's extra NICs for pods
+# (GoogleCloudPlatform/gke-networking-api; its CRDs are vendored in tests/upstream_crds).
+GKE_NETWORKING_API = "networking.gke.io/v1"

@@ -105,7 +105,8 @@ def test_a_draining_team_stops_admitting_and_loses_production_protection():
     assert queues["research"] == "HoldAndDrain" and queues["training"] is None
     protected = {r.inputs["metadata"]["name"]: r.options.get("protect", False)
                  for r in by_type(regs, "core/v1:Namespace")}
-    assert protected == {"research": False, "research-sandbox": False, "training": True, "inference-eval": True}
+    assert protected == {"research": False, "research-sandbox": False, "training": True, "training-gpudirect": True,
+                         "inference-eval": True}
     kept = {r.inputs["name"]: r.options for r in by_type(regs, ":Bucket")}
     assert "protect" not in kept["acme-ml-prod-research-checkpoints"]
     assert kept["acme-ml-prod-research-checkpoints"]["retainOnDelete"]  # removing it still keeps the data

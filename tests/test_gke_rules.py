@@ -101,6 +101,8 @@ BROKEN = {
     "accelerator-network-profile": ("prod", lambda c: c["gpu_pools"][0].update(gpudirect="auto"),
                                     "platform.gpu_pools[0].gpudirect",
                                     "a3-highgpu-8g has no automatic accelerator network profile"),
+    "multi-networking": ("prod", lambda c: c["cluster"].update(multi_networking=False),
+                         "platform.gpu_pools[1].gpudirect", "needs multi-networking on the cluster"),
     "gpu-time-sharing-clients": None,  # the config caps max_clients at 48: see test_rules_on_hand_built_pools
     "autoscaling-limits": None,  # the planner sends one kind of limits: see test_rules_on_hand_built_pools
     "flex-start-location-policy": ("flex-start", lambda c: c["tpu_pools"][1].update(

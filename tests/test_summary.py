@@ -197,7 +197,8 @@ def test_the_summary_says_where_the_nodes_live_and_what_teams_store():
     prod = summary(planned("prod"))
     assert ("network ml-prod, subnet ml-prod-us-east5 (created: nodes 10.40.0.0/20, Pods 10.44.0.0/14, "
             "Services 10.48.0.0/20; Cloud NAT)\n") in prod
-    assert "storage: 2 buckets created, 6 bucket grants to team service accounts\n" in prod
+    assert "gpudirect: h200-res 9 extra networks in 2 VPCs\n" in prod
+    assert "storage: 2 buckets created, 8 bucket grants to team service accounts\n" in prod
     shared = summary(planned("dws-gpu"))
     assert "subnet projects/acme-net-host/regions/us-central1/subnetworks/gke-us-central1 (adopted: Pods gke-pods, " \
            "Services gke-services)" in shared and "storage:" not in shared

@@ -301,6 +301,9 @@ class ClusterConfig(Model):
     gcs_fuse_csi_driver: bool | None = None
     """The Cloud Storage FUSE CSI driver, to mount buckets as volumes (default: on when a team declares
     buckets; Autopilot always has it)."""
+    multi_networking: bool | None = None
+    """Multi-networking, for nodes with extra NICs (default: on when a GPU pool declares GPUDirect
+    networks; GKE needs it for them, with Dataplane V2, which Standard clusters here have)."""
     labels: dict[str, str] = {}
     """Extra labels on the cluster, added to the platform's labels."""
 
@@ -423,6 +426,24 @@ class GpuSharing(Model):
     """mig: the partition size (1g.5gb, 3g.20gb, 1g.10gb...); each GPU counts as its partitions."""
 
 
+class NodeNetwork(Model):
+    """An existing VPC network and one of its subnets, in the cluster's region, for one extra NIC."""
+
+    network: str = text(CLUSTER_NAME, max_length=63)
+    """The VPC network's name (in the cluster's project)."""
+    subnetwork: str = text(CLUSTER_NAME, max_length=63)
+    """The subnet's name."""
+
+
+class GpuDirectNetworks(Model):
+    """Existing networks for GPUDirect, one per extra NIC in the order GKE's pages attach them: A3 High 4
+    and A3 Mega 8 VPCs of one subnet each; A3 Ultra and A4 the gVNIC network, then the 8 subnets of one RoCE
+    VPC; A4X the gVNIC network, then 4 RoCE subnets."""
+
+    networks: list[NodeNetwork] = Field(min_length=1)
+    """The networks, in the node pool's order."""
+
+
 class GpuPoolConfig(NodeSettings):
     name: str = text(DNS_LABEL, max_length=36)
     """The node pool's name."""
@@ -450,10 +471,12 @@ class GpuPoolConfig(NodeSettings):
     """GPU sharing: time-sharing or MIG partitions, which multiply the nvidia.com/gpu each node offers."""
     gvnic: bool = True
     """Google Virtual NIC, for the network bandwidth GPU machines are rated for."""
-    gpudirect: Literal["auto"] | None = None
-    """auto: GKE's accelerator network profile creates the extra VPCs and subnets GPUDirect needs and
-    attaches them to the nodes (A3 Ultra, A4, A4X; GKE 1.34.1-gke.1829001 or later, Dataplane V2, which
-    Standard clusters here have). Unset: the pool has only its primary NIC, so multi-node NCCL traffic
+    gpudirect: Literal["auto", "create"] | GpuDirectNetworks | None = None
+    """The extra networks GPUDirect moves multi-node NCCL traffic over (A3 High, A3 Mega, A3 Ultra, A4, A4X).
+    create: the stack creates the VPCs and subnets GKE's pages create for the machine, with the GKE network
+    objects pods name, on a cluster with multi-networking; {networks: [...]}: the same from existing
+    networks; auto: GKE's accelerator network profile creates them (A3 Ultra, A4, A4X; GKE
+    1.34.1-gke.1829001 or later). Unset: the pool has only its primary NIC, so multi-node NCCL traffic
     runs slower (the gpudirect-networks policy says so)."""
     max_run_duration: str | None = text(SECONDS, None)
     """Flex-start and queued provisioning only: how long a node may run before GKE reclaims it."""

@@ -112,6 +112,10 @@ GPU_CAPACITY = Source("Compute Engine: GPU machine types (A3 Ultra, A4: reserved
                       "https://cloud.google.com/compute/docs/gpus")
 AUTO_NETWORKS = Source("GKE: Allocate network resources with DRA (accelerator network profile requirements)",
                        gpudirect.AUTO_PROFILE_PAGE)
+MULTI_NETWORK = Source("GKE: Set up multi-network support for Pods (\"requires GKE Dataplane V2\"); AI "
+                       "Hypercomputer's A4/A3 Ultra and A4X pages create the cluster with --enable-dataplane-v2 "
+                       "--enable-multi-networking",
+                       "https://cloud.google.com/kubernetes-engine/docs/how-to/setup-multinetwork-support-for-pods")
 BOOT_DISKS = Source("GKE: Use custom boot disks; Compute Engine: each machine series' supported disk types",
                     "https://cloud.google.com/kubernetes-engine/docs/how-to/custom-boot-disks")
 LOCAL_SSDS = Source("Compute Engine: About Local SSD disks (the counts each machine type takes)",
@@ -511,6 +515,16 @@ def _accelerator_network_profile(p: Props, c: Props) -> Iterator[Finding]:
                       "additional node networks with it")
 
 
+def _multi_networking(p: Props, c: Props) -> Iterator[Finding]:
+    if not (p.get("networkConfig") or {}).get("additionalNodeNetworkConfigs") or "datapathProvider" not in c:
+        return  # a lone pool's cluster is unknown
+    if not c.get("enableMultiNetworking"):
+        yield Finding("a pool with extra node networks needs multi-networking on the cluster "
+                      "(cluster.multi_networking)")
+    if c["datapathProvider"] != "ADVANCED_DATAPATH":
+        yield Finding("a pool with extra node networks needs GKE Dataplane V2 on the cluster")
+
+
 def _gpu_capacity(p: Props, c: Props) -> Iterator[Finding]:
     gpu, capacity = _gpu_type(p), capacity_of(p)
     if gpu and gpu.capacities and capacity not in gpu.capacities:
@@ -664,6 +678,9 @@ POOL_RULES: tuple[Rule, ...] = (
          "GPUDirect's automatic networks (acceleratorNetworkProfile auto) need a machine type GKE lists for it, "
          f"Dataplane V2, GKE {gpudirect.AUTO_PROFILE_MIN_VERSION} or later, and no additional node networks",
          AUTO_NETWORKS, _accelerator_network_profile),
+    Rule("multi-networking", "node pool", "gpudirect",
+         "a pool with extra node networks (GPUDirect) is in a cluster with multi-networking and Dataplane V2",
+         MULTI_NETWORK, _multi_networking),
     Rule("gpu-capacity-model", "node pool", "capacity",
          "H200 (A3 Ultra) and B200 (A4) run on reserved, spot, flex-start or queued capacity, not on-demand; "
          "GB200 (A4X) on reserved capacity only", GPU_CAPACITY, _gpu_capacity),

@@ -60,7 +60,8 @@ CRD_SOURCE = "Kueue v0.19.2 CRD kueue.x-k8s.io_{plural}.yaml: x-kubernetes-valid
 
 K8S_KINDS = (v.KUEUE_TYPE_PREFIX, "kubernetes:core/v1:", "kubernetes:rbac.authorization.k8s.io/v1:",
              "kubernetes:scheduling.k8s.io/v1:", "kubernetes:networking.k8s.io/v1:",
-             "kubernetes:admissionregistration.k8s.io/v1:", "kubernetes:monitoring.googleapis.com/v1:")
+             "kubernetes:admissionregistration.k8s.io/v1:", "kubernetes:monitoring.googleapis.com/v1:",
+             f"kubernetes:{v.GKE_NETWORKING_API}:")
 IAM = f"ForceNew in {TPG} google-beta/tpgiamresource/resource_iam_member.go (no update function)"
 COMPUTE = f"ForceNew in {TPG} google-beta/services/compute/"
 
@@ -86,7 +87,9 @@ REPLACES: tuple[Rule, ...] = (
     *_rules(v.RESOURCE_POLICY, COMPUTE + "resource_compute_resource_policy.go", "region", "project",
             "workloadPolicy", "groupPlacementPolicy.gpuTopology", "groupPlacementPolicy.tpuTopology"),
     *_rules("gcp:compute/network:Network", COMPUTE + "resource_compute_network.go", "name", "project",
-            "autoCreateSubnetworks", "description"),
+            "autoCreateSubnetworks", "description", "networkProfile"),
+    *_rules("gcp:compute/firewall:Firewall", COMPUTE + "resource_compute_firewall.go", "name", "direction",
+            "project"),
     *_rules(v.SUBNETWORK, COMPUTE + "resource_compute_subnetwork.go", "name", "network", "region", "project",
             "description"),
     *_rules("gcp:compute/router:Router", COMPUTE + "resource_compute_router.go", "name", "network", "region",

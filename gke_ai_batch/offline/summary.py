@@ -16,6 +16,7 @@ from gke_ai_batch.vocabulary import (
     FIXED_CAPACITY,
     HELM_RELEASE,
     KUEUE_GROUP_TYPE_PREFIX,
+    NODE_POOL,
     ROUTER_NAT,
     SUBNETWORK,
 )
@@ -184,7 +185,8 @@ def _network_line(regs: Sequence[Registration], view: StackView) -> list[str]:
     c = view.cluster
     if c is None:
         return []
-    subnet = next((r.inputs for r in regs if r.type == SUBNETWORK), None)
+    subnet = next((r.inputs for r in regs if r.type == SUBNETWORK and r.inputs.get("name") == c.get("subnetwork")),
+                  None)
     nat = "; Cloud NAT" if any(r.type == ROUTER_NAT for r in regs) else ""
     ranges = c.get("ipAllocationPolicy") or {}
     if subnet:
@@ -196,6 +198,20 @@ def _network_line(regs: Sequence[Registration], view: StackView) -> list[str]:
     else:
         how = f"existing, ranges made by GKE{nat}"
     return [f"network {c.get('network')}, subnet {c.get('subnetwork')} ({how})"]
+
+
+def _gpudirect_line(regs: Sequence[Registration]) -> list[str]:
+    """The GPU pools whose NCCL traffic has networks of its own, and how many."""
+    pools = []
+    for r in sorted((r for r in regs if r.type == NODE_POOL), key=lambda r: str(r.inputs.get("name"))):
+        network = r.inputs.get("networkConfig") or {}
+        extra = network.get("additionalNodeNetworkConfigs") or []
+        if extra:
+            vpcs = len({n["network"] for n in extra})
+            pools.append(f"{r.inputs['name']} {plural(len(extra), 'extra network')} in {plural(vpcs, 'VPC')}")
+        elif network.get("acceleratorNetworkProfile"):
+            pools.append(f"{r.inputs['name']} GKE's automatic networks")
+    return [f"gpudirect: {', '.join(pools)}"] if pools else []
 
 
 def _storage_line(regs: Sequence[Registration]) -> list[str]:
@@ -216,7 +232,8 @@ def _kueue_line(regs: Sequence[Registration], view: StackView) -> str:
 
 
 def blocks(regs: Sequence[Registration], view: StackView) -> list[Block]:
-    out: list[Block] = [*_cluster_line(view), *_network_line(regs, view), *_storage_line(regs)]
+    out: list[Block] = [*_cluster_line(view), *_network_line(regs, view), *_gpudirect_line(regs),
+                          *_storage_line(regs)]
     pools = pool_table(view)
     if pools:
         out.append(pools)

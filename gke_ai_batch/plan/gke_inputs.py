@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from gke_ai_batch.model.config import DNS_ENDPOINT_REASON_LABEL, PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.gpudirect import AUTO_PROFILE
 from gke_ai_batch.model.suggest import shorten
 from gke_ai_batch.plan.identity import node_identity
 from gke_ai_batch.plan.network import plan_network
@@ -143,6 +144,16 @@ def gcs_fuse_driver(cfg: PlatformConfig) -> bool:
     return any(t.buckets for t in cfg.teams) if on is None else on
 
 
+def multi_networking(cfg: PlatformConfig) -> bool:
+    """As set, else on when a GPU pool attaches extra networks: GKE's GPUDirect pages create the cluster
+    with --enable-multi-networking for them (the automatic profile does without)."""
+    on = cfg.cluster.multi_networking
+    if on is not None and cfg.cluster.mode == ClusterMode.AUTOPILOT:
+        raise ConfigError(path_of("cluster", "multi_networking"), "an Autopilot cluster here has no GPU node pools "
+                          "to attach extra networks to; drop the key")
+    return any(g.gpudirect not in (None, AUTO_PROFILE) for g in cfg.gpu_pools) if on is None else on
+
+
 def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any]:
     """The Cluster's inputs: VPC-native on the planned network's named ranges, the DNS-based
     endpoint, cost allocation; on Standard also Workload Identity, shielded nodes, Dataplane V2,
@@ -170,6 +181,7 @@ def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any
         "enable_shielded_nodes": True,
         "datapath_provider": "ADVANCED_DATAPATH",
         "addons_config": {"gcs_fuse_csi_driver_config": {"enabled": fuse}},
+        "enable_multi_networking": multi_networking(cfg),
         # Managed Service for Prometheus collects Kueue's metrics (plan.monitoring); Autopilot has it on.
         "monitoring_config": {"managed_prometheus": {"enabled": True}},
     }
@@ -281,8 +293,11 @@ def node_pool_inputs(p: PoolPlan, labels: dict[str, str], service_account: Any =
         inputs.pop("node_locations")
     if p.queued:
         inputs["queued_provisioning"] = {"enabled": True}
-    if p.gpudirect:
+    if p.gpudirect == AUTO_PROFILE:
         inputs["network_config"] = {"accelerator_network_profile": p.gpudirect}
+    elif p.node_networks:
+        inputs["network_config"] = {"additional_node_network_configs": [
+            {"network": n.network, "subnetwork": n.subnetwork} for n in p.node_networks]}
     if p.workload_policy:
         inputs["placement_policy"] = workload_placement(p)
     elif p.multi_host:

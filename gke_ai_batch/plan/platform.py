@@ -14,6 +14,7 @@ from gke_ai_batch.model.errors import ROOT, ConfigError
 from gke_ai_batch.model.suggest import closest, name_list, shorten
 from gke_ai_batch.model.validation import config_error
 from gke_ai_batch.plan.gke_check import enforce_gke_rules
+from gke_ai_batch.plan.gpudirect_networks import refuse_overlaps
 from gke_ai_batch.plan.identity import NodeIdentity, node_identity
 from gke_ai_batch.plan.network import NetworkPlan, plan_network
 from gke_ai_batch.plan.pools import PoolPlan, plan_pools
@@ -70,6 +71,8 @@ def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False) -> Platf
     KueueLayer component skips the rules: the pools' components check them."""
     network = plan_network(cfg)
     pools = plan_pools(cfg)
+    if network.ranges:
+        refuse_overlaps(pools, network.ranges.nodes)
     if check_gke_rules:
         enforce_gke_rules(cfg, pools, network)
     scheduling = derive_scheduling(cfg, pools)

@@ -28,6 +28,8 @@ from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.labels import label_safe
 from gke_ai_batch.model.pool_facts import PoolCapacity
 from gke_ai_batch.model.suggest import plural
+from gke_ai_batch.plan import gpudirect_networks
+from gke_ai_batch.plan.gpudirect_networks import NodeNetwork
 from gke_ai_batch.vocabulary import (
     FLAVOR_LABEL,
     FLEX_START_LABEL,
@@ -55,8 +57,14 @@ class WorkloadPolicyPlan:
 
 
 def workload_policy_name(cluster: str, pool: str) -> str:
-    """A Compute Engine name (at most 63 characters) unique to the cluster's pool in the region."""
-    name = f"{cluster}-{pool}-wp"
+    """A Compute Engine name unique to the cluster's pool in the region."""
+    return cluster_scoped_name(cluster, pool, "wp")
+
+
+def cluster_scoped_name(cluster: str, pool: str, suffix: str) -> str:
+    """A Compute Engine name (at most 63 characters) for something of the cluster's pool: the cluster's
+    name keeps two clusters of one project apart; a long one is cut and keeps a digest of the whole."""
+    name = f"{cluster}-{pool}-{suffix}"
     if len(name) <= GCP_NAME_MAX:
         return name
     digest = hashlib.sha256(name.encode()).hexdigest()[:10]
@@ -89,7 +97,8 @@ class PoolPlan(PoolCapacity):
     max_run_duration: str | None = None
     driver_version: str | None = None
     gvnic: bool = False
-    gpudirect: str | None = None  # "auto": GKE's accelerator network profile (model.gpudirect)
+    gpudirect: str | None = None  # auto, create or existing (plan.gpudirect_networks)
+    node_networks: tuple[NodeNetwork, ...] = ()  # the extra NICs' networks, created ones by suffix
     sharing: GpuSharing | None = None
     flavor: str | None = None
     zone_flavors: bool = False  # one flavor per zone
@@ -339,12 +348,13 @@ def gpu_pool_plan(cfg: PoolContext, path: str, p: GpuPoolConfig) -> PoolPlan:
     gke_labels, ours = _capacity_labels(p.capacity.value, p.reservation, p.flavor or p.name)
     labels, custom = _labels(p, path, {vocabulary.GPU_ACCELERATOR_LABEL: p.gpu, **gke_labels}, ours)
     queued = (QUEUED_TAINT,) if p.capacity == GpuCapacity.QUEUED else ()
+    direct, networks = gpudirect_networks.choice(path, p, gpu.machine_type, zones)
     return PoolPlan(
         name=p.name, source=p.name, path=path, kind="gpu", machine_type=gpu.machine_type, zones=zones,
         capacity=p.capacity.value, accelerator=p.gpu, per_node=gpu.resource_count, gpus=gpu.gpus,
         resource=vocabulary.GPU_RESOURCE, reservation=p.reservation, max_run_duration=p.max_run_duration,
-        driver_version=p.driver_version, gvnic=p.gvnic, gpudirect=p.gpudirect, sharing=p.sharing,
-        flavor=p.flavor or p.name,
+        driver_version=p.driver_version, gvnic=p.gvnic, gpudirect=direct, node_networks=networks,
+        sharing=p.sharing, flavor=p.flavor or p.name,
         zone_flavors=p.zone_flavors, node_labels=labels, custom_labels=custom, **_settings(p, queued),
         # GKE's flex-start and queued GPU commands set total limits (--total-max-nodes).
         **_sizing(path, autoscaling, p.capacity.value, p.nodes, total_default=p.capacity.value in SCALES_FROM_ZERO),

@@ -1,0 +1,43 @@
+"""GpuDirectNetworks: the VPCs, subnets and firewall rules a GPU pool's extra NICs attach to, created as
+GKE's GPUDirect pages create them (plan.gpudirect_networks), named after the cluster and the pool so that
+two clusters in one project do not collide. The pool's additionalNodeNetworkConfigs name them, so the node
+pool is created after them."""
+from typing import Any
+
+import pulumi
+import pulumi_gcp as gcp
+
+from gke_ai_batch.model.gpudirect import GPUDIRECT
+from gke_ai_batch.plan import gpudirect_networks as plan
+from gke_ai_batch.plan.pools import PoolPlan, cluster_scoped_name
+from gke_ai_batch.vocabulary import component_type
+
+
+class GpuDirectNetworks(pulumi.ComponentResource):
+    names: dict[str, pulumi.Output[str]]
+    """The created networks' and subnets' names, by their suffix in the plan."""
+
+    def __init__(self, name: str, pool: PoolPlan, target: dict[str, Any], opts: pulumi.ResourceOptions):
+        super().__init__(component_type("GpuDirectNetworks"), name, None, opts)
+        project, region, child = target["project"], target["region"], pulumi.ResourceOptions(parent=self)
+        cluster = pulumi.Output.from_input(target["cluster"])
+
+        def real(suffix: str) -> pulumi.Output[str]:
+            return cluster.apply(lambda c: cluster_scoped_name(c, pool.name, suffix))
+        self.names = {}
+        for vpc in plan.created_vpcs(GPUDIRECT[pool.machine_type]):
+            network = gcp.compute.Network(f"{name}-{vpc.suffix}",
+                                          **plan.vpc_inputs(vpc, real(vpc.suffix), project, pool.zones[0]), opts=child)
+            self.names[vpc.suffix] = network.name
+            for s in vpc.subnets:
+                subnet = gcp.compute.Subnetwork(f"{name}-{s.suffix}", **plan.subnet_inputs(
+                    s, real(s.suffix), network.id, project, region), opts=child)
+                self.names[s.suffix] = subnet.name
+            if not vpc.roce:
+                gcp.compute.Firewall(f"{name}-{vpc.suffix}-internal", **plan.firewall_inputs(
+                    vpc, real(f"{vpc.suffix}-internal"), network.id, project), opts=child)
+        self.register_outputs({"names": self.names})
+
+    def attached(self, pool: PoolPlan) -> list[dict[str, pulumi.Output[str]]]:
+        """The node pool's additionalNodeNetworkConfigs, naming the created networks."""
+        return [{"network": self.names[n.network], "subnetwork": self.names[n.subnetwork]} for n in pool.node_networks]

@@ -1,0 +1,23 @@
+"""PodNetworks: the GKE network objects (GKENetworkParamSet and Network, networking.gke.io/v1) that name a
+GPU pool's extra NICs, so that a pod lists them in its networking.gke.io/interfaces annotation. Declared
+with the cluster's Kubernetes provider once the pool's networks exist (plan.gpudirect_networks)."""
+from typing import Any
+
+import pulumi
+
+from gke_ai_batch.plan import gpudirect_networks as plan
+from gke_ai_batch.plan.gpudirect_networks import NodeNetwork
+from gke_ai_batch.vocabulary import component_type
+
+from .manifests import declare
+
+
+class PodNetworks(pulumi.ComponentResource):
+    def __init__(self, name: str, networks: list[tuple[NodeNetwork, Any, Any]], opts: pulumi.ResourceOptions):
+        """`networks`: each extra NIC with its VPC's and subnet's names (plain, or a created network's outputs)."""
+        super().__init__(component_type("PodNetworks"), name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        for net, vpc, subnet in networks:
+            for manifest in plan.pod_network_objects(net, vpc, subnet):
+                declare(f"{name}-{net.pod_network}-{manifest['kind'].lower()}", manifest, child)
+        self.register_outputs({})
