@@ -181,3 +181,11 @@ def test_a_queue_tries_capacity_that_stays_then_queued_then_flex_start_then_spot
     spec = objects(plan("dev"), "ClusterQueue")["research"]["spec"]
     order = [f["name"] for g in spec["resourceGroups"] for f in g["flavors"]]
     assert order == ["v5e-train", "v6e-queued", "h100-dws", "v6e-flex", "l4-flex"]
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod", "batch-teams"])
+def test_every_queue_states_what_its_flavor_order_means_under_borrowing_and_preemption(plan, stack):
+    """Left to Kueue's defaults, an upgrade that changed them would change admission with no diff here."""
+    for name, cq in objects(plan(stack), "ClusterQueue").items():
+        assert cq["spec"]["flavorFungibility"] == {"whenCanBorrow": "MayStopSearch",
+                                                   "whenCanPreempt": "TryNextFlavor"}, name

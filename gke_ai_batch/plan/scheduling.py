@@ -328,6 +328,12 @@ def _quota_entry(resource: str, q: QuotaSpec | None) -> dict[str, Any]:
 # nodes; then flex-start, admitted before its nodes exist and evicted if they do not come within
 # kueue.wait_for_pods_ready_timeout; spot last, as it may be reclaimed mid-run. Within a capacity, the
 # stack file's order (per-zone flavors: the zones in the queue's order).
+# What the order means when a flavor fits only by borrowing or by preempting (Kueue v0.19.2 ClusterQueue CRD,
+# flavorFungibility): borrowing a cohort's idle reserved capacity beats moving on to costlier or less certain
+# capacity (whenCanBorrow MayStopSearch), and trying the next flavor beats evicting someone's running work
+# (whenCanPreempt TryNextFlavor). Both are Kueue's defaults, stated so that a Kueue upgrade changing them
+# (whenCanBorrow's value was renamed from Borrow in v1beta2) cannot change admission silently.
+FLAVOR_FUNGIBILITY = {"whenCanBorrow": "MayStopSearch", "whenCanPreempt": "TryNextFlavor"}
 CAPACITY_ORDER = (Capacity.RESERVATION, Capacity.ON_DEMAND, Capacity.QUEUED, Capacity.FLEX_START, Capacity.SPOT)
 
 
@@ -414,6 +420,7 @@ def _cluster_queue(ctx: _QueueContext, name: str, path: str, spec: QueueSpec, *,
         "queueingStrategy": spec.queueing_strategy,
         "preemption": _preemption(spec, path, ctx.cfg),
         "resourceGroups": _resource_groups(spec, flavors, path),
+        "flavorFungibility": FLAVOR_FUNGIBILITY,
     }
     if spec.cohort:
         body["cohortName"] = spec.cohort
