@@ -1,6 +1,8 @@
 """The Kueue layer: quotas match pools, references resolve, flavors come from the pools."""
+import pytest
 import yaml
 
+from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.plan.installs import kueue_manager_config
 from gke_ai_batch.plan.platform import build_platform
 
@@ -233,3 +235,14 @@ def test_controller_limits_never_below_its_requests():
     r = controller_resources("4", "8Gi")
     assert r["requests"] == r["limits"] == {"cpu": "4", "memory": "8Gi"}
     assert recommended_memory(10) == 512 and recommended_memory(1000) == 3072
+
+
+def test_a_flavor_name_made_twice_is_refused_not_overwritten():
+    """A pool's flavor named like another pool's per-zone flavor replaced that ResourceFlavor in silence."""
+    cfg = platform_of("prod")
+    cfg["gpu_pools"].append({"name": "l4b", "gpu": "nvidia-l4", "machine_type": "g2-standard-24", "capacity": "spot",
+                             "zones": ["us-east5-a"], "flavor": "l4-spot-us-east5-a"})
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == "platform.gpu_pools[3].flavor"
+    assert "'l4-spot-us-east5-a' is made twice, by platform.gpu_pools[2] and platform.gpu_pools[3]" in str(e.value)

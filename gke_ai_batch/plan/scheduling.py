@@ -168,12 +168,23 @@ def pool_flavors(pools: list[PoolPlan]) -> dict[str, FlavorPlan]:
     flavors: dict[str, FlavorPlan] = {}
     for name, members in by_name.items():
         _same_nodes(name, members)
-        if not members[0].zone_flavors:
-            flavors[name] = _pool_flavor(name, members)
-            continue
-        for zone in dict.fromkeys(z for p in members for z in p.zones):
-            flavors[f"{name}-{zone}"] = _pool_flavor(f"{name}-{zone}", [p for p in members if zone in p.zones], zone)
+        made = ([_pool_flavor(name, members)] if not members[0].zone_flavors else
+                [_pool_flavor(f"{name}-{z}", [p for p in members if z in p.zones], z)
+                 for z in dict.fromkeys(z for p in members for z in p.zones)])
+        for flavor in made:
+            _unique_flavor(flavor, flavors)
+            flavors[flavor.name] = flavor
     return flavors
+
+
+def _unique_flavor(flavor: FlavorPlan, flavors: dict[str, FlavorPlan]) -> None:
+    """A per-zone flavor (<flavor>-<zone>) may meet another pool's flavor of that name: one would replace
+    the other's ResourceFlavor."""
+    if flavor.name in flavors:
+        pool = flavor.pools[0]
+        other = flavors[flavor.name].pools[0]
+        raise ConfigError(f"{pool.path}.flavor", f"flavor {flavor.name!r} is made twice, by {other.path} and "
+                          f"{pool.path} (a per-zone flavor is <flavor>-<zone>): name one of them another flavor")
 
 
 def autopilot_flavors(cfg: PlatformConfig) -> dict[str, FlavorPlan]:
