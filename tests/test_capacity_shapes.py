@@ -103,6 +103,34 @@ def test_mig_partitions_count_per_gpu():
     assert (plan_.gpus, plan_.per_node) == (2, 14)
 
 
+@pytest.mark.parametrize("gpu, machine, size, per_gpu", [
+    ("nvidia-tesla-a100", "a2-highgpu-1g", "4g.20gb", 1),  # NVIDIA's A100-40GB table; the catalog lacked it
+    ("nvidia-tesla-a100", "a2-highgpu-1g", "1g.10gb", 4),
+    ("nvidia-a100-80gb", "a2-ultragpu-1g", "4g.40gb", 1),
+    ("nvidia-h100-80gb", "a3-highgpu-1g", "1g.20gb", 4),
+    ("nvidia-h200-141gb", "a3-ultragpu-8g", "1g.18gb", 7),  # GKE's MIG page names H200; NVIDIA's table
+    ("nvidia-h200-141gb", "a3-ultragpu-8g", "3g.71gb", 2),
+])
+def test_every_mig_size_nvidia_lists_counts_its_instances_per_gpu(gpu, machine, size, per_gpu):
+    pool = {"name": "mig", "gpu": gpu, "machine_type": machine, "sharing": {"strategy": "mig", "partition_size": size}}
+    if gpu == "nvidia-h200-141gb":
+        pool.update(capacity="spot", disk_type="hyperdisk-balanced")
+    cfg = platform_of("dev")
+    cfg["gpu_pools"].append(pool)
+    plan_ = {pl.name: pl for pl in build_platform(cfg).pools}["mig"]
+    assert plan_.per_node == plan_.gpus * per_gpu
+
+
+def test_a_mig_size_of_another_gpu_is_refused_with_the_sizes_of_this_one():
+    cfg = platform_of("dev")
+    cfg["gpu_pools"].append({"name": "mig", "gpu": "nvidia-h100-80gb", "machine_type": "a3-highgpu-1g",
+                             "sharing": {"strategy": "mig", "partition_size": "1g.5gb"}})
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path.endswith("sharing.partition_size")
+    assert "allowed: 1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb" in e.value.message
+
+
 def test_a_team_with_several_local_queues(plan):
     regs = plan("dev")
     lqs = {(m["metadata"]["namespace"], m["metadata"]["name"]): m["spec"]["clusterQueue"]
@@ -141,10 +169,10 @@ BAD = [
      "platform.gpu_pools[2].nodes", "give one of them"),
     ("MIG on L4", "prod", lambda c: c["gpu_pools"][2].update(sharing={"strategy": "mig", "partition_size": "1g.5gb"}),
      "platform.gpu_pools[2].sharing.strategy", "nvidia-l4 has no MIG partitions (MIG GPUs: nvidia-tesla-a100, "
-     "nvidia-a100-80gb, nvidia-h100-80gb, nvidia-h100-mega-80gb)"),
+     "nvidia-a100-80gb, nvidia-h100-80gb, nvidia-h100-mega-80gb, nvidia-h200-141gb)"),
     ("unknown MIG size", "dev",
      lambda c: c["gpu_pools"][0].update(sharing={"strategy": "mig", "partition_size": "1g.5gb"}),
-     "platform.gpu_pools[0].sharing.partition_size", "allowed: 1g.10gb, 2g.20gb, 3g.40gb, 7g.80gb"),
+     "platform.gpu_pools[0].sharing.partition_size", "allowed: 1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb"),
     ("GPU count the machine fixes", "prod", lambda c: c["gpu_pools"][2].update(gpus_per_node=4),
      "platform.gpu_pools[2].gpus_per_node", "the machine type fixes it"),
     ("Autopilot with node pools", "batch-teams",

@@ -209,12 +209,18 @@ class GpuType:
 # attached GPUs"; 1 or 2 T4s with up to 48 vCPUs and 312 GB, 4 T4s with up to 96 vCPUs and 624 GB).
 _T4_COUNTS = {"n1-standard-4": (1, 2, 4), "n1-standard-8": (1, 2, 4), "n1-standard-16": (1, 2, 4),
               "n1-standard-32": (1, 2, 4), "n1-standard-64": (4,)}
-# MIG partitions per GPU. GKE "Running multi-instance GPUs" lists A100 40GB (1g.5gb: 7, 2g.10gb: 3,
-# 3g.20gb: 2, 7g.40gb: 1) and names A100 80GB and H100 80GB as MIG GPUs; their sizes are NVIDIA's
-# equivalents ("Supported MIG Profiles": the A100-80GB names follow the memory, 1g.10gb ... 7g.80gb,
-# H100 80GB the same), with the same counts. H200 and B200 partitions: no size table found, not offered.
-MIG_A100_40 = {"1g.5gb": 7, "2g.10gb": 3, "3g.20gb": 2, "7g.40gb": 1}
-MIG_80 = {"1g.10gb": 7, "2g.20gb": 3, "3g.40gb": 2, "7g.80gb": 1}
+# MIG partitions per GPU. GKE "Running multi-instance GPUs" names the MIG GPUs (A100 40GB and 80GB, H100
+# 80GB, H200 141GB; its newest copy adds B200) and defers the sizes to NVIDIA: "The partitioning table in the
+# NVIDIA multi-instance GPU user guide lists all the different GPU partition sizes". NVIDIA, "Supported MIG
+# Profiles" (docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html), "Number of
+# Instances Available": A100-SXM4-40GB 1g.5gb 7, 1g.10gb 4, 2g.10gb 3, 3g.20gb 2, 4g.20gb 1, 7g.40gb 1; "For
+# A100-SXM4-80GB, the profile names will change according to the memory proportion - for example, 1g.10gb,
+# 1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb", as for H100 80GB; H200 141GB 1g.18gb 7, 1g.35gb 4,
+# 2g.35gb 3, 3g.71gb 2, 4g.71gb 1, 7g.141gb 1. The +me profiles are one per GPU with media engines, not a
+# partition size GKE takes. B200: no table read here, so it is not offered.
+MIG_A100_40 = {"1g.5gb": 7, "1g.10gb": 4, "2g.10gb": 3, "3g.20gb": 2, "4g.20gb": 1, "7g.40gb": 1}
+MIG_80 = {"1g.10gb": 7, "1g.20gb": 4, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1, "7g.80gb": 1}
+MIG_H200 = {"1g.18gb": 7, "1g.35gb": 4, "2g.35gb": 3, "3g.71gb": 2, "4g.71gb": 1, "7g.141gb": 1}
 NOT_ON_DEMAND = ("reservation", "spot", "flex-start", "queued-provisioning")  # every capacity mode but on-demand
 
 GPU_TYPES: dict[str, GpuType] = {
@@ -242,7 +248,7 @@ GPU_TYPES: dict[str, GpuType] = {
         # request in a MIG"; queued provisioning runs on flex-start VMs) and the A4X page ("You must use
         # the reservation-bound provisioning model ... Other provisioning models are not supported").
         GpuType("nvidia-h200-141gb", {"a3-ultragpu-8g": 8}, min_gke_versions=("1.31.5-gke.1169000",),
-                capacities=NOT_ON_DEMAND),
+                capacities=NOT_ON_DEMAND, mig=MIG_H200),
         GpuType("nvidia-b200", {"a4-highgpu-8g": 8}, min_gke_versions=("1.32.1-gke.1729000",),
                 capacities=NOT_ON_DEMAND),
         GpuType("nvidia-gb200", {"a4x-highgpu-4g": 4}, min_gke_versions=("1.32.8-gke.1108000", "1.33.4-gke.1036000"),
