@@ -168,6 +168,8 @@ def test_a_gpudirect_a3_ultra_pool_plans_with_gkes_automatic_networks_and_passes
     regs = run_config(cfg, "prod")
     pool = next(r for r in regs if r.type == "gcp:container/nodePool:NodePool" and r.inputs["name"] == "h200-res")
     assert pool.inputs["networkConfig"] == {"acceleratorNetworkProfile": "auto"}
+    # GKE's DRA page labels the nodes for its DRANET driver, which hands pods the RDMA NICs.
+    assert pool.inputs["nodeConfig"]["labels"]["cloud.google.com/gke-networking-dra-driver"] == "true"
     found = violations(regs)
     assert not [v for v in found if v["level"] == "mandatory"]
     assert not [v for v in found if v["policy"] == "gpudirect-networks" and "h200-res" in v["message"]]

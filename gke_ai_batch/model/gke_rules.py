@@ -314,15 +314,22 @@ def _node_labels(p: Props, c: Props) -> Iterator[Finding]:
 # Node label keys GKE refuses: the kubernetes.io/ and k8s.io/ prefixes and their subdomains (the API:
 # "Applying kubernetes label is not allowed: node-role.kubernetes.io/..."), and cloud.google.com/ (the
 # API: "Node labels with key \"cloud.google.com/compute-class\" are managed by GKE or Kubernetes and must
-# not be manually specified"). No GKE page lists the reserved cloud.google.com/ keys; all are refused.
+# not be manually specified"). No GKE page lists the reserved cloud.google.com/ keys, so all are refused
+# but the ones GKE's own pages tell users to set on a node pool: the DRANET driver's ("Allocate network
+# resources with DRA": "--node-labels=cloud.google.com/gke-networking-dra-driver=true"; Cluster Toolkit's
+# gke-node-pool sets it too). Cluster Toolkit also sets gke-queued and the TPU labels, which no GKE page
+# asks for: they stay refused (GKE sets them itself, and the flavors select by them).
 KUBERNETES_LABEL_DOMAINS = ("kubernetes.io", "k8s.io")
 GKE_LABEL_DOMAIN = "cloud.google.com"
+GKE_SETTABLE_LABELS = (gpudirect.DRA_DRIVER_LABEL,)
 
 
 def reserved_label_key(key: str) -> bool:
     """True for a key GKE refuses on nodes: the prefix is one GKE or Kubernetes owns (a subdomain of
     kubernetes.io or k8s.io counts: node-role.kubernetes.io is refused too)."""
     prefix = key.rpartition("/")[0]
+    if key in GKE_SETTABLE_LABELS:
+        return False
     return prefix == GKE_LABEL_DOMAIN or any(prefix == d or prefix.endswith(f".{d}") for d in KUBERNETES_LABEL_DOMAINS)
 
 
@@ -649,7 +656,8 @@ POOL_RULES: tuple[Rule, ...] = (
          "and '.', beginning and ending with a letter or digit", K8S_LABELS, _node_labels),
     Rule("node-label-prefixes", "node pool", "node_labels",
          "node label keys are not under kubernetes.io/ or k8s.io/ (or their subdomains) or cloud.google.com/, "
-         "which GKE and Kubernetes manage", RESERVED_LABELS, _label_prefixes),
+         f"which GKE and Kubernetes manage, but for {', '.join(GKE_SETTABLE_LABELS)}, which GKE's pages set on "
+         "node pools", RESERVED_LABELS, _label_prefixes),
     Rule("node-resource-labels", "node pool", "platform.labels",
          "node resource labels follow the GCP label rules", GCP_LABELS, _pool_labels),
     Rule("max-run-duration", "node pool", "max_run_duration", "a node's maximum run duration is at most 7 days",

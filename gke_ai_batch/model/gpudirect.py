@@ -39,6 +39,10 @@ AUTO_PROFILE = "auto"  # networkConfig.acceleratorNetworkProfile: GKE creates th
 # immutable with "auto" its only value. Cluster Toolkit (gke-node-pool main.tf) refuses it together with
 # additional networks: "DRANET automatically configures networks. additional_networks must not be
 # provided". xpk also passes it for A3 High and Mega, which the page does not list: the docs win.
+# The page's node pool command also labels the nodes for GKE's DRANET driver, which gives pods the RDMA NICs
+# through ResourceClaims: "--accelerator-network-profile=auto --node-labels=cloud.google.com/gke-networking-
+# dra-driver=true" (Cluster Toolkit's gke-node-pool sets the same label with the profile).
+DRA_DRIVER_LABEL = "cloud.google.com/gke-networking-dra-driver"
 AUTO_PROFILE_PAGE = "https://docs.cloud.google.com/kubernetes-engine/docs/how-to/allocate-network-resources-dra"
 AUTO_PROFILE_MIN_VERSION = "1.34.1-gke.1829001"
 AUTO_PROFILE_MACHINES = ("a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g", "a4x-maxgpu-4g-metal",

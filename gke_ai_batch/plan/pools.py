@@ -25,6 +25,7 @@ from gke_ai_batch.model.config import (
     TpuPoolConfig,
 )
 from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.gpudirect import AUTO_PROFILE, DRA_DRIVER_LABEL
 from gke_ai_batch.model.labels import label_safe
 from gke_ai_batch.model.pool_facts import PoolCapacity
 from gke_ai_batch.model.suggest import plural
@@ -349,6 +350,8 @@ def gpu_pool_plan(cfg: PoolContext, path: str, p: GpuPoolConfig) -> PoolPlan:
     labels, custom = _labels(p, path, {vocabulary.GPU_ACCELERATOR_LABEL: p.gpu, **gke_labels}, ours)
     queued = (QUEUED_TAINT,) if p.capacity == GpuCapacity.QUEUED else ()
     direct, networks = gpudirect_networks.choice(path, p, gpu.machine_type, zones)
+    if direct == AUTO_PROFILE:
+        custom = {**custom, DRA_DRIVER_LABEL: "true"}
     return PoolPlan(
         name=p.name, source=p.name, path=path, kind="gpu", machine_type=gpu.machine_type, zones=zones,
         capacity=p.capacity.value, accelerator=p.gpu, per_node=gpu.resource_count, gpus=gpu.gpus,
