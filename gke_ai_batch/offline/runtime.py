@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import runpy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 from google.protobuf import json_format  # type: ignore[import-untyped]  # protobuf ships no type hints
-from pulumi.runtime import mocks, settings
+from pulumi.runtime import mocks, resource, settings
+from pulumi.runtime.proto import resource_pb2, source_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
@@ -97,39 +99,53 @@ def day_two_options(request: Any) -> dict[str, Any]:
 
 
 class PlanMocks(mocks.Mocks):
-    """Echo inputs as outputs, adding what GKE computes that the program reads back."""
+    """What the program reads and looks up (RecordingMonitor answers its registrations)."""
 
     def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
-        state = dict(args.inputs)
-        if args.typ == "gcp:container/cluster:Cluster":
-            state.update(endpoint=MOCK_ENDPOINT, masterAuth={**state.get("masterAuth", {}),
-                                                             "clusterCaCertificate": MOCK_CA})
-            dns = (state.get("controlPlaneEndpointsConfig") or {}).get("dnsEndpointConfig")
-            if dns is not None:
-                dns["endpoint"] = MOCK_DNS_ENDPOINT
-        return f"{args.name}-id", state
+        """An existing resource the program reads (`Resource.get`) is as it was asked for."""
+        return f"{args.name}-id", dict(args.inputs)
 
     def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-        """What the program looks up: the project's number (it names the workload identity pool)."""
+        """The project's number (it names the workload identity pool)."""
         if args.token == "gcp:organizations/getProject:getProject":
             return {"projectId": args.args.get("projectId"), "number": MOCK_PROJECT_NUMBER}, []
         return {}, []
 
 
+def computed_outputs(typ: str, inputs: Any) -> Any:
+    """A resource's outputs: its inputs, plus what GKE computes that the program reads back (a cluster's
+    endpoints and CA certificate)."""
+    if typ != "gcp:container/cluster:Cluster":
+        return inputs
+    state = json_format.MessageToDict(inputs)
+    state.update(endpoint=MOCK_ENDPOINT, masterAuth={**state.get("masterAuth", {}), "clusterCaCertificate": MOCK_CA})
+    dns = (state.get("controlPlaneEndpointsConfig") or {}).get("dnsEndpointConfig")
+    if dns is not None:
+        dns["endpoint"] = MOCK_DNS_ENDPOINT
+    return json_format.ParseDict(state, type(inputs)())
+
+
 class RecordingMonitor(mocks.MockMonitor):
+    """Records each registration and answers it with its inputs as outputs. It answers in the wire form
+    it was given, where the SDK's MockMonitor decodes every request into Python, calls the mocks and
+    encodes the answer again (an event loop turn per resource), and keeps every resource's state."""
+
     def __init__(self, mocks_: mocks.Mocks) -> None:
         super().__init__(mocks_)
         self.registrations: list[Registration] = []
 
     def RegisterResource(self, request: Any) -> Any:  # a RegisterResourceRequest, its response (protobuf)
-        response = super().RegisterResource(request)  # type: ignore[no-untyped-call]  # pulumi leaves it unannotated
-        self._record(request, response.urn, request.object, request.custom, sorted(set(request.dependencies)))
+        urn = self.make_urn(request.parent, request.type, request.name)
+        self._record(request, urn, request.object, request.custom, sorted(set(request.dependencies)))
         self.registrations[-1].options = day_two_options(request)
-        return response
+        if request.type == "pulumi:pulumi:Stack":
+            return resource_pb2.RegisterResourceResponse(urn=urn)
+        return resource_pb2.RegisterResourceResponse(urn=urn, id=f"{request.name}-id",
+                                                     object=computed_outputs(request.type, request.object))
 
     def ReadResource(self, request: Any) -> Any:
         """An existing resource the program reads (`Resource.get`): in the stack, as policies see it."""
-        response = super().ReadResource(request)  # type: ignore[no-untyped-call]  # likewise
+        response = super().ReadResource(request)  # type: ignore[no-untyped-call]  # pulumi leaves it unannotated
         self._record(request, response.urn, request.properties, True, sorted(set(request.dependencies)))
         return response
 
@@ -142,6 +158,19 @@ class RecordingMonitor(mocks.MockMonitor):
             provider=request.provider.split("::")[-2] if request.provider else None, wire=analyzer_form(wire)))
 
 
+@contextmanager
+def without_source_positions() -> Iterator[None]:
+    """The SDK extracts and formats the whole Python stack of every resource it registers, for the
+    engine's diagnostics (pulumi/runtime/resource.py `_get_stack_trace`, reading each frame's source
+    line); offline nothing reads them, and they cost a seventh of a plan's time."""
+    original = resource._get_stack_trace
+    resource._get_stack_trace = source_pb2.StackTrace
+    try:
+        yield
+    finally:
+        resource._get_stack_trace = original
+
+
 class PlanError(Exception):
     """The program refused the stack (bad config): message only, no traceback."""
 
@@ -152,7 +181,7 @@ def record(program: Callable[[], Any], stack: str, config: dict[str, str] | None
     monitor = RecordingMonitor(PlanMocks())
     mocks.set_mocks(monitor.mocks, project=project().name, stack=stack, preview=False, monitor=monitor)
     pulumi.runtime.set_all_config(config or {})
-    with long_lived_heap():
+    with long_lived_heap(), without_source_positions():
         _sync_await(run_pulumi_func(program))
     return monitor.registrations
 
