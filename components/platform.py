@@ -10,7 +10,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gke_ai_batch.model.config import PlatformConfig
-from gke_ai_batch.plan import lifecycle, parts
+from gke_ai_batch.plan import gpudirect_networks, lifecycle, parts
 from gke_ai_batch.plan.gke_inputs import gcs_fuse_driver, is_production, multi_networking
 from gke_ai_batch.plan.platform import Platform as PlatformPlan
 from gke_ai_batch.plan.platform import build_platform
@@ -19,6 +19,7 @@ from gke_ai_batch.vocabulary import TEAM_COST_LABEL, ClusterMode, component_type
 from .cpu_pool import CpuPool
 from .gke_cluster import GkeCluster
 from .gpu_pool import GpuPool
+from .gpudirect_installer import GpuDirectInstaller
 from .kueue_layer import KueueResources, declare_kueue
 from .pod_networks import PodNetworks
 from .system_pool import SystemNodePool
@@ -94,9 +95,14 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
 
 
 def _pod_networks(pools: list[pulumi.ComponentResource], opts: pulumi.ResourceOptions) -> None:
-    """The GKE network objects of every GPU pool with GPUDirect networks, after the pool (and its networks)."""
-    for pool in pools:
-        if not (isinstance(pool, GpuPool) and pool.plan.node_networks):
+    """The GKE network objects of every GPU pool with GPUDirect networks, after the pool (and its networks),
+    and GKE's NCCL installers for them."""
+    gpu_pools = [p for p in pools if isinstance(p, GpuPool)]
+    installers = gpudirect_networks.installers([p.plan for p in gpu_pools])
+    if installers:
+        GpuDirectInstaller("gpudirect-installer", installers, opts)
+    for pool in gpu_pools:
+        if not pool.plan.node_networks:
             continue
         names = pool.networks.names if pool.networks else {}
         nets = [(n, names.get(n.network, n.network), names.get(n.subnetwork, n.subnetwork))

@@ -148,3 +148,13 @@ def test_a_gpu_pool_on_its_own_creates_its_networks_before_the_pool():
                                            "gpudirect": "create"}), "direct")
     assert [v["name"] for v in of_type(regs, NETWORK)] == ["ml-dev-b200-gvnic", "ml-dev-b200-rdma"]
     assert len(pool_named(regs, "b200")["networkConfig"]["additionalNodeNetworkConfigs"]) == 9
+
+
+def test_gkes_nccl_installer_comes_with_the_first_rdma_pool_as_upstream_ships_it(plan):
+    """GKE's A3 Ultra page has users apply the installer by hand; without it the pods' library mounts are empty."""
+    (daemonset,) = [r.inputs for r in plan("prod") if r.type == "kubernetes:apps/v1:DaemonSet"]
+    upstream = yaml.safe_load((Path(__file__).parent.parent / "gke_ai_batch" / "plan" / "upstream_installers"
+                               / "nccl-rdma-installer.yaml").read_text())
+    assert daemonset == upstream and daemonset["metadata"] == {
+        "name": "nccl-rdma-installer", "namespace": "kube-system", "labels": {"k8s-app": "nccl-rdma-installer"}}
+    assert not [r for r in plan("dev") if r.type == "kubernetes:apps/v1:DaemonSet"]  # no GPUDirect pool there

@@ -57,6 +57,7 @@ class GpuDirect:
     source: str  # where the count is documented
     mtu: int  # the MTU its pages create the VPCs with
     rdma_subnets: int = 0  # RDMA: subnets of one RoCE VPC after the gVNIC network; 0: one VPC per network
+    installer: str | None = None  # GKE's NCCL installer DaemonSet (plan/upstream_installers), where vendored
 
     @property
     def rdma(self) -> bool:
@@ -71,7 +72,9 @@ _RDMA_A4_A3U = GpuDirect(
     # pool command has one --additional-node-network for the gVNIC subnet and eight for -sub-0 ... -sub-7.
     # MTU: that page sets none; the A4/A3 Ultra VM page: "For A4 or A3 Ultra machine types, the recommended
     # MTU is 8896 bytes" (both gVNIC networks and the RoCE network), Cluster Toolkit's default too.
-    "https://docs.cloud.google.com/ai-hypercomputer/docs/create/gke-ai-hypercompute-custom", 8896, 8)
+    # Installer: "kubectl apply -f .../gpudirect-rdma/nccl-rdma-installer.yaml" (its nodeAffinity: H200, B200).
+    "https://docs.cloud.google.com/ai-hypercomputer/docs/create/gke-ai-hypercompute-custom", 8896, 8,
+    "nccl-rdma-installer.yaml")
 _RDMA_A4X = GpuDirect(
     "GPUDirect RDMA", 5, "1 gVNIC network plus 4 RDMA subnets of one RoCE VPC",
     # [AIH-A4X] "Four 400 Gbps CX-7 network interface cards (NICs) for GPU-to-GPU networking / Two 200

@@ -9,7 +9,10 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from gke_ai_batch.model import gpudirect
 from gke_ai_batch.model.config import GpuDirectNetworks, GpuPoolConfig
@@ -18,6 +21,7 @@ from gke_ai_batch.model.suggest import or_list, plural
 from gke_ai_batch.vocabulary import GKE_NETWORKING_API
 
 ADOPTED = "existing"  # PoolPlan.gpudirect of a pool that names existing networks
+INSTALLERS = Path(__file__).with_name("upstream_installers")
 
 
 @dataclass(frozen=True)
@@ -152,3 +156,11 @@ def pod_network_objects(net: NodeNetwork, vpc: Any, subnet: Any) -> list[dict[st
         {"apiVersion": GKE_NETWORKING_API, "kind": "Network", "metadata": {"name": net.pod_network},
          "spec": {"type": "Device", "parametersRef": ref}},
     ]
+
+
+def installers(pools: Sequence[Any]) -> list[dict[str, Any]]:
+    """GKE's NCCL installer DaemonSets that the cluster's GPUDirect pools need, each once: GKE's pages have
+    users apply them before the first job, to put the NCCL and gIB libraries the pods mount on the nodes."""
+    files = {need.installer for p in pools if p.gpudirect
+             for need in [gpudirect.GPUDIRECT.get(p.machine_type)] if need and need.installer}
+    return [yaml.safe_load((INSTALLERS / f).read_text()) for f in sorted(files)]
