@@ -104,16 +104,16 @@ def test_mig_partitions_count_per_gpu():
 
 
 @pytest.mark.parametrize("gpu, machine, size, per_gpu", [
-    ("nvidia-tesla-a100", "a2-highgpu-1g", "4g.20gb", 1),  # NVIDIA's A100-40GB table; the catalog lacked it
-    ("nvidia-tesla-a100", "a2-highgpu-1g", "1g.10gb", 4),
-    ("nvidia-a100-80gb", "a2-ultragpu-1g", "4g.40gb", 1),
-    ("nvidia-h100-80gb", "a3-highgpu-1g", "1g.20gb", 4),
-    ("nvidia-h200-141gb", "a3-ultragpu-8g", "1g.18gb", 7),  # GKE's MIG page names H200; NVIDIA's table
+    ("nvidia-tesla-a100", "a2-highgpu-1g", "1g.5gb", 7),
+    ("nvidia-a100-80gb", "a2-ultragpu-1g", "3g.40gb", 2),
+    ("nvidia-h100-80gb", "a3-highgpu-1g", "1g.20gb", 4),  # GKE's device plugin: H100 only
+    ("nvidia-h200-141gb", "a3-ultragpu-8g", "1g.18gb", 7),  # GKE's MIG page names H200; the catalog lacked it
     ("nvidia-h200-141gb", "a3-ultragpu-8g", "3g.71gb", 2),
+    ("nvidia-b200", "a4-highgpu-8g", "1g.45gb", 4),
 ])
-def test_every_mig_size_nvidia_lists_counts_its_instances_per_gpu(gpu, machine, size, per_gpu):
+def test_every_mig_size_gkes_device_plugin_takes_counts_its_instances_per_gpu(gpu, machine, size, per_gpu):
     pool = {"name": "mig", "gpu": gpu, "machine_type": machine, "sharing": {"strategy": "mig", "partition_size": size}}
-    if gpu == "nvidia-h200-141gb":
+    if gpu in ("nvidia-h200-141gb", "nvidia-b200"):
         pool.update(capacity="spot", disk_type="hyperdisk-balanced")
     cfg = platform_of("dev")
     cfg["gpu_pools"].append(pool)
@@ -121,14 +121,19 @@ def test_every_mig_size_nvidia_lists_counts_its_instances_per_gpu(gpu, machine, 
     assert plan_.per_node == plan_.gpus * per_gpu
 
 
-def test_a_mig_size_of_another_gpu_is_refused_with_the_sizes_of_this_one():
+@pytest.mark.parametrize("gpu, machine, size", [
+    ("nvidia-h100-80gb", "a3-highgpu-1g", "1g.5gb"),  # another GPU's size
+    ("nvidia-h100-80gb", "a3-highgpu-1g", "4g.40gb"),  # NVIDIA lists it; GKE's device plugin refuses it
+    ("nvidia-tesla-a100", "a2-highgpu-1g", "4g.20gb"),
+    ("nvidia-a100-80gb", "a2-ultragpu-1g", "1g.20gb"),  # the plugin has it for H100 only
+])
+def test_a_mig_size_gke_does_not_take_is_refused_with_the_sizes_it_does(gpu, machine, size):
     cfg = platform_of("dev")
-    cfg["gpu_pools"].append({"name": "mig", "gpu": "nvidia-h100-80gb", "machine_type": "a3-highgpu-1g",
-                             "sharing": {"strategy": "mig", "partition_size": "1g.5gb"}})
+    cfg["gpu_pools"].append({"name": "mig", "gpu": gpu, "machine_type": machine,
+                             "sharing": {"strategy": "mig", "partition_size": size}})
     with pytest.raises(ConfigError) as e:
         build_platform(cfg)
-    assert e.value.path.endswith("sharing.partition_size")
-    assert "allowed: 1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb" in e.value.message
+    assert e.value.path.endswith("sharing.partition_size") and "allowed: 1g." in e.value.message
 
 
 def test_a_team_with_several_local_queues(plan):
@@ -169,10 +174,10 @@ BAD = [
      "platform.gpu_pools[2].nodes", "give one of them"),
     ("MIG on L4", "prod", lambda c: c["gpu_pools"][2].update(sharing={"strategy": "mig", "partition_size": "1g.5gb"}),
      "platform.gpu_pools[2].sharing.strategy", "nvidia-l4 has no MIG partitions (MIG GPUs: nvidia-tesla-a100, "
-     "nvidia-a100-80gb, nvidia-h100-80gb, nvidia-h100-mega-80gb, nvidia-h200-141gb)"),
+     "nvidia-a100-80gb, nvidia-h100-80gb, nvidia-h100-mega-80gb, nvidia-h200-141gb, nvidia-b200)"),
     ("unknown MIG size", "dev",
      lambda c: c["gpu_pools"][0].update(sharing={"strategy": "mig", "partition_size": "1g.5gb"}),
-     "platform.gpu_pools[0].sharing.partition_size", "allowed: 1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb"),
+     "platform.gpu_pools[0].sharing.partition_size", "allowed: 1g.10gb, 2g.20gb, 3g.40gb, 7g.80gb, 1g.20gb"),
     ("GPU count the machine fixes", "prod", lambda c: c["gpu_pools"][2].update(gpus_per_node=4),
      "platform.gpu_pools[2].gpus_per_node", "the machine type fixes it"),
     ("Autopilot with node pools", "batch-teams",

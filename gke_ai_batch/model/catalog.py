@@ -209,18 +209,18 @@ class GpuType:
 # attached GPUs"; 1 or 2 T4s with up to 48 vCPUs and 312 GB, 4 T4s with up to 96 vCPUs and 624 GB).
 _T4_COUNTS = {"n1-standard-4": (1, 2, 4), "n1-standard-8": (1, 2, 4), "n1-standard-16": (1, 2, 4),
               "n1-standard-32": (1, 2, 4), "n1-standard-64": (4,)}
-# MIG partitions per GPU. GKE "Running multi-instance GPUs" names the MIG GPUs (A100 40GB and 80GB, H100
-# 80GB, H200 141GB; its newest copy adds B200) and defers the sizes to NVIDIA: "The partitioning table in the
-# NVIDIA multi-instance GPU user guide lists all the different GPU partition sizes". NVIDIA, "Supported MIG
-# Profiles" (docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html), "Number of
-# Instances Available": A100-SXM4-40GB 1g.5gb 7, 1g.10gb 4, 2g.10gb 3, 3g.20gb 2, 4g.20gb 1, 7g.40gb 1; "For
-# A100-SXM4-80GB, the profile names will change according to the memory proportion - for example, 1g.10gb,
-# 1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb", as for H100 80GB; H200 141GB 1g.18gb 7, 1g.35gb 4,
-# 2g.35gb 3, 3g.71gb 2, 4g.71gb 1, 7g.141gb 1. The +me profiles are one per GPU with media engines, not a
-# partition size GKE takes. B200: no table read here, so it is not offered.
-MIG_A100_40 = {"1g.5gb": 7, "1g.10gb": 4, "2g.10gb": 3, "3g.20gb": 2, "4g.20gb": 1, "7g.40gb": 1}
-MIG_80 = {"1g.10gb": 7, "1g.20gb": 4, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1, "7g.80gb": 1}
+# MIG partitions per GPU, as GKE's nodes accept them: the GPU device plugin GKE runs refuses any other size
+# ("%s is not a valid GPU partition size"; container-engine-accelerators pkg/gpu/nvidia/mig/mig.go @ 992db812,
+# `gpuPartitionSizeMaxCount`, with the GPU each size is for). GKE "Running multi-instance GPUs" names the MIG
+# GPUs (A100 40GB and 80GB, H100 80GB, H200 141GB; its newest copy adds B200). NVIDIA's "Supported MIG
+# Profiles" lists more (A100 4g.20gb, 1g.10gb on the 40GB; 4g.40gb on the 80GB GPUs): GKE's plugin takes
+# none of them, so neither does the catalog. A3 Mega's H100 keeps the 80GB sizes (the plugin's table names
+# no Mega); GB200's sizes are in the plugin but no GKE page offers MIG on it.
+MIG_A100_40 = {"1g.5gb": 7, "2g.10gb": 3, "3g.20gb": 2, "7g.40gb": 1}
+MIG_80 = {"1g.10gb": 7, "2g.20gb": 3, "3g.40gb": 2, "7g.80gb": 1}
+MIG_H100 = {**MIG_80, "1g.20gb": 4}
 MIG_H200 = {"1g.18gb": 7, "1g.35gb": 4, "2g.35gb": 3, "3g.71gb": 2, "4g.71gb": 1, "7g.141gb": 1}
+MIG_B200 = {"1g.23gb": 7, "1g.45gb": 4, "2g.45gb": 3, "3g.90gb": 2, "4g.90gb": 1, "7g.180gb": 1}
 NOT_ON_DEMAND = ("reservation", "spot", "flex-start", "queued-provisioning")  # every capacity mode but on-demand
 
 GPU_TYPES: dict[str, GpuType] = {
@@ -235,7 +235,7 @@ GPU_TYPES: dict[str, GpuType] = {
         GpuType("nvidia-a100-80gb", {"a2-ultragpu-1g": 1, "a2-ultragpu-2g": 2, "a2-ultragpu-4g": 4,
                                      "a2-ultragpu-8g": 8}, mig=MIG_80),
         GpuType("nvidia-h100-80gb", {"a3-highgpu-8g": 8, "a3-highgpu-1g": 1, "a3-highgpu-2g": 2,
-                                     "a3-highgpu-4g": 4}, mig=MIG_80),
+                                     "a3-highgpu-4g": 4}, mig=MIG_H100),
         GpuType("nvidia-h100-mega-80gb", {"a3-megagpu-8g": 8}, mig=MIG_80),
         # "Run GPUs in GKE Standard node pools" and AI Hypercomputer's GKE pages: H200 (A3 Ultra), B200
         # (A4), GB200 (A4X, Arm, 4 GPUs) and RTX PRO 6000 (G4: one to eight GPUs by machine size).
@@ -250,7 +250,7 @@ GPU_TYPES: dict[str, GpuType] = {
         GpuType("nvidia-h200-141gb", {"a3-ultragpu-8g": 8}, min_gke_versions=("1.31.5-gke.1169000",),
                 capacities=NOT_ON_DEMAND, mig=MIG_H200),
         GpuType("nvidia-b200", {"a4-highgpu-8g": 8}, min_gke_versions=("1.32.1-gke.1729000",),
-                capacities=NOT_ON_DEMAND),
+                capacities=NOT_ON_DEMAND, mig=MIG_B200),
         GpuType("nvidia-gb200", {"a4x-highgpu-4g": 4}, min_gke_versions=("1.32.8-gke.1108000", "1.33.4-gke.1036000"),
                 capacities=("reservation",)),
         GpuType("nvidia-rtx-pro-6000", {"g4-standard-48": 1, "g4-standard-96": 2, "g4-standard-192": 4,

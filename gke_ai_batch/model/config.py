@@ -415,7 +415,7 @@ class TpuPoolConfig(NodeSettings):
 
 
 class GpuSharing(Model):
-    """Several containers on one physical GPU: time-sharing, or MIG partitions (A100, H100, H200)."""
+    """Several containers on one physical GPU: time-sharing, or MIG partitions (A100, H100, H200, B200)."""
 
     strategy: Literal["time-sharing", "mig"]
     """time-sharing: containers take turns on a whole GPU; mig: the GPU is split into isolated partitions."""
@@ -423,8 +423,9 @@ class GpuSharing(Model):
     """time-sharing: containers that share one GPU (2 to 48); each GPU counts as this many
     nvidia.com/gpu. With mig: containers that share each partition."""
     partition_size: str | None = None
-    """mig: the partition size, from NVIDIA's MIG profiles for the GPU (A100 40GB 1g.5gb ... 7g.40gb, 80GB
-    GPUs 1g.10gb ... 7g.80gb, H200 1g.18gb ... 7g.141gb); each GPU counts as its partitions."""
+    """mig: a partition size GKE's GPU device plugin takes for the GPU (A100 40GB 1g.5gb ... 7g.40gb, 80GB
+    GPUs 1g.10gb ... 7g.80gb, H200 1g.18gb ... 7g.141gb, B200 1g.23gb ... 7g.180gb); each GPU counts as
+    its partitions."""
 
 
 class NodeNetwork(Model):
