@@ -465,6 +465,7 @@ def test_boot_disk_types(machine, disk, ok):
     ("kubernetes.io/role", True), ("node-role.kubernetes.io/trainer", True), ("k8s.io/x", True),
     ("sig.k8s.io/x", True), ("cloud.google.com/gke-spot", True), ("cloud.google.com/compute-class", True),
     ("cloud.google.com/gke-networking-dra-driver", False),  # GKE's DRA page sets it on the node pool
+    ("sandbox.gke.io/runtime", True),  # the API: "reserved for gke sandbox"
     ("notkubernetes.io/x", False), ("example.com/role", False), ("gke-ai-batch.io/flavor", False), ("tier", False),
 ])
 def test_reserved_node_label_keys(key, reserved):

@@ -124,8 +124,9 @@ TIME_SHARING = Source("GKE: Share GPUs with multiple workloads using time-sharin
                       "secondary sources quote it)",
                       "https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus")
 RESERVED_LABELS = Source("pulumi-gcp NodePool nodeConfig.labels (\"The kubernetes.io/ and k8s.io/ prefixes are "
-                         "reserved\"); the GKE API's error for cloud.google.com/ keys "
-                         "(terraform-provider-google#19677)",
+                         "reserved\"); the GKE API's errors for cloud.google.com/ keys "
+                         "(terraform-provider-google#19677) and sandbox.gke.io/ keys "
+                         "(terraform-google-kubernetes-engine#252)",
                          "https://www.pulumi.com/registry/packages/gcp/api-docs/container/nodepool/")
 
 # The English page says 48 h in any 32 days; a newer translation says 92 days. 48 h in the worst 32
@@ -319,8 +320,10 @@ def _node_labels(p: Props, c: Props) -> Iterator[Finding]:
 # resources with DRA": "--node-labels=cloud.google.com/gke-networking-dra-driver=true"; Cluster Toolkit's
 # gke-node-pool sets it too). Cluster Toolkit also sets gke-queued and the TPU labels, which no GKE page
 # asks for: they stay refused (GKE sets them itself, and the flavors select by them).
+# GKE Sandbox's prefix too: "Node label \"sandbox.gke.io/runtime\" is reserved for gke sandbox."
+# (terraform-google-kubernetes-engine#252; terraform-provider-google's node_config.go treats it as GKE's).
 KUBERNETES_LABEL_DOMAINS = ("kubernetes.io", "k8s.io")
-GKE_LABEL_DOMAIN = "cloud.google.com"
+GKE_LABEL_DOMAINS = ("cloud.google.com", "sandbox.gke.io")
 GKE_SETTABLE_LABELS = (gpudirect.DRA_DRIVER_LABEL,)
 
 
@@ -330,7 +333,7 @@ def reserved_label_key(key: str) -> bool:
     prefix = key.rpartition("/")[0]
     if key in GKE_SETTABLE_LABELS:
         return False
-    return prefix == GKE_LABEL_DOMAIN or any(prefix == d or prefix.endswith(f".{d}") for d in KUBERNETES_LABEL_DOMAINS)
+    return prefix in GKE_LABEL_DOMAINS or any(prefix == d or prefix.endswith(f".{d}") for d in KUBERNETES_LABEL_DOMAINS)
 
 
 def _label_prefixes(p: Props, c: Props) -> Iterator[Finding]:
@@ -655,9 +658,9 @@ POOL_RULES: tuple[Rule, ...] = (
          "node labels are Kubernetes labels: values of at most 63 characters of letters, digits, '-', '_' "
          "and '.', beginning and ending with a letter or digit", K8S_LABELS, _node_labels),
     Rule("node-label-prefixes", "node pool", "node_labels",
-         "node label keys are not under kubernetes.io/ or k8s.io/ (or their subdomains) or cloud.google.com/, "
-         f"which GKE and Kubernetes manage, but for {', '.join(GKE_SETTABLE_LABELS)}, which GKE's pages set on "
-         "node pools", RESERVED_LABELS, _label_prefixes),
+         "node label keys are not under kubernetes.io/ or k8s.io/ (or their subdomains), cloud.google.com/ or "
+         f"sandbox.gke.io/, which GKE and Kubernetes manage, but for {', '.join(GKE_SETTABLE_LABELS)}, which "
+         "GKE's pages set on node pools", RESERVED_LABELS, _label_prefixes),
     Rule("node-resource-labels", "node pool", "platform.labels",
          "node resource labels follow the GCP label rules", GCP_LABELS, _pool_labels),
     Rule("max-run-duration", "node pool", "max_run_duration", "a node's maximum run duration is at most 7 days",
