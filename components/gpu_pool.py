@@ -37,7 +37,7 @@ class GpuPool(pulumi.ComponentResource):
         if plan.gpudirect == CREATE:
             self.networks = GpuDirectNetworks(f"{name}-networks", plan, dict(args),
                                               pulumi.ResourceOptions(parent=self))
-            overrides["network_config"] = {"additional_node_network_configs": self.networks.attached(plan)}
+            overrides["network_config"] = {"additional_node_network_configs": self.networks.attached}
         self.pool = declare_node_pool(f"{name}-pool", plan, args, self, **overrides)
         self.plan = plan
         self.pool_name = self.pool.name

@@ -16,6 +16,8 @@ from gke_ai_batch.vocabulary import component_type
 class GpuDirectNetworks(pulumi.ComponentResource):
     names: dict[str, pulumi.Output[str]]
     """The created networks' and subnets' names, by their suffix in the plan."""
+    attached: list[dict[str, pulumi.Output[str]]]
+    """The node pool's additionalNodeNetworkConfigs, naming the created networks in the plan's order."""
 
     def __init__(self, name: str, pool: PoolPlan, target: dict[str, Any], opts: pulumi.ResourceOptions):
         super().__init__(component_type("GpuDirectNetworks"), name, None, opts)
@@ -36,8 +38,6 @@ class GpuDirectNetworks(pulumi.ComponentResource):
             if not vpc.roce:
                 gcp.compute.Firewall(f"{name}-{vpc.suffix}-internal", **plan.firewall_inputs(
                     vpc, real(f"{vpc.suffix}-internal"), network.id, project), opts=child)
+        self.attached = [{"network": self.names[n.network], "subnetwork": self.names[n.subnetwork]}
+                         for n in pool.node_networks]
         self.register_outputs({"names": self.names})
-
-    def attached(self, pool: PoolPlan) -> list[dict[str, pulumi.Output[str]]]:
-        """The node pool's additionalNodeNetworkConfigs, naming the created networks."""
-        return [{"network": self.names[n.network], "subnetwork": self.names[n.subnetwork]} for n in pool.node_networks]
