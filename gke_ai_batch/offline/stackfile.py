@@ -47,6 +47,9 @@ class StackFile:
 
 
 _LIBYAML: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where PyYAML has it
+# libyaml 0.2.6 (in PyYAML 6.0.4's wheels) bounds nesting itself, at 1,000 levels, and meets the bound first in
+# flow collections (`[[[...`), whose tokens its scanner reads ahead of the events checked here.
+LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
 ALIASES = "YAML aliases (*name) are not read in a stack file: write the value out (a few aliases can expand to " \
           "billions of values)"
 
@@ -109,7 +112,8 @@ def read_stack_file(path: Path) -> dict[str, Any]:
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        raise SystemExit(f"{where}: {e.problem or e.context}") from None
+        problem = TOO_DEEP if e.problem == LIBYAML_TOO_DEEP else e.problem or e.context
+        raise SystemExit(f"{where}: {problem}") from None
     if doc is None:
         return {}
     if not isinstance(doc, dict):
