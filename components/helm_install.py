@@ -9,9 +9,11 @@ import pulumi_kubernetes as k8s
 
 
 def child_options(parent: pulumi.Resource, opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions:
-    """The release waits on what its component was told to wait on: children do not inherit a
-    component's depends_on, so without this the controllers could install before any node exists."""
-    return pulumi.ResourceOptions(parent=parent, depends_on=opts.depends_on if opts else None)
+    """The release waits on what its component was told to wait on, and is retained where the component is:
+    children inherit neither a component's depends_on nor its retain_on_delete (only protect), so without this
+    the controllers could install before any node exists, and removing the install would uninstall it."""
+    opts = opts or pulumi.ResourceOptions()
+    return pulumi.ResourceOptions(parent=parent, depends_on=opts.depends_on, retain_on_delete=opts.retain_on_delete)
 
 
 def helm_release(name: str, release: str, chart: str, version: str, namespace: str, values: dict[str, Any],

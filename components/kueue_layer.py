@@ -246,7 +246,7 @@ def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions) -> KueueReso
     the parent, the Kubernetes provider and what the installs wait for (the pool the controllers run on)."""
     tenancy = Tenancy("tenancy", plan_tenancy(), pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers))  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
     def installs(release: str) -> pulumi.ResourceOptions:
-        kept = lifecycle.protection(platform.config, "release", release).options()
+        kept = lifecycle.release(platform.config, release).options()
         return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[tenancy], **kept))
     kueue = KueueInstall("kueue", KueueInstallArgs(platform.config.kueue.chart, platform.config.kueue.version,
                                                    kueue_values(platform)), installs("kueue"))

@@ -128,8 +128,18 @@ def test_an_acknowledgement_lifts_the_protection_of_the_resource_it_names():
     regs = run_config(cfg, "prod")
     pools = {r.name: r.options.get("protect", False) for r in by_type(regs, ":TpuSlicePool")}
     assert pools == {"v5e-spot": False, "v6e-flex": True, "v5p-res": True}
-    releases = {r.name: r.options.get("protect", False) for r in by_type(regs, ":Release")}
-    assert releases == {"kueue-release": False, "jobset-release": True}
+    releases = {r.name: (r.options.get("protect", False), r.options.get("retainOnDelete", False))
+                for r in by_type(regs, ":Release")}
+    assert releases == {"kueue-release": (False, False), "jobset-release": (True, True)}
+
+
+def test_removing_kueue_from_prod_never_uninstalls_it_so_its_crds_and_workloads_stay():
+    """Kueue's chart deletes its CRDs, and every ClusterQueue and Workload, on uninstall: prod's releases are
+    retained, so taking an install out of the stack (or `pulumi destroy`) never runs `helm uninstall`."""
+    releases = by_type(planned("prod"), ":Release")
+    assert {r.name for r in releases} == {"kueue-release", "jobset-release"}
+    assert all(r.options.get("protect") and r.options.get("retainOnDelete") for r in releases)
+    assert not any(r.options.get("retainOnDelete") for r in by_type(planned("dev"), ":Release"))
 
 
 @pytest.mark.parametrize("change, path, says", [

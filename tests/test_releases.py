@@ -11,7 +11,7 @@ from gke_ai_batch.model.releases import KUEUE_RELEASES, upgrade
 from gke_ai_batch.offline.upgrades import upgrades
 from gke_ai_batch.plan.platform import build_platform
 
-from .conftest import platform_of
+from .conftest import by_type, platform_of, run_config
 
 
 def kueue_release(version: str) -> dict:
@@ -89,3 +89,15 @@ def test_make_diff_shows_an_upgrade_and_refuses_a_downgrade_at_the_config_path()
     assert lines[0] == "upgrade Kueue 0.19.2 -> 0.19.4:" and len(lines) == 3 and not refused
     lines, refused = upgrades([kueue_release("0.19.4")], [kueue_release("0.19.2")])
     assert not lines and refused[0].startswith("platform.kueue.version: Kueue 0.19.4 -> 0.19.2 is a downgrade")
+
+
+@pytest.mark.parametrize("version", ["0.19.2", "0.19.5"])
+def test_the_controllers_run_the_releases_images_pinned_by_digest(version):
+    """The charts' images are `repository:tag`: a tag moved on the registry would otherwise be pulled."""
+    cfg = platform_of("prod")
+    cfg.setdefault("kueue", {})["version"] = version
+    values = {r.name: r.inputs["values"] for r in by_type(run_config(cfg, "prod"), ":Release")}
+    kueue = values["kueue-release"]["controllerManager"]["manager"]["image"]
+    assert kueue == {"repository": "registry.k8s.io/kueue/kueue",
+                     "tag": f"v{version}@{KUEUE_RELEASES[version].image_digest}", "pullPolicy": "IfNotPresent"}
+    assert values["jobset-release"]["image"]["tag"] == f"v0.12.0@{releases.JOBSET_RELEASES['0.12.0'].image_digest}"

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
 JOBSET_CHART = "oci://registry.k8s.io/jobset/charts/jobset"
 CHARTS = {"Kueue": KUEUE_CHART, "JobSet": JOBSET_CHART}
+# Where a release's chart points its controller image (hack/helm-chart-package.sh at kueue v0.19.2 and jobset
+# v0.12.0: k8s_registry, then `<registry>/kueue`, `<registry>/jobset`, pullPolicy IfNotPresent).
+IMAGES = {"Kueue": "registry.k8s.io/kueue/kueue", "JobSet": "registry.k8s.io/jobset/jobset"}
 
 # Kueue's script that rewrites every stored object at the new storage version (release notes of v0.16.0,
 # kubernetes-sigs/kueue#8018): the documented migration; Kueue does not use StorageVersionMigration.
@@ -76,6 +79,14 @@ JOBSET_RELEASES = {r.version: r for r in (
 )}
 
 RELEASES = {"Kueue": KUEUE_RELEASES, "JobSet": JOBSET_RELEASES}
+
+
+def pinned_image(component: str, version: str) -> dict[str, str]:
+    """The chart's image values for `version`, pinned by digest: the charts write `repository:tag`
+    (charts/kueue/templates/manager/manager.yaml, charts/jobset/templates/controller/deployment.yaml), so the
+    tag `v0.19.2@sha256:...` names the promoted image by both, and a tag moved on the registry is not pulled."""
+    release = RELEASES[component][version]
+    return {"repository": IMAGES[component], "tag": f"v{version}@{release.image_digest}", "pullPolicy": "IfNotPresent"}
 
 
 def unknown_version(component: str, version: str) -> str | None:

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from gke_ai_batch.model.releases import pinned_image
 from gke_ai_batch.plan.kueue_configuration import Settings, configuration
 from gke_ai_batch.vocabulary import CONTROLLER_PRIORITY, SYSTEM_POOL_TAINT, ClusterMode
 
@@ -77,8 +78,9 @@ def kueue_manager_config(platform: Platform) -> dict[str, Any]:
 
 
 def kueue_values(platform: Platform) -> dict[str, Any]:
-    """Two replicas with a disruption budget, a priority above every team's, on the system pool: the
-    pod webhook fails closed for every team namespace, so Kueue down stops every team's pods."""
+    """Two replicas with a disruption budget, a priority above every team's, on the system pool, from the
+    release's image pinned by digest: the pod webhook fails closed for every team namespace, so Kueue down
+    stops every team's pods."""
     k = platform.config.kueue
     return {
         "controllerManager": {
@@ -86,7 +88,7 @@ def kueue_values(platform: Platform) -> dict[str, Any]:
             "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
             "tolerations": system_pool_toleration(platform),
             "topologySpreadConstraints": _spread(),
-            "manager": {"priorityClassName": CONTROLLER_PRIORITY,
+            "manager": {"priorityClassName": CONTROLLER_PRIORITY, "image": pinned_image("Kueue", k.version),
                         "resources": controller_resources(k.controller_cpu, controller_memory(platform))}},
         "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(
             kueue_manager_config(platform), sort_keys=False)},
@@ -96,5 +98,6 @@ def kueue_values(platform: Platform) -> dict[str, Any]:
 def jobset_values(platform: Platform) -> dict[str, Any]:
     """The same for JobSet (its v0.12.0 chart has no priorityClassName value; its webhook fails closed
     for JobSets only)."""
-    return {"controller": {"replicas": REPLICAS, "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
+    return {"image": pinned_image("JobSet", platform.config.jobset.version),
+            "controller": {"replicas": REPLICAS, "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
                            "tolerations": system_pool_toleration(platform)}}

@@ -9,8 +9,8 @@ pool, created before the old one is deleted).
 
 Production stacks protect what running work and data live on: the cluster (and with it its network and
 node identity), the accelerator node pools, the team namespaces and the buckets, which are also kept in
-Cloud Storage when removed from the stack (retainOnDelete), and the Kueue and JobSet releases, whose
-uninstall would take every queue and Workload with it. The stack file lifts it for one resource with an
+Cloud Storage when removed from the stack (retainOnDelete), and the Kueue and JobSet releases, likewise
+retained, whose uninstall would take every queue and Workload with it. The stack file lifts it for one resource with an
 acknowledgement, and for a team's namespaces and buckets by draining the team (README "Day two").
 """
 from __future__ import annotations
@@ -62,11 +62,21 @@ def protects(cfg: PlatformConfig, kind: str, name: str, team: TeamConfig | None 
 
 
 def protection(cfg: PlatformConfig, kind: str, name: str) -> Lifecycle:
-    """Given to the GkeCluster component (its cluster, network and node identity inherit it), to a TPU or GPU
-    pool's (deleting a pool evicts every job on it) and to the Kueue and JobSet installs (uninstalling Kueue's
-    chart deletes its CRDs, templates of the chart at kueue v0.19.2 charts/kueue/templates/crd/, and with them
-    every ClusterQueue and Workload)."""
+    """Given to the GkeCluster component (its cluster, network and node identity inherit it) and to a TPU or
+    GPU pool's (deleting a pool evicts every job on it)."""
     return Lifecycle(protect=protects(cfg, kind, name))
+
+
+def release(cfg: PlatformConfig, name: str) -> Lifecycle:
+    """The Kueue and JobSet installs: protected, and where protected also retained, so that removing one from
+    the stack (or `pulumi destroy`) never runs `helm uninstall`. That keeps the CRDs and every object in them:
+    Kueue's chart holds its CRDs as templates (kueue v0.19.2 charts/kueue/templates/crd/, no
+    `helm.sh/resource-policy: keep` and no value to add it), so an uninstall deletes them and with them every
+    ClusterQueue and Workload. JobSet's chart keeps its CRD in crds/ (jobset v0.12.0 charts/jobset/crds/), which
+    Helm never deletes (helm.sh/docs/topics/charts "Limitations on CRDs"). An acknowledgement naming the release
+    lifts both: the next update uninstalls it, CRDs and all, on purpose."""
+    kept = protects(cfg, "release", name)
+    return Lifecycle(protect=kept, retain_on_delete=kept)
 
 
 def manifest(kind: str) -> Lifecycle:
