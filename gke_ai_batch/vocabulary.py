@@ -1,9 +1,10 @@
-"""The names the layers share, each defined once: capacity modes and pool kinds, the labels and
-taints GKE and the platform put on nodes and namespaces, API versions, and resource type tokens.
-Planner, components, policies and offline tools all import them from here."""
+"""The names the layers share: capacity modes and pool kinds, the labels and taints GKE and the platform
+put on nodes and namespaces, API versions, and resource type tokens. Planner, components, policies and
+offline tools spell them from here (tests/test_vocabulary.py finds a capacity mode spelt elsewhere).
+The enums are StrEnums: a member is its value in f-strings, JSON and comparisons with plain strings."""
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 PRODUCTION_ENVIRONMENTS = ("prod", "production")  # environments the policies treat as production
 PACKAGE = "gke-ai-batch"  # the Pulumi package name: component type tokens are `gke-ai-batch:index:<Type>`
@@ -13,12 +14,12 @@ def component_type(name: str) -> str:
     return f"{PACKAGE}:index:{name}"
 
 
-class ClusterMode(str, Enum):
+class ClusterMode(StrEnum):
     STANDARD = "standard"
     AUTOPILOT = "autopilot"
 
 
-class Capacity(str, Enum):
+class Capacity(StrEnum):
     """Where a pool's VMs come from. On-demand and reserved capacity stays; the rest can vanish or
     may never come (spot is reclaimed, flex-start and queued provisioning wait for stock)."""
 
@@ -29,10 +30,11 @@ class Capacity(str, Enum):
     QUEUED = "queued-provisioning"
 
 
-FIXED_CAPACITY = (Capacity.ON_DEMAND.value, Capacity.RESERVATION.value)
+FIXED_CAPACITY = (Capacity.ON_DEMAND, Capacity.RESERVATION)
+SCALES_FROM_ZERO = (Capacity.FLEX_START, Capacity.QUEUED)  # nodes exist only while work needs them
 
 
-class PoolKind(str, Enum):
+class PoolKind(StrEnum):
     SYSTEM = "system"  # the plain CPU pool the controllers run on
     TPU = "tpu"
     GPU = "gpu"

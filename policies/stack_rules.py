@@ -29,6 +29,7 @@ from gke_ai_batch.vocabulary import (
     NODE_POOL,
     RESOURCE_QUOTA,
     ROUTER_NAT,
+    SCALES_FROM_ZERO,
     SUBNETWORK,
     WORKLOAD_COUNT,
     ZONE_LABEL,
@@ -235,8 +236,8 @@ def kueue_references(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
 def plain_pool_present(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     ix = Index(resources)
     clusters = [c for c in ix.by_type[CLUSTER] if not c.props.get("enableAutopilot")]
-    special = [f for _, f in ix.pools if f.capacity in ("flex-start", "queued-provisioning")]
-    if clusters and special and all(f.capacity in ("flex-start", "queued-provisioning") for _, f in ix.pools):
+    special = [f for _, f in ix.pools if f.capacity in SCALES_FROM_ZERO]
+    if clusters and special and all(f.capacity in SCALES_FROM_ZERO for _, f in ix.pools):
         return [(clusters[0].urn, "a Standard cluster with flex-start or queued-provisioning pools needs one pool "
                                   "without them (GKE requires it; system pods run there): add a system pool")]
     return []

@@ -17,6 +17,7 @@ from math import prod
 from typing import Protocol
 
 from gke_ai_batch.model.suggest import plural
+from gke_ai_batch.vocabulary import Capacity
 
 # Node labels GKE sets on accelerator nodes (used by nodeSelectors and Kueue ResourceFlavors).
 
@@ -221,7 +222,7 @@ MIG_80 = {"1g.10gb": 7, "2g.20gb": 3, "3g.40gb": 2, "7g.80gb": 1}
 MIG_H100 = {**MIG_80, "1g.20gb": 4}
 MIG_H200 = {"1g.18gb": 7, "1g.35gb": 4, "2g.35gb": 3, "3g.71gb": 2, "4g.71gb": 1, "7g.141gb": 1}
 MIG_B200 = {"1g.23gb": 7, "1g.45gb": 4, "2g.45gb": 3, "3g.90gb": 2, "4g.90gb": 1, "7g.180gb": 1}
-NOT_ON_DEMAND = ("reservation", "spot", "flex-start", "queued-provisioning")  # every capacity mode but on-demand
+NOT_ON_DEMAND = (Capacity.RESERVATION, Capacity.SPOT, Capacity.FLEX_START, Capacity.QUEUED)  # all but on-demand
 
 GPU_TYPES: dict[str, GpuType] = {
     g.name: g
@@ -252,7 +253,7 @@ GPU_TYPES: dict[str, GpuType] = {
         GpuType("nvidia-b200", {"a4-highgpu-8g": 8}, min_gke_versions=("1.32.1-gke.1729000",),
                 capacities=NOT_ON_DEMAND, mig=MIG_B200),
         GpuType("nvidia-gb200", {"a4x-highgpu-4g": 4}, min_gke_versions=("1.32.8-gke.1108000", "1.33.4-gke.1036000"),
-                capacities=("reservation",)),
+                capacities=(Capacity.RESERVATION,)),
         GpuType("nvidia-rtx-pro-6000", {"g4-standard-48": 1, "g4-standard-96": 2, "g4-standard-192": 4,
                                         "g4-standard-384": 8}, min_gke_versions=("1.34.0-gke.1662000",)),
     )

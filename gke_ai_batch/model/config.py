@@ -8,7 +8,6 @@ the README's config reference, so they are written for the people who write stac
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import Enum
 from functools import partial
 from typing import Annotated, Any, Literal, NamedTuple
 
@@ -37,7 +36,7 @@ from gke_ai_batch.model.releases import (
     unknown_version,
 )
 from gke_ai_batch.model.suggest import unknown_key
-from gke_ai_batch.vocabulary import COST_CENTER_LABEL, ClusterMode
+from gke_ai_batch.vocabulary import COST_CENTER_LABEL, Capacity, ClusterMode
 
 CONFIG_KEY = "platform"
 
@@ -135,25 +134,7 @@ class Model(BaseModel):
         return data
 
 
-class TpuCapacity(str, Enum):
-    ON_DEMAND = "on-demand"
-    SPOT = "spot"
-    RESERVATION = "reservation"
-    FLEX_START = "flex-start"
-    QUEUED = "queued-provisioning"
-
-
-class GpuCapacity(str, Enum):
-    ON_DEMAND = "on-demand"
-    SPOT = "spot"
-    RESERVATION = "reservation"
-    FLEX_START = "flex-start"
-    QUEUED = "queued-provisioning"
-
-
-class CpuCapacity(str, Enum):
-    ON_DEMAND = "on-demand"
-    SPOT = "spot"
+CpuCapacity = Literal[Capacity.ON_DEMAND, Capacity.SPOT]  # the capacity the platform offers CPU pools
 
 
 class AuthorizedNetwork(Model):
@@ -401,7 +382,7 @@ class TpuPoolConfig(NodeSettings):
     slices: int = 1
     """Number of slices (node pools) of this shape; more than one makes a multislice pool. A
     single-host pool that autoscales is one node pool: set autoscaling.max_nodes instead."""
-    capacity: TpuCapacity = TpuCapacity.ON_DEMAND
+    capacity: Capacity = Capacity.ON_DEMAND
     """How the capacity is obtained: on-demand, spot, reservation, flex-start or queued-provisioning."""
     reservation: str | None = None
     """With capacity reservation: NAME (this project), projects/OWNER/reservations/NAME (shared), or a
@@ -456,7 +437,7 @@ class GpuPoolConfig(NodeSettings):
     gpus_per_node: int | None = Field(None, ge=1)
     """GPUs on each VM, where the machine type leaves a choice (N1 with T4: 1, 2 or 4); unset: the
     catalog's count for the machine type."""
-    capacity: GpuCapacity = GpuCapacity.ON_DEMAND
+    capacity: Capacity = Capacity.ON_DEMAND
     """on-demand, spot, reservation, flex-start, or queued-provisioning (Dynamic Workload Scheduler)."""
     reservation: str | None = None
     """With capacity reservation: NAME (this project), projects/OWNER/reservations/NAME (shared), or a
@@ -495,7 +476,7 @@ class CpuPoolConfig(NodeSettings):
     """The node pool's name."""
     machine_type: Annotated[str, AfterValidator(refused_by(unknown_machine))]
     """A Compute Engine machine type the catalog knows (gke_ai_batch/model/machines.py), such as n2-standard-8."""
-    capacity: CpuCapacity = CpuCapacity.ON_DEMAND
+    capacity: CpuCapacity = Capacity.ON_DEMAND
     """on-demand or spot."""
     nodes: int = Field(1, ge=0)
     """Fixed node count per zone, for a pool without autoscaling."""

@@ -24,6 +24,7 @@ from gke_ai_batch.model import catalog, disks, gpudirect, labels
 from gke_ai_batch.model.maintenance import WindowError, parse_time, worst_case_hours
 from gke_ai_batch.model.pool_facts import capacity_of, pool_facts
 from gke_ai_batch.model.suggest import or_list, plural
+from gke_ai_batch.vocabulary import Capacity
 
 Props = Mapping[str, Any]
 
@@ -500,8 +501,8 @@ def _gpu_version_floors(p: Props, c: Props) -> Iterator[Finding]:
         return
     if gpu and floor_of(version, gpu.min_gke_versions):
         yield Finding(f"{gpu.name} GPUs need GKE {_floors_in_words(gpu.min_gke_versions)}; the cluster pins {version}")
-    floor, what = {"flex-start": (FLEX_START_GPU_MIN_VERSION, "flex-start pools without queued provisioning"),
-                   "queued-provisioning": (QUEUED_MIN_VERSION, "queued-provisioning pools")}.get(
+    floor, what = {Capacity.FLEX_START: (FLEX_START_GPU_MIN_VERSION, "flex-start pools without queued provisioning"),
+                   Capacity.QUEUED: (QUEUED_MIN_VERSION, "queued-provisioning pools")}.get(
                        capacity_of(p), (None, ""))
     if floor and version_below(version, floor):
         yield Finding(f"{what} need GKE {floor} or later; the cluster pins {version}")

@@ -13,7 +13,15 @@ from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.machines import allocatable
 from gke_ai_batch.model.suggest import plural
-from gke_ai_batch.vocabulary import FIXED_CAPACITY, FLEX_START_LABEL, QUEUED_TAINT, SPOT_LABEL, ZONE_LABEL
+from gke_ai_batch.vocabulary import (
+    FIXED_CAPACITY,
+    FLEX_START_LABEL,
+    QUEUED_TAINT,
+    SPOT_LABEL,
+    ZONE_LABEL,
+    Capacity,
+    PoolKind,
+)
 
 
 class _Sized(Protocol):
@@ -58,9 +66,9 @@ class PoolCapacity:
 @dataclass(frozen=True)
 class PoolFacts(PoolCapacity):
     name: str
-    kind: str  # tpu | gpu | cpu
+    kind: PoolKind  # TPU, GPU or CPU: read back from a node pool, a system pool is a CPU pool
     machine_type: str
-    capacity: str  # on-demand | spot | reservation | flex-start | queued-provisioning
+    capacity: Capacity
     zones: tuple[str, ...]
     accelerator: str | None
     topology: str | None
@@ -74,7 +82,7 @@ class PoolFacts(PoolCapacity):
 
     @property
     def multi_host(self) -> bool:
-        if self.kind != "tpu" or not self.topology:
+        if self.kind != PoolKind.TPU or not self.topology:
             return False
         return catalog.topology_chips(self.topology) > self.per_node
 
@@ -100,7 +108,7 @@ class PoolFacts(PoolCapacity):
         labels = flavor_spec.get("nodeLabels") or {}
         if (self.capacity == vocabulary.Capacity.QUEUED) != tolerates_queued(flavor_spec):
             return False
-        return (bool(labels) or self.kind == "cpu") and self.selected_by(labels)
+        return (bool(labels) or self.kind == PoolKind.CPU) and self.selected_by(labels)
 
     def provides_in(self, node_labels: Mapping[str, str]) -> dict[str, Decimal]:
         """What a flavor with these node labels can use of the pool: all of it, or with a zone label the
@@ -123,17 +131,18 @@ def tolerates_queued(flavor_spec: Mapping[str, Any]) -> bool:
     return any(t.get("key") == QUEUED_TAINT["key"] for t in flavor_spec.get("tolerations") or [])
 
 
-def capacity_of(props: Mapping[str, Any]) -> str:
+def capacity_of(props: Mapping[str, Any]) -> Capacity:
+    """Queued provisioning before flex-start: its pools set flexStart too."""
     nc = props.get("nodeConfig") or {}
     if (props.get("queuedProvisioning") or {}).get("enabled"):
-        return "queued-provisioning"
+        return Capacity.QUEUED
     if nc.get("flexStart"):
-        return "flex-start"
+        return Capacity.FLEX_START
     if nc.get("spot") or nc.get("preemptible"):
-        return "spot"
+        return Capacity.SPOT
     if (nc.get("reservationAffinity") or {}).get("consumeReservationType") == "SPECIFIC_RESERVATION":
-        return "reservation"
-    return "on-demand"
+        return Capacity.RESERVATION
+    return Capacity.ON_DEMAND
 
 
 def gpu_devices(accelerator: Mapping[str, Any]) -> int:
@@ -152,25 +161,25 @@ def pool_facts(props: Mapping[str, Any], cluster_zones: Sequence[str] = ()) -> P
     total = "totalMaxNodeCount" in auto
     capacity = capacity_of(props)
     labels = dict(nc.get("labels") or {})
-    if capacity == "spot":
+    if capacity == Capacity.SPOT:
         labels[SPOT_LABEL] = "true"
-    elif capacity == "flex-start":
+    elif capacity == Capacity.FLEX_START:
         labels[FLEX_START_LABEL] = "true"
     gen = catalog.tpu_machine_generation(machine)
     gpus = nc.get("guestAccelerators") or []
     if gen is not None:
-        kind, accelerator, resource = "tpu", gen.accelerator, vocabulary.TPU_RESOURCE
+        kind, accelerator, resource = PoolKind.TPU, gen.accelerator, vocabulary.TPU_RESOURCE
         tpu = catalog.tpu_machine(machine)
         assert tpu is not None  # tpu_machine_generation found this machine type
         per_node = tpu.chips_per_vm
         topology = (props.get("placementPolicy") or {}).get("tpuTopology") or catalog.single_host_topology(machine)
         labels.update({vocabulary.TPU_ACCELERATOR_LABEL: accelerator, vocabulary.TPU_TOPOLOGY_LABEL: topology})
     elif gpus:
-        kind, accelerator, resource = "gpu", gpus[0].get("type"), vocabulary.GPU_RESOURCE
+        kind, accelerator, resource = PoolKind.GPU, gpus[0].get("type"), vocabulary.GPU_RESOURCE
         per_node, topology = gpu_devices(gpus[0]), None
         labels[vocabulary.GPU_ACCELERATOR_LABEL] = accelerator
     else:
-        kind, accelerator, resource, per_node, topology = "cpu", None, None, 0, None
+        kind, accelerator, resource, per_node, topology = PoolKind.CPU, None, None, 0, None
     fixed = props.get("nodeCount")
     return PoolFacts(
         name=props.get("name", ""), kind=kind, machine_type=machine, capacity=capacity,

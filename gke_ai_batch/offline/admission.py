@@ -38,6 +38,8 @@ from gke_ai_batch.vocabulary import (
     PROVISIONING_CONTROLLER,
     QUEUE_LABEL,
     QUEUED_PROVISIONING_CLASS,
+    Capacity,
+    PoolKind,
 )
 
 NAME_LABEL = "kubernetes.io/metadata.name"
@@ -840,8 +842,8 @@ def accelerator_taint_warnings(cluster: Cluster, ps: PodSet, psa: PodSetAssignme
     out = []
     for choice in psa.flavors:
         pools = cluster.pools_behind(choice.flavor)
-        taints = {p.resource for p in pools if p.kind in ("tpu", "gpu") and p.resource}
-        if not pools or len(taints) != 1 or any(p.kind == "cpu" for p in pools):
+        taints = {p.resource for p in pools if p.kind in (PoolKind.TPU, PoolKind.GPU) and p.resource}
+        if not pools or len(taints) != 1 or any(p.kind == PoolKind.CPU for p in pools):
             continue
         resource = taints.pop()
         taint = {"key": resource, "value": "present", "effect": "NoSchedule"}
@@ -886,7 +888,7 @@ def provisioning_warnings(cluster: Cluster, cq: Obj, ps: PodSet, psa: PodSetAssi
         flavor = _flavor_for(psa, vocabulary.GPU_RESOURCE)
         queued = setup.get("provisioningClassName", QUEUED_PROVISIONING_CLASS) == QUEUED_PROVISIONING_CLASS
         pools = [p for p in cluster.pools_behind(flavor, vocabulary.GPU_RESOURCE)
-                 if not queued or p.capacity == "queued-provisioning"] if flavor else []
+                 if not queued or p.capacity == Capacity.QUEUED] if flavor else []
         out += _pool_size_warning(ps, check, flavor, gpus, pools)
     return out
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gke_ai_batch.vocabulary import BUCKET, CLUSTER, HELM_RELEASE, NODE_POOL, TEAM_LABEL, kueue_type
+from gke_ai_batch.model.pool_facts import capacity_of
+from gke_ai_batch.vocabulary import BUCKET, CLUSTER, HELM_RELEASE, NODE_POOL, TEAM_LABEL, Capacity, kueue_type
 
 Resource = dict[str, Any]
 
@@ -52,15 +53,11 @@ def _size(inputs: dict[str, Any]) -> str:
 
 
 def _capacity(inputs: dict[str, Any], node: dict[str, Any]) -> str:
-    """Queued provisioning before flex-start: its pools set flexStart too."""
-    if (inputs.get("queuedProvisioning") or {}).get("enabled"):
-        return "queued provisioning"
-    if node.get("flexStart"):
-        return "flex-start"
-    if node.get("spot"):
-        return "spot"
-    reserved = (node.get("reservationAffinity") or {}).get("values")
-    return f"reservation {','.join(reserved)}" if reserved else "on-demand"
+    """The pool's capacity mode in words, a reservation with its names."""
+    capacity = capacity_of(inputs)
+    if capacity == Capacity.RESERVATION:
+        return f"reservation {','.join((node.get('reservationAffinity') or {}).get('values') or [])}"
+    return "queued provisioning" if capacity == Capacity.QUEUED else capacity
 
 
 def _namespace(inputs: dict[str, Any]) -> list[str]:

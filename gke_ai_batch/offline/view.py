@@ -25,6 +25,7 @@ from gke_ai_batch.vocabulary import (
     PRIORITY_CLASS,
     SHARED_QUEUE_LABEL,
     TEAM_LABEL,
+    PoolKind,
 )
 
 from .runtime import Registration
@@ -140,8 +141,8 @@ def _pool(props: Mapping[str, Any], zones: Sequence[str], location: str) -> Pool
     specific = affinity.get("consumeReservationType") == "SPECIFIC_RESERVATION"
     reservation = ", ".join(affinity.get("values") or []) if specific else None
     zonal = location.count("-") == 2  # us-east5-b; a region (us-east5) has one dash
-    return Pool(facts, facts.zones or ((location,) if zonal else ()),
-                TPU_GENERATION_OF.get(facts.accelerator or "") if facts.kind == "tpu" else None, reservation or None)
+    generation = TPU_GENERATION_OF.get(facts.accelerator or "") if facts.kind == PoolKind.TPU else None
+    return Pool(facts, facts.zones or ((location,) if zonal else ()), generation, reservation or None)
 
 
 def _flavors(regs: Sequence[Registration], pools: Sequence[Pool]) -> dict[str, Flavor]:

@@ -16,7 +16,14 @@ from gke_ai_batch.model.suggest import shorten
 from gke_ai_batch.plan.identity import node_identity
 from gke_ai_batch.plan.network import plan_network
 from gke_ai_batch.plan.pools import PoolPlan, WorkloadPolicyPlan
-from gke_ai_batch.vocabulary import PRODUCTION_ENVIRONMENTS, RESERVATION_KEY, ClusterMode
+from gke_ai_batch.vocabulary import (
+    PRODUCTION_ENVIRONMENTS,
+    RESERVATION_KEY,
+    SCALES_FROM_ZERO,
+    Capacity,
+    ClusterMode,
+    PoolKind,
+)
 
 NODE_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 
@@ -188,10 +195,10 @@ def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any
 
 
 def reservation_affinity(plan: PoolPlan) -> dict[str, Any] | None:
-    if plan.capacity == "reservation":
+    if plan.capacity == Capacity.RESERVATION:
         return {"consume_reservation_type": "SPECIFIC_RESERVATION", "key": RESERVATION_KEY,
                 "values": [plan.reservation]}
-    if plan.capacity in ("flex-start", "queued-provisioning"):
+    if plan.capacity in SCALES_FROM_ZERO:
         return {"consume_reservation_type": "NO_RESERVATION"}
     return None
 
@@ -210,7 +217,7 @@ def node_config(plan: PoolPlan, labels: dict[str, str], service_account: Any = N
         "workload_metadata_config": {"mode": "GKE_METADATA"},
         **extra,
     }
-    if plan.capacity == "spot":
+    if plan.capacity == Capacity.SPOT:
         config["spot"] = True
     if plan.flex_start or plan.queued:
         config["flex_start"] = True  # queued provisioning runs on flex-start VMs (gke_rules)
@@ -227,7 +234,7 @@ def _sizing(p: PoolPlan) -> dict[str, Any]:
     if not p.autoscaled:
         return dict(node_count=p.node_count)
     # The system pool starts with a node so that the controllers have somewhere to run.
-    first = max(p.min_nodes or 0, 1 if p.kind == "system" else 0)
+    first = max(p.min_nodes or 0, 1 if p.kind == PoolKind.SYSTEM else 0)
     if p.total:
         limits = {"total_min_node_count": p.min_nodes, "total_max_node_count": p.max_nodes}
         first = 0
@@ -249,7 +256,7 @@ def _gpu_sharing(p: PoolPlan) -> dict[str, Any]:
 
 
 def _accelerators(p: PoolPlan) -> dict[str, Any]:
-    if p.kind != "gpu":
+    if p.kind != PoolKind.GPU:
         return {}
     return {"guest_accelerators": [{"type": p.accelerator, "count": p.gpus, **_gpu_sharing(p),
                                     "gpu_driver_installation_config": {"gpu_driver_version": p.driver_version}}],
@@ -289,7 +296,7 @@ def node_pool_inputs(p: PoolPlan, labels: dict[str, str], service_account: Any =
     inputs: dict[str, Any] = dict(name=p.name, node_locations=list(p.zones), **_sizing(p),
                   management={"auto_repair": p.auto_repair, "auto_upgrade": True},
                   node_config=node_config(p, labels, service_account, **settings))
-    if p.kind == "system":
+    if p.kind == PoolKind.SYSTEM:
         inputs.pop("node_locations")
     if p.queued:
         inputs["queued_provisioning"] = {"enabled": True}

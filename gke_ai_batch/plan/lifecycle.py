@@ -20,6 +20,7 @@ from typing import Any
 
 from gke_ai_batch.model.config import PlatformConfig, TeamConfig
 from gke_ai_batch.model.replacement import CRD_IMMUTABLE
+from gke_ai_batch.vocabulary import PoolKind
 
 from .gke_inputs import is_production
 from .pools import PoolPlan
@@ -88,7 +89,8 @@ def manifest(kind: str) -> Lifecycle:
 
 def node_pool(plan: PoolPlan) -> Lifecycle:
     """Delete-first (a fixed name); a TPU pool is also replaced when its slice shape changes."""
-    return Lifecycle(delete_before_replace=True, replace_on_changes=TPU_SHAPE_INPUTS if plan.kind == "tpu" else ())
+    shape = TPU_SHAPE_INPUTS if plan.kind == PoolKind.TPU else ()
+    return Lifecycle(delete_before_replace=True, replace_on_changes=shape)
 
 
 def bucket(protect: bool, production: bool) -> Lifecycle:

@@ -25,6 +25,7 @@ from gke_ai_batch.plan.pools import (
     system_pool_plan,
     tpu_pool_plans,
 )
+from gke_ai_batch.vocabulary import ClusterMode
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -151,7 +152,7 @@ def scheduling(name: str, args: Mapping[str, Any]) -> Platform:
     def run() -> Platform:
         raw = _queues_in_python_names({**_SCHEDULING_ONLY, **_plain(args, *SCHEDULING)})
         if args.get("autopilot"):
-            raw["cluster"] = {**_SCHEDULING_ONLY["cluster"], "mode": "autopilot"}
+            raw["cluster"] = {**_SCHEDULING_ONLY["cluster"], "mode": ClusterMode.AUTOPILOT}
         cfg = _validated(PlatformConfig, raw)
         for i, team in enumerate(cfg.teams):
             for key in ("buckets", "service_account"):

@@ -14,14 +14,12 @@ from gke_ai_batch.model.catalog import CatalogError
 from gke_ai_batch.model.config import (
     Autoscaling,
     CpuPoolConfig,
-    GpuCapacity,
     GpuPoolConfig,
     GpuSharing,
     LocalSsd,
     NodeSettings,
     PlatformConfig,
     SystemPoolConfig,
-    TpuCapacity,
     TpuPoolConfig,
 )
 from gke_ai_batch.model.errors import ConfigError, path_of
@@ -36,13 +34,12 @@ from gke_ai_batch.vocabulary import (
     FLEX_START_LABEL,
     QUEUED_TAINT,
     RESERVATION_LABEL,
+    SCALES_FROM_ZERO,
     SPOT_LABEL,
+    Capacity,
     ClusterMode,
+    PoolKind,
 )
-
-# Set by us: GKE documents reservation labels only as ComputeClass selectors. Its value is label-safe
-# (a shared reservation's path has '/'), see labels.label_safe.
-
 
 GCP_NAME_MAX = 63
 
@@ -79,10 +76,10 @@ class PoolPlan(PoolCapacity):
     name: str  # GKE node pool name
     source: str  # config pool it comes from
     path: str  # its config path, for messages
-    kind: str  # system | tpu | gpu | cpu
+    kind: PoolKind
     machine_type: str
     zones: tuple[str, ...]
-    capacity: str
+    capacity: Capacity
     node_count: int | None = None  # fixed size, per zone
     min_nodes: int | None = None  # autoscaling, per zone or (total) over all zones
     max_nodes: int | None = None
@@ -114,11 +111,11 @@ class PoolPlan(PoolCapacity):
 
     @property
     def flex_start(self) -> bool:
-        return self.capacity == "flex-start"
+        return self.capacity == Capacity.FLEX_START
 
     @property
     def queued(self) -> bool:
-        return self.capacity == "queued-provisioning"
+        return self.capacity == Capacity.QUEUED
 
     @property
     def autoscaled(self) -> bool:
@@ -170,29 +167,29 @@ RESERVATION_FORM = re.compile(rf"^(projects/[a-z][-a-z0-9]{{4,28}}[a-z0-9]/reser
                               rf"(/reservationBlocks/{_RFC1035}(/reservationSubBlocks/{_RFC1035})?)?$")
 
 
-def _capacity_args(capacity: str, reservation: str | None, path: str) -> None:
-    if capacity == "reservation" and not reservation:
+def _capacity_args(capacity: Capacity, reservation: str | None, path: str) -> None:
+    if capacity == Capacity.RESERVATION and not reservation:
         raise ConfigError(f"{path}.reservation", "capacity 'reservation' needs the reservation's name")
     if reservation and not RESERVATION_FORM.match(reservation):
         raise ConfigError(f"{path}.reservation", f"{reservation!r}: name a reservation of this project (NAME), a "
                           "shared one (projects/OWNER_PROJECT/reservations/NAME), or a block of one "
                           "(NAME/reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK])")
-    if capacity != "reservation" and reservation:
+    if capacity != Capacity.RESERVATION and reservation:
         raise ConfigError(f"{path}.capacity", f"{capacity!r} with reservation {reservation!r}: a reservation "
                           "is only consumed with capacity 'reservation' (flex-start, queued provisioning "
                           "and spot capacity never come from a reservation)")
 
 
-def _capacity_labels(capacity: str, reservation: str | None, flavor: str) -> tuple[dict[str, str], dict[str, str]]:
+def _capacity_labels(capacity: Capacity, reservation: str | None, flavor: str) -> tuple[dict[str, str], dict[str, str]]:
     """(labels GKE sets, labels we set): the capacity's own labels and the flavor label. GKE's labels
     alone cannot tell an on-demand pool from a spot pool of the same shape (a flavor cannot select
     "no spot label"), so every accelerator pool carries the name of its flavor."""
     ours = {FLAVOR_LABEL: flavor}
-    if capacity == "spot":
+    if capacity == Capacity.SPOT:
         return {SPOT_LABEL: "true"}, ours
-    if capacity == "flex-start":
+    if capacity == Capacity.FLEX_START:
         return {FLEX_START_LABEL: "true"}, ours
-    if capacity == "reservation":
+    if capacity == Capacity.RESERVATION:
         assert reservation is not None  # _capacity_args refuses capacity 'reservation' without one
         return {}, {**ours, RESERVATION_LABEL: label_safe(reservation)}
     return {}, ours
@@ -208,9 +205,6 @@ class _Sizing(TypedDict, total=False):
     location_policy: str
 
 
-SCALES_FROM_ZERO = ("flex-start", "queued-provisioning")  # nodes exist only while work needs them
-
-
 def _slice_limits(at: str, a: Autoscaling, top: int, unit: int) -> None:
     """A multi-host slice scales atomically between 0 and all its VMs, by per-zone limits (GKE checks
     the slice against max_node_count: "Maximum node count 0 is not a valid size of TPU pod slice")."""
@@ -224,7 +218,7 @@ def _slice_limits(at: str, a: Autoscaling, top: int, unit: int) -> None:
                           "max_node_count); drop total")
 
 
-def _autoscaled(path: str, a: Autoscaling, capacity: str, unit: int | None, total_default: bool) -> _Sizing:
+def _autoscaled(path: str, a: Autoscaling, capacity: Capacity, unit: int | None, total_default: bool) -> _Sizing:
     """Autoscaling limits from the config; `unit` is a multi-host slice's VM count, which it scales by
     as a whole (0 or all of them)."""
     at = f"{path}.autoscaling"
@@ -246,7 +240,7 @@ def _autoscaled(path: str, a: Autoscaling, capacity: str, unit: int | None, tota
                    **({"location_policy": policy} if policy else {}))
 
 
-def _sizing(path: str, autoscaling: Autoscaling | None, capacity: str, fixed: int,
+def _sizing(path: str, autoscaling: Autoscaling | None, capacity: Capacity, fixed: int,
             unit: int | None = None, total_default: bool = False) -> _Sizing:
     """The pool's size: its autoscaling limits, else a fixed count. Flex-start and queued pools always
     autoscale from 0 (to a multi-host slice's VM count when no limits are given)."""
@@ -286,7 +280,7 @@ def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPl
     shape = tpu_shape_at(path, p.generation, p.topology, p.machine_type)
     if p.slices < 1:
         raise ConfigError(f"{path}.slices", f"{p.slices} slices: a pool needs at least 1 slice")
-    _capacity_args(p.capacity.value, p.reservation, path)
+    _capacity_args(p.capacity, p.reservation, path)
     zones = _zones(cfg, p.zones, path)
     if shape.multi_host and len(zones) > 1:
         raise ConfigError(f"{path}.zones", f"{list(zones)}: a multi-host slice ({p.topology}, {shape.vms} VMs) "
@@ -294,19 +288,19 @@ def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPl
     if not shape.multi_host and p.autoscaling is not None and p.slices > 1:
         raise ConfigError(f"{path}.slices", f"{p.slices}: an autoscaled single-host pool is one node pool of "
                           "up to autoscaling.max_nodes VMs; drop slices")
-    gke_labels, ours = _capacity_labels(p.capacity.value, p.reservation, p.flavor or p.name)
+    gke_labels, ours = _capacity_labels(p.capacity, p.reservation, p.flavor or p.name)
     gke_labels = {vocabulary.TPU_ACCELERATOR_LABEL: shape.accelerator,
                   vocabulary.TPU_TOPOLOGY_LABEL: shape.topology, **gke_labels}
     labels, custom = _labels(p, path, gke_labels, ours)
     unit = shape.vms if shape.multi_host or p.autoscaling is None else None
-    sizing = _sizing(path, p.autoscaling, p.capacity.value, shape.vms, unit)
+    sizing = _sizing(path, p.autoscaling, p.capacity, shape.vms, unit)
     policy = (WorkloadPolicyPlan(workload_policy_name(cfg.cluster, p.name), cfg.region, shape.topology)
               if shape.multi_host and shape.machine_type in catalog.WORKLOAD_POLICY_MACHINES else None)
-    queued = (QUEUED_TAINT,) if p.capacity == TpuCapacity.QUEUED else ()
+    queued = (QUEUED_TAINT,) if p.capacity == Capacity.QUEUED else ()
     return [
         PoolPlan(
-            name=f"{p.name}-{s}", source=p.name, path=path, kind="tpu", machine_type=shape.machine_type,
-            zones=zones, capacity=p.capacity.value, accelerator=shape.accelerator,
+            name=f"{p.name}-{s}", source=p.name, path=path, kind=PoolKind.TPU, machine_type=shape.machine_type,
+            zones=zones, capacity=p.capacity, accelerator=shape.accelerator,
             topology=shape.topology if shape.multi_host else None, multi_host=shape.multi_host,
             per_node=shape.chips_per_vm, resource=vocabulary.TPU_RESOURCE, reservation=p.reservation,
             max_run_duration=p.max_run_duration, flavor=p.flavor or p.name, node_labels=labels,
@@ -333,7 +327,7 @@ def _gpu_autoscaling(path: str, p: GpuPoolConfig) -> Autoscaling | None:
         return p.autoscaling
     if p.autoscaling is not None:
         raise ConfigError(f"{path}.max_nodes", "give the ceiling once: autoscaling.max_nodes replaces max_nodes")
-    if p.capacity.value not in SCALES_FROM_ZERO:
+    if p.capacity not in SCALES_FROM_ZERO:
         raise ConfigError(f"{path}.max_nodes", f"{p.max_nodes}: max_nodes alone is the ceiling of a queued or "
                           "flex-start pool; for this pool set autoscaling: {min_nodes, max_nodes}")
     return Autoscaling(max_nodes=p.max_nodes, total=True)
@@ -341,26 +335,26 @@ def _gpu_autoscaling(path: str, p: GpuPoolConfig) -> Autoscaling | None:
 
 def gpu_pool_plan(cfg: PoolContext, path: str, p: GpuPoolConfig) -> PoolPlan:
     gpu = _gpu_shape(path, p)
-    _capacity_args(p.capacity.value, p.reservation, path)
+    _capacity_args(p.capacity, p.reservation, path)
     autoscaling = _gpu_autoscaling(path, p)
     if autoscaling is not None and "nodes" in p.model_fields_set:
         raise ConfigError(f"{path}.nodes", "nodes is a fixed size and autoscaling sets limits: give one of them")
-    zones = _zones(cfg, p.zones, path, every_zone=p.capacity == GpuCapacity.QUEUED)
-    gke_labels, ours = _capacity_labels(p.capacity.value, p.reservation, p.flavor or p.name)
+    zones = _zones(cfg, p.zones, path, every_zone=p.capacity == Capacity.QUEUED)
+    gke_labels, ours = _capacity_labels(p.capacity, p.reservation, p.flavor or p.name)
     labels, custom = _labels(p, path, {vocabulary.GPU_ACCELERATOR_LABEL: p.gpu, **gke_labels}, ours)
-    queued = (QUEUED_TAINT,) if p.capacity == GpuCapacity.QUEUED else ()
+    queued = (QUEUED_TAINT,) if p.capacity == Capacity.QUEUED else ()
     direct, networks = gpudirect_networks.choice(path, p, gpu.machine_type, zones)
     if direct == AUTO_PROFILE:
         custom = {**custom, DRA_DRIVER_LABEL: "true"}
     return PoolPlan(
-        name=p.name, source=p.name, path=path, kind="gpu", machine_type=gpu.machine_type, zones=zones,
-        capacity=p.capacity.value, accelerator=p.gpu, per_node=gpu.resource_count, gpus=gpu.gpus,
+        name=p.name, source=p.name, path=path, kind=PoolKind.GPU, machine_type=gpu.machine_type, zones=zones,
+        capacity=p.capacity, accelerator=p.gpu, per_node=gpu.resource_count, gpus=gpu.gpus,
         resource=vocabulary.GPU_RESOURCE, reservation=p.reservation, max_run_duration=p.max_run_duration,
         driver_version=p.driver_version, gvnic=p.gvnic, gpudirect=direct, node_networks=networks,
         sharing=p.sharing, flavor=p.flavor or p.name,
         zone_flavors=p.zone_flavors, node_labels=labels, custom_labels=custom, **_settings(p, queued),
         # GKE's flex-start and queued GPU commands set total limits (--total-max-nodes).
-        **_sizing(path, autoscaling, p.capacity.value, p.nodes, total_default=p.capacity.value in SCALES_FROM_ZERO),
+        **_sizing(path, autoscaling, p.capacity, p.nodes, total_default=p.capacity in SCALES_FROM_ZERO),
     )
 
 
@@ -375,12 +369,12 @@ def cpu_pool_plan(cfg: PoolContext, path: str, p: CpuPoolConfig) -> PoolPlan:
     if p.autoscaling is not None and "nodes" in p.model_fields_set:
         raise ConfigError(f"{path}.nodes", "nodes is a fixed size and autoscaling sets limits: give one of them")
     zones = _zones(cfg, p.zones, path, every_zone=True)
-    gke_labels, ours = _capacity_labels(p.capacity.value, None, p.flavor or p.name)
+    gke_labels, ours = _capacity_labels(p.capacity, None, p.flavor or p.name)
     labels, custom = _labels(p, path, gke_labels, ours)
     return PoolPlan(
-        name=p.name, source=p.name, path=path, kind="cpu", machine_type=p.machine_type, zones=zones,
-        capacity=p.capacity.value, flavor=p.flavor or p.name, node_labels=labels, custom_labels=custom,
-        **_settings(p), **_sizing(path, p.autoscaling, p.capacity.value, p.nodes),
+        name=p.name, source=p.name, path=path, kind=PoolKind.CPU, machine_type=p.machine_type, zones=zones,
+        capacity=p.capacity, flavor=p.flavor or p.name, node_labels=labels, custom_labels=custom,
+        **_settings(p), **_sizing(path, p.autoscaling, p.capacity, p.nodes),
     )
 
 
@@ -390,8 +384,8 @@ def system_pool_plan(cfg: PoolContext, path: str, s: SystemPoolConfig) -> PoolPl
     # GKE's taint for a pool kept for system components: GKE's own tolerate it, Kueue and JobSet are
     # given its toleration (plan.installs), and team pods may not tolerate it (plan.admission_policies).
     reserved = (dict(vocabulary.SYSTEM_POOL_TAINT),)
-    return PoolPlan(name=s.name, source=s.name, path=path, kind="system", machine_type=s.machine_type,
-                    zones=cfg.zones, capacity="on-demand", min_nodes=s.min_nodes, max_nodes=s.max_nodes,
+    return PoolPlan(name=s.name, source=s.name, path=path, kind=PoolKind.SYSTEM, machine_type=s.machine_type,
+                    zones=cfg.zones, capacity=Capacity.ON_DEMAND, min_nodes=s.min_nodes, max_nodes=s.max_nodes,
                     disk_size_gb=s.disk_size_gb, taints=reserved, custom_taints=reserved)
 
 

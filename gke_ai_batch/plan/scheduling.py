@@ -34,6 +34,7 @@ from gke_ai_batch.vocabulary import (
     ZONE_LABEL,
     Capacity,
     ClusterMode,
+    PoolKind,
     admitted_by_label,
 )
 
@@ -162,7 +163,7 @@ def pool_flavors(pools: list[PoolPlan]) -> dict[str, FlavorPlan]:
     """One flavor per pool flavor name, or per zone of it (<flavor>-<zone>) where the pools ask."""
     by_name: dict[str, list[PoolPlan]] = {}
     for p in pools:
-        if p.kind != "system":
+        if p.kind != PoolKind.SYSTEM:
             assert p.flavor is not None  # every accelerator and worker pool names its flavor
             by_name.setdefault(p.flavor, []).append(p)
     flavors: dict[str, FlavorPlan] = {}
