@@ -32,7 +32,7 @@ def tpu_pool_shape(props: Props) -> list[str]:
         assert gen is not None  # a TPU machine belongs to a generation
         return [f"node pool {f.name}: topology {topology} does not exist on {f.machine_type} ({gen.name}); "
                 f"use one of: {', '.join(machine.topologies[:12])}"]
-    vms = catalog.topology_chips(topology) // machine.chips_per_vm
+    vms = catalog.slice_vms(topology, machine.chips_per_vm)
     if vms <= 1:
         return [f"node pool {f.name}: {topology} fits on one {f.machine_type} VM (single-host); drop "
                 "placementPolicy.tpuTopology"]

@@ -74,3 +74,14 @@ def test_shapes_beyond_the_documented_rules_are_refused(gen, topology, fragment)
     with pytest.raises(CatalogError) as e:
         catalog.tpu_shape(gen, topology)
     assert fragment in str(e.value)
+
+
+@pytest.mark.parametrize("topology, chips_per_vm, vms", [
+    ("4x4", 4, 4),  # v6e 4x4: 16 chips on 4 ct6e-standard-4t VMs
+    ("2x2x4", 4, 4),  # v5p 2x2x4
+    ("2x2", 4, 1),  # a single-host slice
+    ("4x4", 8, 2),
+    (None, 4, 0), ("4-by-4", 4, 0), ("4x4", 0, 0),  # pools read back from other programs
+])
+def test_vms_per_slice_come_from_one_function(topology, chips_per_vm, vms):
+    assert catalog.slice_vms(topology, chips_per_vm) == vms

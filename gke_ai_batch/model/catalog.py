@@ -120,7 +120,7 @@ class TpuShape:
 
     @property
     def vms(self) -> int:
-        return self.chips // self.chips_per_vm
+        return slice_vms(self.topology, self.chips_per_vm)
 
     @property
     def multi_host(self) -> bool:
@@ -365,3 +365,13 @@ def single_host_topology(machine_type: str) -> str | None:
 
 def topology_chips(topology: str) -> int:
     return prod(int(x) for x in topology.split("x"))
+
+
+def slice_vms(topology: str | None, chips_per_vm: int) -> int:
+    """The VMs (nodes) of one slice of `topology` on machines of `chips_per_vm` chips: the one place this is
+    computed. 0 for no topology or one that is not `AxB[xC]`, which the readers of other programs' pools
+    meet (GKE's own check names a bad topology)."""
+    try:
+        return topology_chips(topology) // chips_per_vm if topology and chips_per_vm else 0
+    except ValueError:
+        return 0

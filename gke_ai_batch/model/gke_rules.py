@@ -573,10 +573,7 @@ def slice_vms(p: Props) -> int | None:
     tpu = catalog.tpu_machine((p.get("nodeConfig") or {}).get("machineType") or "")
     if not topology or tpu is None:
         return None
-    try:
-        vms = catalog.topology_chips(topology) // tpu.chips_per_vm
-    except ValueError:
-        return None  # not a topology: GKE's own check names it
+    vms = catalog.slice_vms(topology, tpu.chips_per_vm)
     return vms if vms > 1 else None
 
 
@@ -627,8 +624,8 @@ def _placement(p: Props, c: Props) -> Iterator[Finding]:
     tpu = catalog.tpu_machine(machine)
     if machine not in catalog.WORKLOAD_POLICY_MACHINES or not topology or tpu is None:
         return
-    if catalog.topology_chips(topology) > tpu.chips_per_vm and (not placement.get("policyName")
-                                                                or placement.get("type") == "COMPACT"):
+    if catalog.slice_vms(topology, tpu.chips_per_vm) > 1 and (not placement.get("policyName")
+                                                              or placement.get("type") == "COMPACT"):
         yield Finding(f"a multi-host {machine} slice is placed by a HIGH_THROUGHPUT workload policy named in "
                       "placementPolicy.policyName, not by a COMPACT placement")
 

@@ -81,10 +81,13 @@ class PoolFacts(PoolCapacity):
     node_labels: dict[str, str]
 
     @property
+    def slice_vms(self) -> int:
+        """The VMs of one of its TPU slices; 0 off TPUs."""
+        return catalog.slice_vms(self.topology, self.per_node) if self.kind == PoolKind.TPU else 0
+
+    @property
     def multi_host(self) -> bool:
-        if self.kind != PoolKind.TPU or not self.topology:
-            return False
-        return catalog.topology_chips(self.topology) > self.per_node
+        return self.slice_vms > 1
 
     @property
     def nodes(self) -> int:

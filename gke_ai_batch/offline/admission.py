@@ -788,19 +788,8 @@ def _pool_matches_pod(pool: PoolFacts, pod: Obj) -> bool:
     return all(pool.node_labels.get(k, v) == v for k, v in (pod.get("nodeSelector") or {}).items())
 
 
-def _topology_chips(topology: str | None) -> int:
-    try:
-        return catalog.topology_chips(topology) if topology else 0
-    except ValueError:
-        return 0
-
-
-def _slice_vms(pool: PoolFacts) -> int:
-    return _topology_chips(pool.topology) // pool.per_node if pool.per_node else 0
-
-
 def _describe_pools(pools: Iterable[PoolFacts]) -> str:
-    return ", ".join(f"{p.name} ({p.topology}: {_slice_vms(p)} VMs x {p.per_node} chips)" for p in pools) \
+    return ", ".join(f"{p.name} ({p.topology}: {p.slice_vms} VMs x {p.per_node} chips)" for p in pools) \
         or "no TPU node pool carries the flavor's labels"
 
 
@@ -817,11 +806,11 @@ def tpu_slice_warnings(cluster: Cluster, ps: PodSet, psa: PodSetAssignment) -> l
     if not any(p.per_node >= chips for p in pools):
         return [f"pod set {ps.name}: a pod asks for {chips} {vocabulary.TPU_RESOURCE} but no node behind flavor "
                 f"{flavor} has that many: {_describe_pools(pools)}"]
-    multi = _topology_chips(topology) > chips if topology else any(p.multi_host for p in pools)
+    multi = catalog.slice_vms(topology, chips) > 1 if topology else any(p.multi_host for p in pools)
     if not multi:
         return []
     per_slice = ps.pods_per_replica
-    slices = [p for p in pools if p.multi_host and p.per_node == chips and _slice_vms(p) == per_slice]
+    slices = [p for p in pools if p.multi_host and p.per_node == chips and p.slice_vms == per_slice]
     if not slices:
         return [f"pod set {ps.name}: {per_slice} pods x {chips} {vocabulary.TPU_RESOURCE} = {per_slice * chips} "
                 f"chips per slice{f' in topology {topology}' if topology else ''} match no TPU slice behind "
