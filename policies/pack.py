@@ -18,6 +18,7 @@ from pulumi_policy import (
 )
 
 from gke_ai_batch import vocabulary
+from gke_ai_batch.model.promises import Res
 from gke_ai_batch.vocabulary import KUEUE_GROUP_TYPE_PREFIX, PRIORITY_CLASS, SHARED_QUEUE_LABEL, kueue_type
 
 from . import resource_rules as rr
@@ -48,7 +49,7 @@ class StackPolicy:
     name: str
     description: str
     level: EnforcementLevel
-    rule: Callable[[list[sr.Res]], list[tuple[str | None, str]]]
+    rule: Callable[[list[Res]], list[tuple[str | None, str]]]
 
 
 RESOURCE_POLICIES = [
@@ -139,7 +140,7 @@ def _resource_validate(spec: ResourcePolicy) -> Callable[[ResourceValidationArgs
 def _stack_validate(spec: StackPolicy) -> Callable[[StackValidationArgs, ReportViolation], None]:
     """The CrossGuard callback for a stack rule: every resource's props as declared, as in _resource_validate."""
     def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-        resources = [sr.Res(r.resource_type, r.urn, as_declared(r.props), tuple(d.urn for d in r.dependencies))
+        resources = [Res(r.resource_type, r.urn, as_declared(r.props), tuple(d.urn for d in r.dependencies))
                      for r in args.resources]
         for urn, message in spec.rule(resources):
             report(message, urn)

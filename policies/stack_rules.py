@@ -2,9 +2,7 @@
 once, indexes them in one pass, and returns (urn or None, message) findings."""
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -15,7 +13,15 @@ from gke_ai_batch.model.gke_rules import (
     region_of,
     stack_findings,
 )
-from gke_ai_batch.model.pool_facts import pool_facts, tolerates_queued
+from gke_ai_batch.model.promises import (
+    Res,
+    StackIndex,
+    flavor_capacity,
+    headline,
+    nominal_quotas,
+    promises,
+    show_amount,
+)
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.suggest import name_list
 from gke_ai_batch.plan.identity import is_default_compute_account
@@ -24,8 +30,6 @@ from gke_ai_batch.policies.resource_rules import is_production
 from gke_ai_batch.vocabulary import (
     ACCELERATOR_RESOURCES,
     CLUSTER,
-    HELM_RELEASE,
-    KUEUE_GROUP_TYPE_PREFIX,
     NODE_POOL,
     RESOURCE_QUOTA,
     ROUTER_NAT,
@@ -40,73 +44,7 @@ class Findings(list[tuple[str | None, str]]):
     """What a stack rule reports: (URN of the resource, or None for the stack; message)."""
 
 
-@dataclass(frozen=True)
-class Res:
-    type: str
-    urn: str
-    props: Mapping[str, Any]
-    dependencies: tuple[str, ...] = ()
-
-    @property
-    def kind(self) -> str:
-        return self.type.rsplit(":", 1)[-1]
-
-    @property
-    def name(self) -> str:
-        return str((self.props.get("metadata") or {}).get("name") or self.props.get("name", ""))
-
-
-class Index:
-    """One pass over the stack: resources by type, every Kueue object, and the cluster-scoped Kueue
-    objects by kind and name (what references name; LocalQueues are namespaced and named by none)."""
-
-    def __init__(self, resources: Sequence[Res]):
-        self.by_type: dict[str, list[Res]] = defaultdict(list)
-        self.kueue_objects: list[Res] = []
-        self.kueue: dict[str, dict[str, Res]] = defaultdict(dict)
-        for r in resources:
-            self.by_type[r.type].append(r)
-            if r.type.startswith(KUEUE_GROUP_TYPE_PREFIX):
-                self.kueue_objects.append(r)
-                if r.kind != "LocalQueue":
-                    self.kueue[r.kind][r.name] = r
-        clusters = self.by_type[CLUSTER]
-        zones = (clusters[0].props.get("nodeLocations") or ()) if len(clusters) == 1 else ()
-        self.pools = [(r, pool_facts(r.props, zones)) for r in self.by_type[NODE_POOL]]
-
-    def releases(self, chart_word: str) -> list[Res]:
-        return [r for r in self.by_type[HELM_RELEASE] if chart_word in str(r.props.get("chart", ""))]
-
-
-def _queued(flavor: Res) -> bool:
-    return tolerates_queued(flavor.props.get("spec") or {})
-
-
-@dataclass
-class Capacity:
-    """What a flavor's pools hold of one resource at full size, and how much of it is guaranteed
-    (on-demand and reserved pools; spot, flex-start and queued capacity may never come)."""
-
-    total: Decimal = Decimal(0)
-    fixed: Decimal = Decimal(0)
-
-
-def flavor_capacity(ix: Index) -> dict[str, dict[str, Capacity]]:
-    """flavor -> resource -> Capacity, for flavors that serve nodes of this stack's pools (PoolFacts.serves:
-    a flavor without node labels serves only pools without accelerators; a per-zone flavor the pool's
-    nodes in its zone). On Autopilot there are no pools, so nothing is judged."""
-    out: dict[str, dict[str, Capacity]] = {}
-    for name, flavor in ix.kueue["ResourceFlavor"].items():
-        spec = flavor.props.get("spec") or {}
-        for f in (f for _, f in ix.pools if f.serves(spec)):
-            for resource, amount in f.provides_in(spec.get("nodeLabels") or {}).items():
-                cap = out.setdefault(name, {}).setdefault(resource, Capacity())
-                cap.total += amount
-                cap.fixed += amount if f.fixed_capacity else 0
-    return out
-
-
-def zone_flavors_over_total(ix: Index) -> list[tuple[str | None, str]]:
+def zone_flavors_over_total(ix: StackIndex) -> list[tuple[str | None, str]]:
     """A pool with a total autoscaling limit lends each per-zone flavor all of its nodes (they may all land
     in one zone), so each flavor's quota can fit while together they promise more than the pool ever holds."""
     quotas, found = nominal_quotas(ix), Findings()
@@ -120,86 +58,48 @@ def zone_flavors_over_total(ix: Index) -> list[tuple[str | None, str]]:
         held = f.provides()[f.resource]
         if len(zoned) > 1 and promised > held:
             found.append((res.urn, f"pool {f.name}: its per-zone flavors {name_list(zoned)} are promised "
-                                   f"{show(f.resource, promised)} {f.resource} together, but its total autoscaling "
-                                   f"limit holds {show(f.resource, held)} in all zones; lower their nominal quotas"))
+                                   f"{show_amount(f.resource, promised)} {f.resource} together, but its total "
+                                   f"autoscaling limit holds {show_amount(f.resource, held)} in all zones; lower "
+                                   "their nominal quotas"))
     return found
 
 
-def nominal_quotas(ix: Index) -> dict[tuple[str, str], list[Any]]:
-    """(flavor, resource) -> [sum of nominal quota, ClusterQueue names]."""
-    out: dict[tuple[str, str], list[Any]] = {}
-    for cq in ix.kueue["ClusterQueue"].values():
-        for group in (cq.props.get("spec") or {}).get("resourceGroups") or []:
-            for fl in group.get("flavors") or []:
-                for res in fl.get("resources") or []:
-                    entry = out.setdefault((fl["name"], res["name"]), [Decimal(0), []])
-                    entry[0] += parse_quantity(res["nominalQuota"])
-                    entry[1].append(cq.name)
-    return out
-
-
-def promises(ix: Index) -> list[tuple[str, str, Decimal, Capacity, list[str]]]:
-    """(flavor, resource, nominal quota promised, capacity behind it, queues) for every quota on a
-    flavor with pools: the plan shows them, the quota policies judge them."""
-    caps, out = flavor_capacity(ix), []
-    for (flavor, resource), (promised, queues) in sorted(nominal_quotas(ix).items()):
-        if flavor in caps:
-            out.append((flavor, resource, promised, caps[flavor].get(resource, Capacity()), sorted(queues)))
-    return out
-
-
-def show(resource: str, amount: Decimal) -> str:
-    """Quantities as people read them: memory in GiB, the rest as counts."""
-    if resource in ("memory", "ephemeral-storage"):
-        return f"{amount / 2**30:,.0f}Gi"
-    return f"{amount:,.0f}" if amount == amount.to_integral_value() else f"{amount:,.1f}"
-
-
-Promise = tuple[str, str, Decimal, Capacity, list[str]]
-
-
-def headline(rows: list[Promise]) -> list[Promise]:
-    """Where a flavor's accelerator is over-promised, its cpu and memory (which follow the accelerator
-    quota) are too: name the accelerator alone."""
-    over = {flavor for flavor, res, *_ in rows if res in ACCELERATOR_RESOURCES}
-    return [r for r in rows if r[1] in ACCELERATOR_RESOURCES or r[0] not in over]
-
-
 def quota_over_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    ix = Index(resources)
+    ix = StackIndex(resources)
     return zone_flavors_over_total(ix) + [(ix.kueue["ResourceFlavor"][flavor].urn,
-             f"flavor {flavor}: teams are promised {show(res, promised)} {res} ({name_list(queues)}) but its "
-             f"on-demand/reserved pools hold {show(res, cap.fixed)}; lower the nominal quotas or add nodes")
+             f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}) but "
+             f"its on-demand/reserved pools hold {show_amount(res, cap.fixed)}; lower the nominal quotas or add "
+             "nodes")
             for flavor, res, promised, cap, queues in headline([
                 p for p in promises(ix) if p[3].total and p[3].fixed == p[3].total and p[2] > p[3].fixed])]
 
 
 def quota_not_guaranteed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    ix = Index(resources)
+    ix = StackIndex(resources)
     return [(ix.kueue["ResourceFlavor"][flavor].urn,
-             f"flavor {flavor}: teams are promised {show(res, promised)} {res} ({name_list(queues)}); its pools hold "
-             f"{show(res, cap.total)} at full size, of which {show(res, cap.fixed)} guaranteed (spot, flex-start "
-             "and queued capacity may not come)")
+             f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}); its "
+             f"pools hold {show_amount(res, cap.total)} at full size, of which {show_amount(res, cap.fixed)} "
+             "guaranteed (spot, flex-start and queued capacity may not come)")
             for flavor, res, promised, cap, queues in headline([
                 p for p in promises(ix) if p[3].fixed < p[3].total and p[2] > p[3].fixed])]
 
 
 def quota_below_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    ix = Index(resources)
+    ix = StackIndex(resources)
     quotas, found = nominal_quotas(ix), Findings()
     for flavor, caps in flavor_capacity(ix).items():
         for resource, cap in caps.items():
             q = quotas.get((flavor, resource), [0, []])
             if resource in ACCELERATOR_RESOURCES and cap.fixed and cap.fixed == cap.total and q[0] < cap.fixed:
                 found.append((ix.kueue["ResourceFlavor"][flavor].urn,
-                              f"flavor {flavor}: {show(resource, cap.fixed - q[0])} of {show(resource, cap.fixed)} "
-                              f"{resource} are in no team's nominal quota and idle unless borrowed; give them to a "
-                              "queue or shrink the pools"))
+                              f"flavor {flavor}: {show_amount(resource, cap.fixed - q[0])} of "
+                              f"{show_amount(resource, cap.fixed)} {resource} are in no team's nominal quota and "
+                              "idle unless borrowed; give them to a queue or shrink the pools"))
     return found
 
 
 def kueue_references(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    ix = Index(resources)
+    ix = StackIndex(resources)
     k, found = ix.kueue, Findings()
 
     def missing(kind: str, name: str | None) -> bool:
@@ -234,7 +134,7 @@ def kueue_references(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
 
 
 def plain_pool_present(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    ix = Index(resources)
+    ix = StackIndex(resources)
     clusters = [c for c in ix.by_type[CLUSTER] if not c.props.get("enableAutopilot")]
     special = [f for _, f in ix.pools if f.capacity in SCALES_FROM_ZERO]
     if clusters and special and all(f.capacity in SCALES_FROM_ZERO for _, f in ix.pools):
@@ -244,7 +144,7 @@ def plain_pool_present(resources: Sequence[Res]) -> list[tuple[str | None, str]]
 
 
 def jobset_installed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    ix = Index(resources)
+    ix = StackIndex(resources)
     multi = [r for r, f in ix.pools if f.multi_host]
     if multi and not ix.releases("jobset"):
         return [(multi[0].urn, "multi-host TPU pools run JobSets (one Job per slice): install the JobSet chart "
@@ -253,7 +153,7 @@ def jobset_installed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
 
 
 def kueue_after_release(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    ix = Index(resources)
+    ix = StackIndex(resources)
     releases = {r.urn for r in ix.releases("kueue")}
     found = Findings()
     for r in ix.kueue_objects:
@@ -275,7 +175,7 @@ def node_service_account(resources: Sequence[Res]) -> Findings:
     """In a production cluster, every node pool (on Autopilot, the cluster's node defaults) names a
     service account other than the Compute Engine default one, which usually holds the project's Editor role."""
     out = Findings()
-    for cluster, pools in _pools_by_cluster(Index(resources)):
+    for cluster, pools in _pools_by_cluster(StackIndex(resources)):
         if cluster is None or not is_production(cluster.props):
             continue
         if cluster.props.get("enableAutopilot"):
@@ -295,7 +195,7 @@ def private_node_egress(resources: Sequence[Res]) -> Findings:
     """Private nodes have no external address: without a Cloud NAT in their region (created by the
     stack, or an adopted network's, read by it) they cannot pull Kueue's and JobSet's images from
     registry.k8s.io, and the Helm installs hang."""
-    ix, out = Index(resources), Findings()
+    ix, out = StackIndex(resources), Findings()
     nat_regions = {str(r.props.get("region")) for r in ix.by_type[ROUTER_NAT]}
     for cluster in ix.by_type[CLUSTER]:
         region = region_of(str(cluster.props.get("location") or ""))
@@ -307,7 +207,7 @@ def private_node_egress(resources: Sequence[Res]) -> Findings:
     return out
 
 
-def _pools_by_cluster(ix: Index) -> list[tuple[Res | None, list[Res]]]:
+def _pools_by_cluster(ix: StackIndex) -> list[tuple[Res | None, list[Res]]]:
     """Each cluster with the node pools that name it; a pool whose cluster is not known yet (an
     unknown output in a first preview) belongs to the stack's only cluster."""
     clusters = ix.by_type[CLUSTER]
@@ -322,7 +222,7 @@ def _pools_by_cluster(ix: Index) -> list[tuple[Res | None, list[Res]]]:
 def gke_rules(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     """The GKE rules table (gke_ai_batch.model.gke_rules) over every cluster, node pool and created subnet."""
     found: list[tuple[str | None, str]] = []
-    ix = Index(resources)
+    ix = StackIndex(resources)
     for cluster, pools in _pools_by_cluster(ix):
         cprops = cluster.props if cluster else {}
         if cluster:
@@ -340,7 +240,7 @@ def gke_rules(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     return found
 
 
-def _subnet_of(ix: Index, cluster: Mapping[str, Any]) -> Res | None:
+def _subnet_of(ix: StackIndex, cluster: Mapping[str, Any]) -> Res | None:
     """The stack's Subnetwork the cluster names (by name or path); none when the subnet is adopted."""
     name = str(cluster.get("subnetwork") or "").rsplit("/", 1)[-1]
     return next((s for s in ix.by_type[SUBNETWORK] if s.name == name), None)
@@ -349,7 +249,7 @@ def _subnet_of(ix: Index, cluster: Mapping[str, Any]) -> Res | None:
 def kueue_controller_size(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     """The controller keeps every queue in memory; its size is fixed config (so that onboarding a team
     never restarts it), and this says when the number of queues has outgrown it."""
-    ix = Index(resources)
+    ix = StackIndex(resources)
     queues = len(ix.kueue["ClusterQueue"]) + sum(1 for r in ix.kueue_objects if r.kind == "LocalQueue")
     workloads = sum(int(((r.props.get("spec") or {}).get("hard") or {}).get(WORKLOAD_COUNT, 0))
                     for r in resources if r.type == RESOURCE_QUOTA)

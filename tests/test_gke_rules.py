@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from gke_ai_batch import vocabulary
-from gke_ai_batch.model import disks
+from gke_ai_batch.model import disks, promises
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.model.gke_rules import (
     RULES,
@@ -285,7 +285,8 @@ def test_policy_refuses_a_compact_tpu7x_slice(plan):
 
 
 def test_gke_rules_policy_reports_hand_built_resources(plan):
-    res = [sr.Res(r.type, r.urn, copy.deepcopy(r.inputs), tuple(r.dependencies)) for r in plan("prod") if r.custom]
+    res = [promises.Res(r.type, r.urn, copy.deepcopy(r.inputs), tuple(r.dependencies))
+           for r in plan("prod") if r.custom]
     assert sr.gke_rules(res) == []
     for r in res:
         if r.type == vocabulary.CLUSTER:

@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from gke_ai_batch.model import promises
 from gke_ai_batch.offline.check import violations
 from gke_ai_batch.policies import resource_rules as rr
 from gke_ai_batch.policies import stack_rules as sr
@@ -158,7 +159,7 @@ def test_priority_value(plan):
 
 
 def stack(regs):
-    return [sr.Res(r.type, r.urn, copy.deepcopy(r.inputs), tuple(r.dependencies)) for r in regs if r.custom]
+    return [promises.Res(r.type, r.urn, copy.deepcopy(r.inputs), tuple(r.dependencies)) for r in regs if r.custom]
 
 
 def test_quota_policies(plan):
@@ -176,7 +177,7 @@ def test_quota_policies(plan):
 
 def test_spot_and_flex_capacity_is_not_counted_as_fixed(plan):
     res = stack(plan("prod"))
-    caps = sr.flavor_capacity(sr.Index(res))
+    caps = promises.flavor_capacity(promises.StackIndex(res))
     tpu = "google.com/tpu"
     assert (caps["v5p-res"][tpu].total, caps["v5p-res"][tpu].fixed) == (128, 128)
     assert (caps["v6e-flex"][tpu].total, caps["v6e-flex"][tpu].fixed) == (32, 0)
@@ -224,7 +225,7 @@ def test_platform_shape_policies(plan):
     assert "needs one pool without them" in sr.plain_pool_present(no_system)[0][1]
     no_jobset = [r for r in res if not (r.type.endswith("Release") and r.props["name"] == "jobset")]
     assert "install the JobSet chart" in sr.jobset_installed(no_jobset)[0][1]
-    cut = [sr.Res(r.type, r.urn, r.props, ()) for r in res]
+    cut = [promises.Res(r.type, r.urn, r.props, ()) for r in res]
     assert any("create it after the Kueue release" in m for _, m in sr.kueue_after_release(cut))
 
 
@@ -278,12 +279,12 @@ def test_policy_pack_serves_under_the_sdk():
 def test_every_namespaced_local_queue_is_checked(plan):
     """training and training-eval each hold a LocalQueue named training-queue: both are judged."""
     res = stack(plan("dev"))
-    cut = [sr.Res(r.type, r.urn, r.props, ()) if r.type.endswith(":LocalQueue") and
+    cut = [promises.Res(r.type, r.urn, r.props, ()) if r.type.endswith(":LocalQueue") and
            r.props["metadata"]["namespace"] == "training-eval" and
            r.props["metadata"]["name"] == "training-queue" else r for r in res]
     (found,) = sr.kueue_after_release(cut)
     assert found[0].endswith("team-training-lq-training-eval") and "LocalQueue training-queue" in found[1]
-    ghost = [sr.Res(r.type, r.urn, {**r.props, "spec": {"clusterQueue": "ghost"}}, r.dependencies)
+    ghost = [promises.Res(r.type, r.urn, {**r.props, "spec": {"clusterQueue": "ghost"}}, r.dependencies)
              if r.urn == found[0] else r for r in res]
     assert [u for u, _ in sr.kueue_references(ghost)] == [found[0]]
 
@@ -404,14 +405,14 @@ def test_per_zone_flavors_of_a_pool_with_a_total_limit_stay_within_it_together(p
     assert found == [("mandatory", "pool l4-spot: its per-zone flavors l4-spot-us-east5-a, l4-spot-us-east5-b are "
                       "promised 32 nvidia.com/gpu together, but its total autoscaling limit holds 16 in all zones; "
                       "lower their nominal quotas")]
-    caps = sr.flavor_capacity(sr.Index(stack(plan("prod"))))
+    caps = promises.flavor_capacity(promises.StackIndex(stack(plan("prod"))))
     assert caps["l4-spot-us-east5-a"]["nvidia.com/gpu"].total == 16  # every node may land in one zone
 
 
 def test_a_flavor_without_node_labels_counts_only_nodes_without_accelerators(plan):
     """GKE taints TPU and GPU nodes; pods that ask for no accelerator (the default flavor's cpu) stay off them,
     so the default flavor's cpu is the system and cpu pools', not the accelerator hosts'."""
-    pools = {p.name: p for _, p in sr.Index(stack(plan("prod"))).pools}
+    pools = {p.name: p for _, p in promises.StackIndex(stack(plan("prod"))).pools}
     default = {"nodeLabels": {}}
     assert {name for name, p in pools.items() if p.serves(default)} == {
         name for name, p in pools.items() if p.kind == "cpu"}

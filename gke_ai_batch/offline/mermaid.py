@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gke_ai_batch.policies.stack_rules import show
+from gke_ai_batch.model.promises import show_amount
 from gke_ai_batch.vocabulary import FIXED_CAPACITY
 
 from .view import StackView
@@ -91,7 +91,8 @@ def _queues(g: _Graph, view: StackView) -> None:
             g.edge(node, g.node("cohort", cq.cohort), "cohort")
         by_flavor: dict[str, list[str]] = {}
         for quota in cq.quotas:
-            by_flavor.setdefault(quota.flavor, []).append(f"{quota.resource} {show(quota.resource, quota.nominal)}")
+            amount = show_amount(quota.resource, quota.nominal)
+            by_flavor.setdefault(quota.flavor, []).append(f"{quota.resource} {amount}")
         for flavor, amounts in by_flavor.items():
             g.edge(node, g.node("flavor", flavor), ", ".join(amounts))
 

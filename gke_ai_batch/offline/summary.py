@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from gke_ai_batch.model.promises import FlavorCapacity, show_amount
 from gke_ai_batch.model.suggest import name_list, plural
-from gke_ai_batch.policies.stack_rules import Capacity, show
 from gke_ai_batch.vocabulary import (
     BUCKET,
     BUCKET_IAM_MEMBER,
@@ -116,7 +116,7 @@ def team_table(view: StackView) -> Table:
 
 
 def _limit(q: Quota, limit: Decimal | None) -> str:
-    return "-" if limit is None else show(q.resource, limit)
+    return "-" if limit is None else show_amount(q.resource, limit)
 
 
 def _queue_label(cq: ClusterQueue) -> str:
@@ -128,19 +128,19 @@ def _quota_group(view: StackView, flavor: str, resource: str, quotas: list[tuple
     """One flavor and resource: what its pools hold and the sum promised on the first row, then one row
     per ClusterQueue with its nominal quota, borrowing limit and lending limit."""
     fl = view.flavors.get(flavor)
-    cap = fl.capacity.get(resource, Capacity()) if fl and fl.pools else None  # no pools: nothing to judge
-    full = "-" if cap is None else show(resource, cap.total)
-    guaranteed = "-" if cap is None else show(resource, cap.fixed) + (
+    cap = fl.capacity.get(resource, FlavorCapacity()) if fl and fl.pools else None  # no pools: nothing to judge
+    full = "-" if cap is None else show_amount(resource, cap.total)
+    guaranteed = "-" if cap is None else show_amount(resource, cap.fixed) + (
         f" {NOT_GUARANTEED}" if cap.fixed < cap.total else "")
-    promised = show(resource, sum((q.nominal for _, q in quotas), Decimal(0)))
+    promised = show_amount(resource, sum((q.nominal for _, q in quotas), Decimal(0)))
     head: Row = (flavor, resource, full, guaranteed, promised)
-    return [(*(head if i == 0 else ("",) * len(head)), _queue_label(cq), show(resource, q.nominal),
+    return [(*(head if i == 0 else ("",) * len(head)), _queue_label(cq), show_amount(resource, q.nominal),
              _limit(q, q.borrowing_limit), _limit(q, q.lending_limit)) for i, (cq, q) in enumerate(quotas)]
 
 
 def _pools_hold(view: StackView, flavor: str, resource: str) -> bool:
     fl = view.flavors.get(flavor)
-    return bool(fl and fl.capacity.get(resource, Capacity()).total)
+    return bool(fl and fl.capacity.get(resource, FlavorCapacity()).total)
 
 
 def _not_guaranteed_note(view: StackView) -> list[str]:

@@ -2,8 +2,8 @@
 
 The summary and the queue diagram are built from what would be sent (the camelCase inputs of every
 registered resource), not from the stack config, so that they show the plan as it is, also for a
-program that builds the components directly. Capacity comes from the stack policies' own reading
-(`stack_rules.flavor_capacity`), so the summary and the quota policies never disagree."""
+program that builds the components directly. Capacity comes from the model the quota policies judge by
+(`model.promises.flavor_capacity`), so the summary and the policies never disagree."""
 from __future__ import annotations
 
 import re
@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from gke_ai_batch.model import catalog
+from gke_ai_batch.model import catalog, promises
 from gke_ai_batch.model.pool_facts import PoolFacts, pool_facts, tolerates_queued
 from gke_ai_batch.model.quantity import parse_quantity
-from gke_ai_batch.policies import stack_rules as sr
 from gke_ai_batch.vocabulary import (
     CLUSTER,
     KUEUE_GROUP_TYPE_PREFIX,
@@ -84,7 +83,7 @@ class Flavor:
     queued: bool
     pools: list[str]  # names of the pools whose nodes it selects
     modes: list[str]  # their capacity modes (on-demand, spot, reservation, flex-start, queued-provisioning)
-    capacity: dict[str, sr.Capacity]  # resource -> at full size and guaranteed; empty without pools
+    capacity: dict[str, promises.FlavorCapacity]  # resource -> at full size and guaranteed; empty without pools
 
 
 @dataclass(frozen=True)
@@ -146,8 +145,8 @@ def _pool(props: Mapping[str, Any], zones: Sequence[str], location: str) -> Pool
 
 
 def _flavors(regs: Sequence[Registration], pools: Sequence[Pool]) -> dict[str, Flavor]:
-    ix = sr.Index([sr.Res(r.type, r.urn, r.inputs) for r in regs if r.custom])
-    caps = sr.flavor_capacity(ix)
+    ix = promises.StackIndex([promises.Res(r.type, r.urn, r.inputs) for r in regs if r.custom])
+    caps = promises.flavor_capacity(ix)
     out: dict[str, Flavor] = {}
     for r in _kueue(regs, "ResourceFlavor"):
         name, spec = str(_meta(r).get("name")), _spec(r)

@@ -1,0 +1,120 @@
+"""What the teams are promised against what the pools hold: the quota-vs-capacity model that the quota
+policies judge, the summary shows and the diagram draws, read from a stack's planned resources (so it judges
+any program's pools and queues, not only this platform's).
+
+A flavor's capacity is what the node pools it serves hold at full size (PoolFacts.serves: a flavor without
+node labels serves only pools without accelerators; a per-zone flavor one zone's nodes), and how much of
+that is guaranteed: on-demand and reserved pools, not spot, flex-start or queued capacity, which may never
+come. A promise is the ClusterQueues' nominal quota of one resource in one flavor."""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from gke_ai_batch.model.pool_facts import pool_facts
+from gke_ai_batch.model.quantity import parse_quantity
+from gke_ai_batch.vocabulary import ACCELERATOR_RESOURCES, CLUSTER, HELM_RELEASE, KUEUE_GROUP_TYPE_PREFIX, NODE_POOL
+
+
+@dataclass(frozen=True)
+class Res:
+    type: str
+    urn: str
+    props: Mapping[str, Any]
+    dependencies: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        return self.type.rsplit(":", 1)[-1]
+
+    @property
+    def name(self) -> str:
+        return str((self.props.get("metadata") or {}).get("name") or self.props.get("name", ""))
+
+
+class StackIndex:
+    """One pass over the stack: resources by type, every Kueue object, and the cluster-scoped Kueue
+    objects by kind and name (what references name; LocalQueues are namespaced and named by none)."""
+
+    def __init__(self, resources: Sequence[Res]):
+        self.by_type: dict[str, list[Res]] = defaultdict(list)
+        self.kueue_objects: list[Res] = []
+        self.kueue: dict[str, dict[str, Res]] = defaultdict(dict)
+        for r in resources:
+            self.by_type[r.type].append(r)
+            if r.type.startswith(KUEUE_GROUP_TYPE_PREFIX):
+                self.kueue_objects.append(r)
+                if r.kind != "LocalQueue":
+                    self.kueue[r.kind][r.name] = r
+        clusters = self.by_type[CLUSTER]
+        zones = (clusters[0].props.get("nodeLocations") or ()) if len(clusters) == 1 else ()
+        self.pools = [(r, pool_facts(r.props, zones)) for r in self.by_type[NODE_POOL]]
+
+    def releases(self, chart_word: str) -> list[Res]:
+        return [r for r in self.by_type[HELM_RELEASE] if chart_word in str(r.props.get("chart", ""))]
+
+
+@dataclass
+class FlavorCapacity:
+    """What a flavor's pools hold of one resource at full size, and how much of it is guaranteed
+    (on-demand and reserved pools; spot, flex-start and queued capacity may never come)."""
+
+    total: Decimal = Decimal(0)
+    fixed: Decimal = Decimal(0)
+
+
+def flavor_capacity(ix: StackIndex) -> dict[str, dict[str, FlavorCapacity]]:
+    """flavor -> resource -> FlavorCapacity, for flavors that serve nodes of this stack's pools. On Autopilot
+    there are no pools, so nothing is judged."""
+    out: dict[str, dict[str, FlavorCapacity]] = {}
+    for name, flavor in ix.kueue["ResourceFlavor"].items():
+        spec = flavor.props.get("spec") or {}
+        for f in (f for _, f in ix.pools if f.serves(spec)):
+            for resource, amount in f.provides_in(spec.get("nodeLabels") or {}).items():
+                cap = out.setdefault(name, {}).setdefault(resource, FlavorCapacity())
+                cap.total += amount
+                cap.fixed += amount if f.fixed_capacity else 0
+    return out
+
+
+def nominal_quotas(ix: StackIndex) -> dict[tuple[str, str], list[Any]]:
+    """(flavor, resource) -> [sum of nominal quota, ClusterQueue names]."""
+    out: dict[tuple[str, str], list[Any]] = {}
+    for cq in ix.kueue["ClusterQueue"].values():
+        for group in (cq.props.get("spec") or {}).get("resourceGroups") or []:
+            for fl in group.get("flavors") or []:
+                for res in fl.get("resources") or []:
+                    entry = out.setdefault((fl["name"], res["name"]), [Decimal(0), []])
+                    entry[0] += parse_quantity(res["nominalQuota"])
+                    entry[1].append(cq.name)
+    return out
+
+
+def promises(ix: StackIndex) -> list[tuple[str, str, Decimal, FlavorCapacity, list[str]]]:
+    """(flavor, resource, nominal quota promised, capacity behind it, queues) for every quota on a
+    flavor with pools: the plan shows them, the quota policies judge them."""
+    caps, out = flavor_capacity(ix), []
+    for (flavor, resource), (promised, queues) in sorted(nominal_quotas(ix).items()):
+        if flavor in caps:
+            out.append((flavor, resource, promised, caps[flavor].get(resource, FlavorCapacity()), sorted(queues)))
+    return out
+
+
+def show_amount(resource: str, amount: Decimal) -> str:
+    """Quantities as people read them: memory in GiB, the rest as counts."""
+    if resource in ("memory", "ephemeral-storage"):
+        return f"{amount / 2**30:,.0f}Gi"
+    return f"{amount:,.0f}" if amount == amount.to_integral_value() else f"{amount:,.1f}"
+
+
+Promise = tuple[str, str, Decimal, FlavorCapacity, list[str]]
+
+
+def headline(rows: list[Promise]) -> list[Promise]:
+    """Where a flavor's accelerator is over-promised, its cpu and memory (which follow the accelerator
+    quota) are too: name the accelerator alone."""
+    over = {flavor for flavor, res, *_ in rows if res in ACCELERATOR_RESOURCES}
+    return [r for r in rows if r[1] in ACCELERATOR_RESOURCES or r[0] not in over]
