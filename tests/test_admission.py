@@ -12,15 +12,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gke_ai_batch.admission.cluster import Cluster
+from gke_ai_batch.admission.pod_sets import pod_requests
+from gke_ai_batch.admission.quantities import format_amount, resource_order
+from gke_ai_batch.admission.terms import BLOCK_UNDECLARED, IGNORE_UNDECLARED
 from gke_ai_batch.model.pool_facts import pool_facts
-from gke_ai_batch.offline.admission import (
-    BLOCK_UNDECLARED,
-    IGNORE_UNDECLARED,
-    Cluster,
-    format_amount,
-    pod_requests,
-    resource_order,
-)
 from gke_ai_batch.offline.admit import cluster_of, main, placement, workload_files
 
 ROOT = Path(__file__).resolve().parent.parent

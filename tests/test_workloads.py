@@ -1,4 +1,4 @@
-"""Sample workloads cannot drift from their stacks: Kueue's admission model (gke_ai_batch.offline.admission)
+"""Sample workloads cannot drift from their stacks: Kueue's admission model (gke_ai_batch.admission)
 refuses a sample whose queue, flavor, topology, chips or slices its stack does not provide."""
 import copy
 from pathlib import Path

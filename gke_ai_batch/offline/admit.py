@@ -21,8 +21,9 @@ from typing import Any
 
 import yaml
 
+from gke_ai_batch.admission.cluster import Cluster, kueue_config_from_values
+from gke_ai_batch.admission.results import AdmissionResult, PodSetAssignment
 from gke_ai_batch.model.pool_facts import pool_facts
-from gke_ai_batch.offline.admission import AdmissionResult, Cluster, PodSetAssignment, kueue_config_from_values
 from gke_ai_batch.vocabulary import HELM_RELEASE, NODE_POOL
 
 from .render import cluster_zones, is_manifest, manifest_of

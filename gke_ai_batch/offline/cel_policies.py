@@ -51,7 +51,7 @@ from celpy import celtypes
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError, CELFunction, Context, Evaluator, Result, base_functions
 
-from gke_ai_batch.offline.admission import selector_matches
+from gke_ai_batch.admission.matching import selector_matches
 
 Obj = Mapping[str, Any]
 

@@ -9,7 +9,7 @@ object's namespace passes, in the API server's order and then Kueue's:
    (offline.pod_security);
 3. the stack's ValidatingAdmissionPolicies, on the object and then on each pod it will create
    (offline.cel_policies);
-4. Kueue: is it admitted, to which ClusterQueue and flavors (offline.admission).
+4. Kueue: is it admitted, to which ClusterQueue and flavors (gke_ai_batch.admission).
 
 The first layer that refuses is the verdict. Pods are judged as their templates declare them: the
 platform's ResourceFlavors add node labels but no tolerations, so nothing Kueue adds at admission changes
@@ -22,8 +22,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gke_ai_batch.admission.cluster import Cluster
+from gke_ai_batch.admission.decision import workload_identity
+from gke_ai_batch.admission.results import AdmissionResult
+from gke_ai_batch.admission.terms import FRAMEWORKS
+
 from .access import StackAccess
-from .admission import FRAMEWORKS, AdmissionResult, Cluster, workload_identity
 from .cel_policies import evaluate, resource_of
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
 from .rbac import AUTHENTICATED, CLUSTER
