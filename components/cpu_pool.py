@@ -5,7 +5,7 @@ No `from __future__ import annotations`: the component analyzer reads the annota
 
 import pulumi
 
-from gke_ai_batch.plan import parts
+from gke_ai_batch.plan import component_plans
 from gke_ai_batch.vocabulary import component_type
 
 from .args import CpuShape, NodePoolTarget
@@ -23,7 +23,7 @@ class CpuPool(pulumi.ComponentResource):
     """The GKE node pool."""
 
     def __init__(self, name: str, args: CpuPoolArgs, opts: pulumi.ResourceOptions | None = None):
-        plan = parts.cpu_pool(name, args)  # refused before anything registers
+        plan = component_plans.cpu_pool(name, args)  # refused before anything registers
         super().__init__(component_type("CpuPool"), name, None, opts)
         self.pool = declare_node_pool(f"{name}-pool", plan, args, self)
         self.pool_name = self.pool.name

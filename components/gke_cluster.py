@@ -9,7 +9,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from gke_ai_batch.plan import lifecycle, parts
+from gke_ai_batch.plan import component_plans, lifecycle
 from gke_ai_batch.plan.identity import REPOSITORY_READER, NodeIdentity
 from gke_ai_batch.vocabulary import component_type
 
@@ -201,7 +201,7 @@ class GkeCluster(pulumi.ComponentResource):
     """The nodes' IAM service account: node pools run as it."""
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        identity, network, inputs = parts.cluster(name, args)  # refused before anything registers
+        identity, network, inputs = component_plans.cluster(name, args)  # refused before anything registers
         super().__init__(component_type("GkeCluster"), name, None, opts)
         first = self._node_identity(name, str(args["project"]), identity)
         if network.create or network.existing_nat:

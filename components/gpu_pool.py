@@ -9,7 +9,7 @@ from typing import Any
 import pulumi
 
 from gke_ai_batch.model.gpudirect import CREATE
-from gke_ai_batch.plan import parts
+from gke_ai_batch.plan import component_plans
 from gke_ai_batch.vocabulary import component_type
 
 from .args import GpuShape, NodePoolTarget
@@ -30,7 +30,7 @@ class GpuPool(pulumi.ComponentResource):
     """GPUs at full size."""
 
     def __init__(self, name: str, args: GpuPoolArgs, opts: pulumi.ResourceOptions | None = None):
-        plan = parts.gpu_pool(name, args)  # refused before anything registers
+        plan = component_plans.gpu_pool(name, args)  # refused before anything registers
         super().__init__(component_type("GpuPool"), name, None, opts)
         self.networks = None
         overrides: dict[str, Any] = {}

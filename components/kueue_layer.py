@@ -9,7 +9,7 @@ from typing import NotRequired, TypedDict
 
 import pulumi
 
-from gke_ai_batch.plan import lifecycle, parts
+from gke_ai_batch.plan import component_plans, lifecycle
 from gke_ai_batch.plan.installs import jobset_values, kueue_values
 from gke_ai_batch.plan.monitoring import kueue_monitoring
 from gke_ai_batch.plan.platform import Platform
@@ -274,7 +274,7 @@ class KueueLayer(pulumi.ComponentResource):
     """Each team's LocalQueue (its first, where it has several)."""
 
     def __init__(self, name: str, args: KueueLayerArgs, opts: pulumi.ResourceOptions | None = None):
-        platform = parts.scheduling(name, args)  # refused before anything registers
+        platform = component_plans.scheduling(name, args)  # refused before anything registers
         super().__init__(component_type("KueueLayer"), name, None, opts)
         depends = (opts.depends_on if opts else None)
         declare_kueue(platform, pulumi.ResourceOptions(parent=self, depends_on=depends))

@@ -10,7 +10,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gke_ai_batch.model.config import PlatformConfig
-from gke_ai_batch.plan import gpudirect_networks, lifecycle, parts
+from gke_ai_batch.plan import component_plans, gpudirect_networks, lifecycle
 from gke_ai_batch.plan.gke_inputs import gcs_fuse_driver, is_production, multi_networking
 from gke_ai_batch.plan.platform import Platform as PlatformPlan
 from gke_ai_batch.plan.platform import build_platform
@@ -73,7 +73,7 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     """Every component of a validated platform, as children of `parent` (None: the stack itself)."""
     cfg = platform.config
     child = pulumi.ResourceOptions(parent=parent)
-    cluster = _json(cfg, include=set(parts.CLUSTER_IDENTITY) | {"cluster"})
+    cluster = _json(cfg, include=set(component_plans.CLUSTER_IDENTITY) | {"cluster"})
     if gcs_fuse_driver(cfg):  # on because teams declare buckets: GkeCluster does not see the teams
         cluster["cluster"]["gcs_fuse_csi_driver"] = True
     if multi_networking(cfg):  # on because GPU pools attach extra networks: GkeCluster does not see the pools

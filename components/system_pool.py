@@ -6,7 +6,7 @@ from typing import NotRequired
 
 import pulumi
 
-from gke_ai_batch.plan import parts
+from gke_ai_batch.plan import component_plans
 from gke_ai_batch.vocabulary import component_type
 
 from .args import NodePoolTarget
@@ -33,7 +33,7 @@ class SystemNodePool(pulumi.ComponentResource):
     """The GKE node pool."""
 
     def __init__(self, name: str, args: SystemNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
-        plan = parts.system_pool(name, args)  # refused before anything registers
+        plan = component_plans.system_pool(name, args)  # refused before anything registers
         super().__init__(component_type("SystemNodePool"), name, None, opts)
         self.pool = declare_node_pool(f"{name}-pool", plan, args, self)
         self.pool_name = self.pool.name

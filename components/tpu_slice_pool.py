@@ -9,7 +9,7 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
-from gke_ai_batch.plan import parts
+from gke_ai_batch.plan import component_plans
 from gke_ai_batch.plan.gke_inputs import workload_placement, workload_policy_inputs
 from gke_ai_batch.plan.pools import workload_policy_name
 from gke_ai_batch.vocabulary import component_type
@@ -31,7 +31,7 @@ class TpuSlicePool(pulumi.ComponentResource):
     """TPU chips in all slices."""
 
     def __init__(self, name: str, args: TpuSlicePoolArgs, opts: pulumi.ResourceOptions | None = None):
-        plans = parts.tpu_slices(name, args)  # refused before anything registers
+        plans = component_plans.tpu_slices(name, args)  # refused before anything registers
         super().__init__(component_type("TpuSlicePool"), name, None, opts)
         policy_plan = plans[0].workload_policy
         self.workload_policy = None

@@ -23,7 +23,7 @@ from gke_ai_batch.model.promises import (
     show_amount,
 )
 from gke_ai_batch.model.quantity import parse_quantity
-from gke_ai_batch.model.suggest import name_list
+from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.identity import is_default_compute_account
 from gke_ai_batch.plan.installs import recommended_memory
 from gke_ai_batch.policies.resource_rules import is_production

@@ -85,9 +85,9 @@ def test_bad_bucket_input_is_refused_at_its_path(change, path, words):
 
 
 def test_a_kueue_layer_refuses_team_storage():
-    from gke_ai_batch.plan import parts
+    from gke_ai_batch.plan import component_plans
     with pytest.raises(ConfigError) as e:
-        parts.scheduling("layer", {"region": "us-east5", "teams": [{"name": "a", "buckets": [{"name": "abc",
+        component_plans.scheduling("layer", {"region": "us-east5", "teams": [{"name": "a", "buckets": [{"name": "abc",
                                                                                      "access": "read"}]}]})
     assert e.value.path == "teams[0].buckets" and "declare team storage with the Platform component" in e.value.message
 

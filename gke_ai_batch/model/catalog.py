@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from math import prod
 from typing import Protocol
 
-from gke_ai_batch.model.suggest import plural
+from gke_ai_batch.model.words import plural
 from gke_ai_batch.vocabulary import Capacity
 
 # Node labels GKE sets on accelerator nodes (used by nodeSelectors and Kueue ResourceFlavors).

@@ -35,46 +35,46 @@ from gke_ai_batch.model.releases import (
     unknown_chart,
     unknown_version,
 )
-from gke_ai_batch.model.suggest import unknown_key
+from gke_ai_batch.model.words import unknown_key
 from gke_ai_batch.vocabulary import COST_CENTER_LABEL, Capacity, ClusterMode
 
 CONFIG_KEY = "platform"
 
 
-class Rule(NamedTuple):
+class TextRule(NamedTuple):
     """A text rule as a pattern (for validation and the schema) and in words (for error messages)."""
 
     pattern: str
     words: str
 
 
-DNS_LABEL = Rule(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+DNS_LABEL = TextRule(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
                  "lowercase letters, digits and '-', starting and ending with a letter or digit")
-CLUSTER_NAME = Rule(r"^[a-z]([-a-z0-9]*[a-z0-9])?$",
+CLUSTER_NAME = TextRule(r"^[a-z]([-a-z0-9]*[a-z0-9])?$",
                     "lowercase letters, digits and '-', starting with a letter and not ending with '-'")
-PROJECT_ID = Rule(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$", "a Google Cloud project ID: 6 to 30 lowercase letters, "
+PROJECT_ID = TextRule(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$", "a Google Cloud project ID: 6 to 30 lowercase letters, "
                   "digits and '-', starting with a letter and not ending with '-'")
-REGION = Rule(r"^[a-z]+-[a-z]+\d+$", "a Google Cloud region such as us-east5")
-LABEL_VALUE = Rule(r"^[a-z0-9_-]{1,63}$", "a label value: 1 to 63 lowercase letters, digits, '_' and '-'")
-SECONDS = Rule(r"^\d+s$", "whole seconds followed by s, such as 86400s")
-DURATION = Rule(r"^\d+(s|m|h)$", "a whole number followed by s, m or h, such as 10m")
-SERVICE_ACCOUNT = Rule(r"^[a-z0-9][-a-z0-9]*@[-a-z0-9.]+\.gserviceaccount\.com$",
+REGION = TextRule(r"^[a-z]+-[a-z]+\d+$", "a Google Cloud region such as us-east5")
+LABEL_VALUE = TextRule(r"^[a-z0-9_-]{1,63}$", "a label value: 1 to 63 lowercase letters, digits, '_' and '-'")
+SECONDS = TextRule(r"^\d+s$", "whole seconds followed by s, such as 86400s")
+DURATION = TextRule(r"^\d+(s|m|h)$", "a whole number followed by s, m or h, such as 10m")
+SERVICE_ACCOUNT = TextRule(r"^[a-z0-9][-a-z0-9]*@[-a-z0-9.]+\.gserviceaccount\.com$",
                        "a service account's email, NAME@PROJECT.iam.gserviceaccount.com")
-BUCKET_LOCATION = Rule(r"^([a-z]+-[a-z]+\d+|US|EU|ASIA|[A-Z]{3,4}\d)$",
+BUCKET_LOCATION = TextRule(r"^([a-z]+-[a-z]+\d+|US|EU|ASIA|[A-Z]{3,4}\d)$",
                        "a region such as us-east5, a multi-region (US, EU, ASIA) or a dual-region such as NAM4")
 # Artifact Registry ("Create standard repositories"): a repository name "can only contain lowercase letters,
 # numbers, and hyphens", starting with a letter and ending with a letter or number; locations are regions
 # and the multi-regions us, europe and asia.
-AR_REPOSITORY = Rule(r"^[a-z]([-a-z0-9]*[a-z0-9])?$",
+AR_REPOSITORY = TextRule(r"^[a-z]([-a-z0-9]*[a-z0-9])?$",
                      "lowercase letters, digits and '-', starting with a letter and ending with a letter or digit")
-AR_LOCATION = Rule(r"^([a-z]+-[a-z]+\d+|us|europe|asia)$", "a region such as us-east5, or us, europe or asia")
-GROUP_EMAIL = Rule(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$",
+AR_LOCATION = TextRule(r"^([a-z]+-[a-z]+\d+|us|europe|asia)$", "a region such as us-east5, or us, europe or asia")
+GROUP_EMAIL = TextRule(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$",
                    "a Google group's email address, such as ml-team@example.com")
 RULES_IN_WORDS = {r.pattern: r.words for r in (DNS_LABEL, CLUSTER_NAME, PROJECT_ID, REGION, LABEL_VALUE, SECONDS,
                                                 DURATION, SERVICE_ACCOUNT, BUCKET_LOCATION, AR_REPOSITORY, AR_LOCATION)}
 
 
-def text(rule: Rule, default: Any = ..., max_length: int | None = None) -> Any:
+def text(rule: TextRule, default: Any = ..., max_length: int | None = None) -> Any:
     """A text field that follows `rule` (its words go into the schema, next to the pattern)."""
     return Field(default, pattern=rule.pattern, max_length=max_length, json_schema_extra={"x-rule": rule.words})
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gke_ai_batch.model.suggest import or_list
+from gke_ai_batch.model.words import or_list
 
 BOOT_DISK_TYPES = ("pd-balanced", "pd-standard", "pd-ssd", "hyperdisk-balanced", "hyperdisk-extreme",
                    "hyperdisk-throughput")

@@ -23,7 +23,7 @@ from typing import Any
 from gke_ai_batch.model import catalog, disks, gpudirect, labels
 from gke_ai_batch.model.maintenance import WindowError, parse_time, worst_case_hours
 from gke_ai_batch.model.pool_facts import capacity_of, pool_facts
-from gke_ai_batch.model.suggest import or_list, plural
+from gke_ai_batch.model.words import or_list, plural
 from gke_ai_batch.vocabulary import Capacity
 
 Props = Mapping[str, Any]
@@ -43,7 +43,7 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class Rule:
+class GkeRule:
     id: str
     subject: str  # "cluster" or "node pool"
     field: str  # config path below `platform.`, or below the pool's entry for node pool rules
@@ -252,26 +252,26 @@ def _cluster_location(c: Props) -> Iterator[Finding]:
     yield from _zone_findings(list(c.get("nodeLocations") or []), _region_of(c))
 
 
-CLUSTER_RULES: tuple[Rule, ...] = (
-    Rule("maintenance-availability", "cluster", "cluster.maintenance_window",
+CLUSTER_RULES: tuple[GkeRule, ...] = (
+    GkeRule("maintenance-availability", "cluster", "cluster.maintenance_window",
          "a recurring maintenance window gives at least 48 hours in any 32-day period, counting only "
          "contiguous windows of at least 4 hours; times are RFC 3339", MAINTENANCE, _window),
-    Rule("maintenance-exclusion", "cluster", "cluster.maintenance_exclusions",
+    GkeRule("maintenance-exclusion", "cluster", "cluster.maintenance_exclusions",
          "at most 20 exclusions; times are RFC 3339 and end after they start; a NO_UPGRADES exclusion lasts at "
          "most 90 days; the other scopes need a release channel", EXCLUSIONS, _exclusions),
-    Rule("private-control-plane-range", "cluster", "cluster.master_ipv4_cidr",
+    GkeRule("private-control-plane-range", "cluster", "cluster.master_ipv4_cidr",
          "the control plane's range of a private cluster is a /28 from a private range", PRIVATE, _master_cidr),
-    Rule("private-endpoint-private-nodes", "cluster", "cluster.ip_endpoint",
+    GkeRule("private-endpoint-private-nodes", "cluster", "cluster.ip_endpoint",
          "the external IP endpoint is turned off (privateClusterConfig.enablePrivateEndpoint) only on a cluster "
          "with private nodes", PRIVATE_ENDPOINT, _private_endpoint),
-    Rule("authorized-networks", "cluster", "cluster.master_authorized_networks",
+    GkeRule("authorized-networks", "cluster", "cluster.master_authorized_networks",
          "authorized networks are IPv4 CIDR blocks", PRIVATE, _authorized_networks),
-    Rule("security-group-name", "cluster", "cluster.security_group",
+    GkeRule("security-group-name", "cluster", "cluster.security_group",
          "Google Groups for RBAC names the group gke-security-groups@<domain>", GROUPS, _security_group),
-    Rule("cluster-resource-labels", "cluster", "labels",
+    GkeRule("cluster-resource-labels", "cluster", "labels",
          "resource labels: at most 64, keys and values of at most 63 lowercase letters, digits, '-' and '_', "
          "keys beginning with a letter", GCP_LABELS, _cluster_labels),
-    Rule("cluster-zones", "cluster", "zones",
+    GkeRule("cluster-zones", "cluster", "zones",
          "a zonal cluster has a zone; node locations are distinct zones of the cluster's region",
          LOCATIONS, _cluster_location),
 )
@@ -640,84 +640,84 @@ def _cluster_nodes(pools: Sequence[Props], c: Props) -> Iterator[Finding]:
             return
 
 
-POOL_RULES: tuple[Rule, ...] = (
-    Rule("auto-upgrade-with-release-channel", "node pool", "capacity",
+POOL_RULES: tuple[GkeRule, ...] = (
+    GkeRule("auto-upgrade-with-release-channel", "node pool", "capacity",
          "node auto-upgrade stays on for every pool of a cluster enrolled in a release channel",
          AUTO_UPGRADE, _auto_upgrade),
-    Rule("node-pool-name", "node pool", "name",
+    GkeRule("node-pool-name", "node pool", "name",
          "a node pool name is at most 40 lowercase letters, digits and '-', beginning with a letter", NAMES,
          _pool_name),
-    Rule("pool-zones", "node pool", "zones", "a pool's node locations are distinct zones of the cluster's region",
+    GkeRule("pool-zones", "node pool", "zones", "a pool's node locations are distinct zones of the cluster's region",
          LOCATIONS, _pool_zones),
-    Rule("reservation-zone", "node pool", "zones",
+    GkeRule("reservation-zone", "node pool", "zones",
          "a pool consuming a specific reservation has exactly one zone, the reservation's", RESERVATIONS,
          _reservation_zone),
-    Rule("node-labels", "node pool", "node_labels",
+    GkeRule("node-labels", "node pool", "node_labels",
          "node labels are Kubernetes labels: values of at most 63 characters of letters, digits, '-', '_' "
          "and '.', beginning and ending with a letter or digit", K8S_LABELS, _node_labels),
-    Rule("node-label-prefixes", "node pool", "node_labels",
+    GkeRule("node-label-prefixes", "node pool", "node_labels",
          "node label keys are not under kubernetes.io/ or k8s.io/ (or their subdomains), cloud.google.com/ or "
          f"sandbox.gke.io/, which GKE and Kubernetes manage, but for {', '.join(GKE_SETTABLE_LABELS)}, which "
          "GKE's pages set on node pools", RESERVED_LABELS, _label_prefixes),
-    Rule("node-resource-labels", "node pool", "platform.labels",
+    GkeRule("node-resource-labels", "node pool", "platform.labels",
          "node resource labels follow the GCP label rules", GCP_LABELS, _pool_labels),
-    Rule("max-run-duration", "node pool", "max_run_duration", "a node's maximum run duration is at most 7 days",
+    GkeRule("max-run-duration", "node pool", "max_run_duration", "a node's maximum run duration is at most 7 days",
          MAX_RUN, _max_run_duration),
-    Rule("queued-provisioning-flex-start", "node pool", "capacity",
+    GkeRule("queued-provisioning-flex-start", "node pool", "capacity",
          "a queued-provisioning pool is also a flex-start pool (--flex-start with --enable-queued-provisioning), "
          f"on GKE {QUEUED_MIN_VERSION} or later", QUEUED, _queued_form),
-    Rule("flex-start-tpu-generations", "node pool", "generation",
+    GkeRule("flex-start-tpu-generations", "node pool", "generation",
          f"flex-start TPUs are {', '.join(FLEX_START_TPU_GENERATIONS)}", FLEX_START, _flex_start_support),
-    Rule("flex-start-tpu-zones", "node pool", "zones",
+    GkeRule("flex-start-tpu-zones", "node pool", "zones",
          "flex-start TPUs run in their generation's zones: " + "; ".join(
              f"{gen} in {or_list(zones)}" for gen, zones in FLEX_START_TPU_ZONES.items()),
          FLEX_START_ZONES, _flex_start_zones),
-    Rule("queued-tpu-generations", "node pool", "generation",
+    GkeRule("queued-tpu-generations", "node pool", "generation",
          f"queued provisioning takes TPU {or_list(QUEUED_TPU_GENERATIONS)}, on GKE {QUEUED_TPU_MIN_VERSION} or later",
          QUEUED_TPUS, _queued_tpus),
-    Rule("gke-version-floors", "node pool", "generation",
+    GkeRule("gke-version-floors", "node pool", "generation",
          f"a pinned cluster version is at least what the TPU pool needs: flex-start TPUs "
          f"{FLEX_START_TPU_MIN_VERSION}, TPU7x 1.34.0-gke.2201000", TPU7X, _version_floors),
-    Rule("gpu-version-floors", "node pool", "gpu",
+    GkeRule("gpu-version-floors", "node pool", "gpu",
          f"a pinned cluster version is at least what the GPU pool needs: flex-start without queued provisioning "
          f"{FLEX_START_GPU_MIN_VERSION}, queued provisioning {QUEUED_MIN_VERSION}, and each GPU's own floor (H200 "
          "1.31.5-gke.1169000, B200 1.32.1-gke.1729000, GB200 1.32.8-gke.1108000 on 1.32 and 1.33.4-gke.1036000 "
          "from 1.33, RTX PRO 6000 1.34.0-gke.1662000)", GPU_VERSIONS, _gpu_version_floors),
-    Rule("accelerator-network-profile", "node pool", "gpudirect",
+    GkeRule("accelerator-network-profile", "node pool", "gpudirect",
          "GPUDirect's automatic networks (acceleratorNetworkProfile auto) need a machine type GKE lists for it, "
          f"Dataplane V2, GKE {gpudirect.AUTO_PROFILE_MIN_VERSION} or later, and no additional node networks",
          AUTO_NETWORKS, _accelerator_network_profile),
-    Rule("multi-networking", "node pool", "gpudirect",
+    GkeRule("multi-networking", "node pool", "gpudirect",
          "a pool with extra node networks (GPUDirect) is in a cluster with multi-networking and Dataplane V2",
          MULTI_NETWORK, _multi_networking),
-    Rule("gpu-capacity-model", "node pool", "capacity",
+    GkeRule("gpu-capacity-model", "node pool", "capacity",
          "H200 (A3 Ultra) and B200 (A4) run on reserved, spot, flex-start or queued capacity, not on-demand; "
          "GB200 (A4X) on reserved capacity only", GPU_CAPACITY, _gpu_capacity),
-    Rule("gpu-time-sharing-clients", "node pool", "sharing.max_clients",
+    GkeRule("gpu-time-sharing-clients", "node pool", "sharing.max_clients",
          f"GPU time-sharing shares one GPU among {TIME_SHARING_CLIENTS[0]} to {TIME_SHARING_CLIENTS[1]} "
          "containers", TIME_SHARING, _time_sharing),
-    Rule("autoscaling-limits", "node pool", "autoscaling",
+    GkeRule("autoscaling-limits", "node pool", "autoscaling",
          "an autoscaled pool sets per-zone limits or total limits, never both", AUTOSCALER, _autoscaling_limits),
-    Rule("flex-start-location-policy", "node pool", "autoscaling.location_policy",
+    GkeRule("flex-start-location-policy", "node pool", "autoscaling.location_policy",
          "a flex-start pool (queued provisioning included) autoscales with location policy ANY, not BALANCED",
          LOCATION_POLICY, _flex_start_location_policy),
-    Rule("multi-host-slice-autoscaling", "node pool", "autoscaling",
+    GkeRule("multi-host-slice-autoscaling", "node pool", "autoscaling",
          "an autoscaled multi-host TPU slice sets per-zone limits: maxNodeCount its VM count, minNodeCount 0 or "
          "that count (it scales as a unit)", SLICE_SCALING, _slice_autoscaling),
-    Rule("boot-disk-type", "node pool", "disk_type",
+    GkeRule("boot-disk-type", "node pool", "disk_type",
          f"the boot disk is {or_list(disks.BOOT_DISK_TYPES)}; A3 Ultra, A4, A4X, G4, C4, C4A, C4D, N4 and TPU v6e "
          "boot from hyperdisk-balanced only; G2 and A3 High, Mega and Edge not from pd-standard", BOOT_DISKS,
          _boot_disk),
-    Rule("local-ssd-count", "node pool", "local_ssd.count",
+    GkeRule("local-ssd-count", "node pool", "local_ssd.count",
          "a node's local SSD count is one its machine type takes (bundled machines: exactly theirs; E2, N4 and "
          "TPU machines: none)", LOCAL_SSDS, _local_ssds),
-    Rule("tpu7x-workload-policy", "node pool", "topology",
+    GkeRule("tpu7x-workload-policy", "node pool", "topology",
          "a multi-host TPU7x slice names a HIGH_THROUGHPUT workload policy instead of a COMPACT placement",
          TPU7X, _placement),
 )
 
-STACK_RULES: tuple[Rule, ...] = (
-    Rule("cluster-node-limit", "node pools", "",
+STACK_RULES: tuple[GkeRule, ...] = (
+    GkeRule("cluster-node-limit", "node pools", "",
          f"all node pools together hold at most {MAX_CLUSTER_NODES:,} nodes at full size", LARGE, _cluster_nodes),
 )
 
@@ -777,11 +777,11 @@ def _range_sizes(subnet: Props, c: Props, pools: Sequence[Props]) -> Iterator[Fi
                           f"/{_prefix_for(nodes, role)} or larger", f".{RANGE_KEYS[role]}")
 
 
-NETWORK_RULES: tuple[Rule, ...] = (
-    Rule("network-range-overlap", "network", "network",
+NETWORK_RULES: tuple[GkeRule, ...] = (
+    GkeRule("network-range-overlap", "network", "network",
          "the node range (the subnet's primary range), the Pod and Service secondary ranges and a private "
          "cluster's control-plane range do not overlap", ALIAS_IPS, _range_overlap),
-    Rule("network-range-size", "network", "network",
+    GkeRule("network-range-size", "network", "network",
          "the node range holds every node (less 4 reserved addresses) and the Pod range a /24 per node (110 "
          "Pods per node), for all pools at full size plus one surge node each", POD_RANGE, _range_sizes),
 )
@@ -789,25 +789,25 @@ NETWORK_RULES: tuple[Rule, ...] = (
 RULES = CLUSTER_RULES + POOL_RULES + STACK_RULES + NETWORK_RULES
 
 
-def cluster_findings(cluster: Props) -> Iterator[tuple[Rule, Finding]]:
+def cluster_findings(cluster: Props) -> Iterator[tuple[GkeRule, Finding]]:
     for rule in CLUSTER_RULES:
         for finding in rule.check(cluster):
             yield rule, finding
 
 
-def pool_findings(pool: Props, cluster: Props) -> Iterator[tuple[Rule, Finding]]:
+def pool_findings(pool: Props, cluster: Props) -> Iterator[tuple[GkeRule, Finding]]:
     for rule in POOL_RULES:
         for finding in rule.check(pool, cluster):
             yield rule, finding
 
 
-def stack_findings(pools: Sequence[Props], cluster: Props) -> Iterator[tuple[Rule, Finding]]:
+def stack_findings(pools: Sequence[Props], cluster: Props) -> Iterator[tuple[GkeRule, Finding]]:
     for rule in STACK_RULES:
         for finding in rule.check(pools, cluster):
             yield rule, finding
 
 
-def network_findings(subnet: Props, cluster: Props, pools: Sequence[Props]) -> Iterator[tuple[Rule, Finding]]:
+def network_findings(subnet: Props, cluster: Props, pools: Sequence[Props]) -> Iterator[tuple[GkeRule, Finding]]:
     for rule in NETWORK_RULES:
         for finding in rule.check(subnet, cluster, pools):
             yield rule, finding

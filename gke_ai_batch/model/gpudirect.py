@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gke_ai_batch.model.suggest import plural
+from gke_ai_batch.model.words import plural
 
 AUTO_PROFILE = "auto"  # networkConfig.acceleratorNetworkProfile: GKE creates the networks
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.machines import allocatable
-from gke_ai_batch.model.suggest import plural
+from gke_ai_batch.model.words import plural
 from gke_ai_batch.vocabulary import (
     FIXED_CAPACITY,
     FLEX_START_LABEL,

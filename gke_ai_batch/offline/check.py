@@ -19,7 +19,7 @@ from pulumi_policy import (
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import unknown_checking_proxy
 
-from gke_ai_batch.model.suggest import closest, shorten
+from gke_ai_batch.model.words import closest, shorten
 from gke_ai_batch.policies.pack import policies
 
 from .heap import long_lived_heap

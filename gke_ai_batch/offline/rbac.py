@@ -45,7 +45,7 @@ UPSTREAM = "upstream_rbac"
 
 
 @dataclass(frozen=True)
-class Rule:
+class PolicyRule:
     """An rbac/v1 PolicyRule, for resource requests (nonResourceURLs never match them)."""
 
     verbs: frozenset[str]
@@ -54,7 +54,7 @@ class Rule:
     resource_names: frozenset[str]
 
     @classmethod
-    def of(cls, rule: Mapping[str, Any]) -> Rule:
+    def of(cls, rule: Mapping[str, Any]) -> PolicyRule:
         def field(name: str) -> frozenset[str]:
             return frozenset(rule.get(name) or ())
         return cls(field("verbs"), field("apiGroups"), field("resources"), field("resourceNames"))
@@ -126,7 +126,7 @@ def _expression_matches(expr: Mapping[str, Any], labels: Mapping[str, str]) -> b
     raise ValueError(f"label selector operator {op!r} is not In, NotIn, Exists or DoesNotExist")
 
 
-def aggregated_rules(cluster_roles: Iterable[Mapping[str, Any]]) -> dict[str, tuple[Rule, ...]]:
+def aggregated_rules(cluster_roles: Iterable[Mapping[str, Any]]) -> dict[str, tuple[PolicyRule, ...]]:
     """Each ClusterRole's rules after aggregation. The controller replaces an aggregated role's rules
     with the union of the current rules of the other roles its selectors match; repeating that until
     nothing changes gives what it converges on, aggregated roles of aggregated roles included."""
@@ -143,8 +143,8 @@ def aggregated_rules(cluster_roles: Iterable[Mapping[str, Any]]) -> dict[str, tu
     return rules
 
 
-def _rules_of(role: Mapping[str, Any]) -> tuple[Rule, ...]:
-    return tuple(Rule.of(r) for r in role.get("rules") or ())
+def _rules_of(role: Mapping[str, Any]) -> tuple[PolicyRule, ...]:
+    return tuple(PolicyRule.of(r) for r in role.get("rules") or ())
 
 
 def _selected(role: Mapping[str, Any], roles: Mapping[str, Mapping[str, Any]]) -> list[str]:
@@ -154,8 +154,8 @@ def _selected(role: Mapping[str, Any], roles: Mapping[str, Mapping[str, Any]]) -
         selector_matches(s, roles[n]["metadata"].get("labels") or {}) for s in selectors)]
 
 
-def _union(rule_sets: Iterable[tuple[Rule, ...]]) -> tuple[Rule, ...]:
-    out: list[Rule] = []
+def _union(rule_sets: Iterable[tuple[PolicyRule, ...]]) -> tuple[PolicyRule, ...]:
+    out: list[PolicyRule] = []
     for rules in rule_sets:
         out += [r for r in rules if r not in out]
     return tuple(out)
@@ -198,7 +198,7 @@ class Authorizer:
                    if (not b.namespace or b.namespace == req.namespace) and b.groups & groups
                    for rule in self._role_rules(b))
 
-    def _role_rules(self, b: Binding) -> tuple[Rule, ...]:
+    def _role_rules(self, b: Binding) -> tuple[PolicyRule, ...]:
         """The rules of a binding's roleRef; none if it names a role that does not exist (as the API
         server, which lets a binding refer to a role created later)."""
         if b.role_kind == "Role":

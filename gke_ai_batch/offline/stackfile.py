@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from gke_ai_batch.model.input_limits import MAX_DEPTH, MAX_DIGITS, TOO_DEEP, too_large, too_long
-from gke_ai_batch.model.suggest import closest, describe, shorten
+from gke_ai_batch.model.words import closest, describe, shorten
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from gke_ai_batch.model.promises import FlavorCapacity, show_amount
-from gke_ai_batch.model.suggest import name_list, plural
+from gke_ai_batch.model.words import name_list, plural
 from gke_ai_batch.vocabulary import (
     BUCKET,
     BUCKET_IAM_MEMBER,
@@ -24,7 +24,7 @@ from gke_ai_batch.vocabulary import (
 from .mermaid import Diagram, diagram
 from .runtime import Registration
 from .text import FULL_AT, Block, Row, Table, console, markdown
-from .view import ClusterQueue, Pool, Quota, StackView, Team, stack_view
+from .view import ClusterQueue, Pool, QueueQuota, StackView, Team, stack_view
 
 CONSOLE_POOLS = 30  # the console shows this many node pools; summary.md shows all
 CONSOLE_TEAMS = 30  # and this many teams
@@ -115,7 +115,7 @@ def team_table(view: StackView) -> Table:
                  console_limit=CONSOLE_TEAMS, counted="team")
 
 
-def _limit(q: Quota, limit: Decimal | None) -> str:
+def _limit(q: QueueQuota, limit: Decimal | None) -> str:
     return "-" if limit is None else show_amount(q.resource, limit)
 
 
@@ -124,7 +124,8 @@ def _queue_label(cq: ClusterQueue) -> str:
     return cq.name if cq.teams in ([], [cq.name]) else f"{cq.name} ({name_list(cq.teams, 3)})"
 
 
-def _quota_group(view: StackView, flavor: str, resource: str, quotas: list[tuple[ClusterQueue, Quota]]) -> list[Row]:
+def _quota_group(view: StackView, flavor: str, resource: str,
+                 quotas: list[tuple[ClusterQueue, QueueQuota]]) -> list[Row]:
     """One flavor and resource: what its pools hold and the sum promised on the first row, then one row
     per ClusterQueue with its nominal quota, borrowing limit and lending limit."""
     fl = view.flavors.get(flavor)
@@ -155,7 +156,7 @@ def quota_table(view: StackView) -> Table:
     """The flavor-by-queue quota table: per flavor and resource, each ClusterQueue's nominal quota,
     borrowing limit and lending limit, their sum, and what the flavor's pools hold at full size and of
     that for sure. Policies judge the same numbers; here the reader sees who holds them."""
-    groups: dict[tuple[str, str], list[tuple[ClusterQueue, Quota]]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[tuple[ClusterQueue, QueueQuota]]] = defaultdict(list)
     for cq in view.cluster_queues.values():
         for q in cq.quotas:
             groups[(q.flavor, q.resource)].append((cq, q))

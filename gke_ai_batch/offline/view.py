@@ -34,7 +34,7 @@ TPU_GENERATION_OF = {g.accelerator: g.name for g in catalog.TPU_GENERATIONS.valu
 
 
 @dataclass(frozen=True)
-class Quota:
+class QueueQuota:
     """One resource of one flavor in a ClusterQueue; None is "no limit"."""
 
     flavor: str
@@ -50,7 +50,7 @@ class ClusterQueue:
     cohort: str | None
     shared: bool  # labelled as a queue several teams share
     admits_all: bool  # namespaceSelector {}: every namespace may point a LocalQueue at it
-    quotas: list[Quota] = field(default_factory=list)
+    quotas: list[QueueQuota] = field(default_factory=list)
     teams: list[str] = field(default_factory=list)
 
 
@@ -166,7 +166,7 @@ def _cluster_queue(r: Registration) -> ClusterQueue:
         for fl in group.get("flavors") or []:
             for res in fl.get("resources") or []:
                 nominal = _quantity(res.get("nominalQuota")) or Decimal(0)
-                cq.quotas.append(Quota(fl["name"], res["name"], nominal, _quantity(res.get("borrowingLimit")),
+                cq.quotas.append(QueueQuota(fl["name"], res["name"], nominal, _quantity(res.get("borrowingLimit")),
                                        _quantity(res.get("lendingLimit"))))
     return cq
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
 from gke_ai_batch.model.gke_rules import (
+    GkeRule,
     Props,
-    Rule,
     cluster_findings,
     network_findings,
     pool_findings,
@@ -19,7 +19,7 @@ from gke_ai_batch.plan.network import NetworkPlan, subnet_inputs
 from gke_ai_batch.plan.pools import PoolPlan
 
 
-def _path(base: str, rule: Rule, at: str) -> str:
+def _path(base: str, rule: GkeRule, at: str) -> str:
     if rule.field.startswith(f"{ROOT}."):
         return rule.field + at
     return f"{base}.{rule.field}{at}"

@@ -12,7 +12,7 @@ from typing import Any, cast
 from gke_ai_batch.model.config import DNS_ENDPOINT_REASON_LABEL, PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.gpudirect import AUTO_PROFILE
-from gke_ai_batch.model.suggest import shorten
+from gke_ai_batch.model.words import shorten
 from gke_ai_batch.plan.identity import node_identity
 from gke_ai_batch.plan.network import plan_network
 from gke_ai_batch.plan.pools import PoolPlan, WorkloadPolicyPlan

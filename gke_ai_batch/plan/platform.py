@@ -11,8 +11,8 @@ from pydantic import ValidationError
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.config import CONFIG_KEY, PlatformConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
-from gke_ai_batch.model.suggest import closest, name_list, shorten
-from gke_ai_batch.model.validation import config_error
+from gke_ai_batch.model.pydantic_errors import config_error
+from gke_ai_batch.model.words import closest, name_list, shorten
 from gke_ai_batch.plan.gke_check import enforce_gke_rules
 from gke_ai_batch.plan.gpudirect_networks import refuse_overlaps
 from gke_ai_batch.plan.identity import NodeIdentity, node_identity

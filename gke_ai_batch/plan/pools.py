@@ -26,7 +26,7 @@ from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.gpudirect import AUTO_PROFILE, DRA_DRIVER_LABEL
 from gke_ai_batch.model.labels import label_safe
 from gke_ai_batch.model.pool_facts import PoolCapacity
-from gke_ai_batch.model.suggest import plural
+from gke_ai_batch.model.words import plural
 from gke_ai_batch.plan import gpudirect_networks
 from gke_ai_batch.plan.gpudirect_networks import NodeNetwork
 from gke_ai_batch.vocabulary import (

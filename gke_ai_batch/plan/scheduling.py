@@ -17,7 +17,7 @@ from gke_ai_batch.model.config import KueueConfig, PlatformConfig, QueueSpec, Qu
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.machines import allocatable
 from gke_ai_batch.model.quantity import parse_quantity, render_quantity
-from gke_ai_batch.model.suggest import name_list
+from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan import lifecycle, tenancy
 from gke_ai_batch.plan.autopilot import autopilot_node_labels, check_autopilot_tpu_version
 from gke_ai_batch.plan.isolation import isolation_policy

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from gke_ai_batch.model.config import RULES_IN_WORDS, PlatformConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
-from gke_ai_batch.model.suggest import describe
+from gke_ai_batch.model.words import describe
 
 _EXPECTED = {  # pydantic error type -> what the key should hold
     "model_type": "a mapping of keys to values (`key: value` lines)",

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 from gke_ai_batch.model.config import CpuPoolConfig, GpuPoolConfig, PlatformConfig, SystemPoolConfig, TpuPoolConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
 from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings
-from gke_ai_batch.model.validation import config_error
+from gke_ai_batch.model.pydantic_errors import config_error
 from gke_ai_batch.plan.gke_check import enforce_network_rules
 from gke_ai_batch.plan.gke_inputs import cluster_inputs, engine_form, node_pool_inputs
 from gke_ai_batch.plan.identity import NodeIdentity, node_identity
