@@ -46,7 +46,7 @@ TPU_RESOURCE = "google.com/tpu"
 GPU_RESOURCE = "nvidia.com/gpu"
 ACCELERATOR_RESOURCES = (TPU_RESOURCE, GPU_RESOURCE)
 
-# Node labels and taints GKE sets (source pages 000-004).
+# Node labels and taints GKE sets (source pages 000-004, listed with their addresses in docs/source-pages.md).
 TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
 TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 GPU_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"

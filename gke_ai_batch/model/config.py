@@ -1,9 +1,12 @@
 """The stack config: one validated document per environment (key `gke-ai-batch:platform`).
 
-Shape and single-field rules live here; rules that relate fields to the catalog or to each other
-live in plan/pools.py and plan/scheduling.py, and GKE's own rules in model/gke_rules.py, each error naming
-its config path. Every field's docstring is its description in the JSON Schema (`make schema`) and in
-the README's config reference, so they are written for the people who write stack files.
+Shape and single-field rules live here. Rules that relate a field to others or to the catalog are checked
+where the value they judge is derived (the plan/ module that derives it: pools, scheduling, network,
+storage, tenancy, identity and the rest), and GKE's own rules in model/gke_rules.py, run over the exact
+inputs; every error names its config path.
+
+Every field's docstring is its description in the JSON Schema (`make schema`) and in the README's config
+reference, so they are written for the people who write stack files.
 """
 from __future__ import annotations
 

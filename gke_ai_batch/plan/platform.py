@@ -1,5 +1,6 @@
-"""From raw stack config to a validated, fully derived platform plan: the single entry point that
-`__main__.py`, the offline tools and the tests use. Nothing here touches Pulumi."""
+"""From raw stack config to a validated, fully derived platform plan: what `__main__.py` and the Platform
+component build from a stack file (the other components plan their part through plan.component_plans).
+Nothing here touches Pulumi."""
 from __future__ import annotations
 
 from collections.abc import Iterable
