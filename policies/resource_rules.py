@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gke_ai_batch.model import catalog
-from gke_ai_batch.model.config import DNS_ENDPOINT_REASON_LABEL
+from gke_ai_batch.model.cluster_config import DNS_ENDPOINT_REASON_LABEL
 from gke_ai_batch.model.gpudirect import gpudirect_gap
 from gke_ai_batch.model.pool_facts import pool_facts
 from gke_ai_batch.model.words import or_list

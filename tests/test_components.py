@@ -14,7 +14,7 @@ from gke_ai_batch.components.kueue_layer import KueueLayer, QueueArgs, TeamSpec
 from gke_ai_batch.components.platform import Platform, PlatformArgs
 from gke_ai_batch.components.system_pool import SystemNodePoolArgs
 from gke_ai_batch.components.tpu_slice_pool import TpuSlicePool
-from gke_ai_batch.model import config
+from gke_ai_batch.model import cluster_config, config, pool_config, team_config
 from gke_ai_batch.offline.check import violations
 from gke_ai_batch.offline.runtime import record
 from gke_ai_batch.plan.gke_inputs import node_pool_inputs
@@ -114,14 +114,14 @@ PLACEMENT = set(public_args.NodePoolTarget.__annotations__) - {"zones"}
 
 
 @pytest.mark.parametrize("args, model, extra", [
-    (public_args.TpuShape, config.TpuPoolConfig, set()),
-    (public_args.GpuShape, config.GpuPoolConfig, set()),
-    (SystemNodePoolArgs, config.SystemPoolConfig, PLACEMENT | {"zones"}),
-    (GpuPoolArgs, config.GpuPoolConfig, PLACEMENT),
-    (ClusterSettingsArgs, config.ClusterConfig, set()),
+    (public_args.TpuShape, pool_config.TpuPoolConfig, set()),
+    (public_args.GpuShape, pool_config.GpuPoolConfig, set()),
+    (SystemNodePoolArgs, pool_config.SystemPoolConfig, PLACEMENT | {"zones"}),
+    (GpuPoolArgs, pool_config.GpuPoolConfig, PLACEMENT),
+    (ClusterSettingsArgs, cluster_config.ClusterConfig, set()),
     (GkeClusterArgs, config.PlatformConfig, set()),
-    (QueueArgs, config.QueueSpec, set()),
-    (TeamSpec, config.TeamConfig, set()),
+    (QueueArgs, team_config.QueueSpec, set()),
+    (TeamSpec, team_config.TeamConfig, set()),
 ])
 def test_public_arguments_mirror_the_config_model(args, model, extra):
     """Every plain argument is a field of the model that validates it (a renamed field would

@@ -5,7 +5,7 @@ import copy
 
 import pytest
 
-from gke_ai_batch.model.config import DNS_ENDPOINT_REASON_LABEL
+from gke_ai_batch.model.cluster_config import DNS_ENDPOINT_REASON_LABEL
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.model.gke_rules import RULES, cluster_findings
 from gke_ai_batch.offline.check import violations

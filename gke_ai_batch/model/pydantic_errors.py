@@ -8,8 +8,9 @@ from typing import Any, Union, get_args, get_origin
 from annotated_types import MaxLen
 from pydantic import BaseModel, ValidationError
 
-from gke_ai_batch.model.config import RULES_IN_WORDS, PlatformConfig
+from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
+from gke_ai_batch.model.field_rules import RULES_IN_WORDS
 from gke_ai_batch.model.words import describe
 
 _EXPECTED = {  # pydantic error type -> what the key should hold

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gke_ai_batch.model.config import CONFIG_KEY, DECISION_KINDS
+from gke_ai_batch.model.config import CONFIG_KEY
 from gke_ai_batch.model.replacement import recreating_nodes
+from gke_ai_batch.model.team_config import DECISION_KINDS
 from gke_ai_batch.vocabulary import BUCKET, CLUSTER, HELM_RELEASE, NODE_POOL, TEAM_COST_LABEL, TEAM_LABEL
 
 from .inputs import changes

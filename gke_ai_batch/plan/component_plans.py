@@ -8,9 +8,15 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from gke_ai_batch.model.config import CpuPoolConfig, GpuPoolConfig, PlatformConfig, SystemPoolConfig, TpuPoolConfig
+from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
 from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings
+from gke_ai_batch.model.pool_config import (
+    CpuPoolConfig,
+    GpuPoolConfig,
+    SystemPoolConfig,
+    TpuPoolConfig,
+)
 from gke_ai_batch.model.pydantic_errors import config_error
 from gke_ai_batch.plan.gke_check import enforce_network_rules
 from gke_ai_batch.plan.gke_inputs import cluster_inputs, engine_form, node_pool_inputs

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
-from gke_ai_batch.model.config import DNS_ENDPOINT_REASON_LABEL, PlatformConfig
+from gke_ai_batch.model.cluster_config import DNS_ENDPOINT_REASON_LABEL
+from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.gpudirect import AUTO_PROFILE
 from gke_ai_batch.model.words import shorten

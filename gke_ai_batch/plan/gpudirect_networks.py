@@ -15,8 +15,8 @@ from typing import Any
 import yaml
 
 from gke_ai_batch.model import gpudirect
-from gke_ai_batch.model.config import GpuDirectNetworks, GpuPoolConfig
 from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.model.pool_config import GpuDirectNetworks, GpuPoolConfig
 from gke_ai_batch.model.words import or_list, plural
 from gke_ai_batch.vocabulary import GKE_NETWORKING_API
 

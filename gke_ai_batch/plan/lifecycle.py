@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gke_ai_batch.model.config import PlatformConfig, TeamConfig
+from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.replacement import CRD_IMMUTABLE
+from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.vocabulary import PoolKind
 
 from .gke_inputs import is_production

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gke_ai_batch.model.config import NetworkConfig, PlatformConfig
+from gke_ai_batch.model.cluster_config import NetworkConfig
+from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 
 DEFAULT_RANGES = {"nodes_cidr": "10.0.0.0/20", "pods_cidr": "10.4.0.0/14", "services_cidr": "10.8.0.0/20"}

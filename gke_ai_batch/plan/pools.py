@@ -11,20 +11,20 @@ from typing import Any, TypedDict
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.catalog import CatalogError
-from gke_ai_batch.model.config import (
+from gke_ai_batch.model.config import PlatformConfig
+from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.gpudirect import AUTO_PROFILE, DRA_DRIVER_LABEL
+from gke_ai_batch.model.labels import label_safe
+from gke_ai_batch.model.pool_config import (
     Autoscaling,
     CpuPoolConfig,
     GpuPoolConfig,
     GpuSharing,
     LocalSsd,
     NodeSettings,
-    PlatformConfig,
     SystemPoolConfig,
     TpuPoolConfig,
 )
-from gke_ai_batch.model.errors import ConfigError, path_of
-from gke_ai_batch.model.gpudirect import AUTO_PROFILE, DRA_DRIVER_LABEL
-from gke_ai_batch.model.labels import label_safe
 from gke_ai_batch.model.pool_facts import PoolCapacity
 from gke_ai_batch.model.words import plural
 from gke_ai_batch.plan import gpudirect_networks

@@ -13,10 +13,11 @@ from typing import Any
 
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
-from gke_ai_batch.model.config import KueueConfig, PlatformConfig, QueueSpec, QuotaSpec, TeamConfig
+from gke_ai_batch.model.config import KueueConfig, PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.machines import allocatable
 from gke_ai_batch.model.quantity import parse_quantity, render_quantity
+from gke_ai_batch.model.team_config import QueueSpec, QuotaSpec, TeamConfig
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan import lifecycle, tenancy
 from gke_ai_batch.plan.autopilot import autopilot_node_labels, check_autopilot_tpu_version

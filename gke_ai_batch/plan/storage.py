@@ -15,8 +15,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gke_ai_batch.model.config import BucketConfig, PlatformConfig, TeamConfig
+from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.team_config import BucketConfig, TeamConfig
 from gke_ai_batch.vocabulary import TEAM_LABEL
 
 ROLES = {"read": "roles/storage.objectViewer", "read-write": "roles/storage.objectUser"}

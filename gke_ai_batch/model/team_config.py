@@ -1,0 +1,276 @@
+"""The team blocks of the stack config: quotas, queues, buckets, Pod Security exceptions and the decisions
+that lift production protection."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import (
+    Field,
+    field_validator,
+    model_validator,
+)
+
+from gke_ai_batch.model.field_rules import (
+    BUCKET_LOCATION,
+    DNS_LABEL,
+    GROUP_EMAIL,
+    LABEL_VALUE,
+    Model,
+    Quantity,
+    quota_or_quantity,
+    text,
+)
+from gke_ai_batch.model.quantity import parse_quantity
+
+
+class QuotaSpec(Model):
+    """A team's quota of one resource in one flavor. Written as a bare quantity (`google.com/tpu: 16`),
+    it is the nominal quota."""
+
+    nominal: Quantity
+    """What the queue is guaranteed, as a Kubernetes quantity (16, 500m, 64Gi, 2.5)."""
+    borrowing_limit: Quantity | None = None
+    """How much more it may borrow from its cohort; unset: no limit. Needs a cohort."""
+    lending_limit: Quantity | None = None
+    """How much of its nominal quota it may lend to its cohort; unset: all of it. Needs a cohort."""
+
+    @field_validator("nominal", "borrowing_limit", "lending_limit")
+    @classmethod
+    def _quantity(cls, v: int | str | None) -> int | str | None:
+        if v is not None:
+            parse_quantity(v)
+        return v
+
+
+def _quota_spec(v: object) -> object:
+    return v if isinstance(v, dict) else {"nominal": v}
+
+
+class BorrowWithinCohort(Model):
+    policy: Literal["Never", "LowerPriority"] = "LowerPriority"
+    """Whether a borrowing workload may preempt lower-priority work in the cohort."""
+    max_priority_threshold: int | None = None
+    """Only workloads at or below this priority may be preempted so."""
+
+
+class Preemption(Model):
+    """Kueue's ClusterQueue preemption policy."""
+
+    reclaim_within_cohort: Literal["Never", "LowerPriority", "Any"] = "Any"
+    """Whether the queue may take back lent quota by preempting the cohort's borrowers."""
+    within_cluster_queue: Literal["Never", "LowerPriority", "LowerOrNewerEqualPriority"] = "LowerPriority"
+    """Whether a workload may preempt others of its own queue."""
+    borrow_within_cohort: BorrowWithinCohort | None = None
+    """Preemption while borrowing (not with fair sharing)."""
+
+
+class QueueSpec(Model):
+    """What a ClusterQueue holds: quota per flavor and resource, and how it shares and preempts."""
+
+    cohort: str | None = None
+    """The cohort it borrows from and lends to; one of `cohorts`."""
+    quotas: dict[str, dict[str, QuotaSpec]] = Field({}, json_schema_extra=quota_or_quantity)
+    """Per flavor (a pool's flavor), per resource (google.com/tpu, nvidia.com/gpu, cpu, memory...): a quota."""
+    queueing_strategy: Literal["BestEffortFIFO", "StrictFIFO"] = "BestEffortFIFO"
+    """Kueue's queueing strategy: BestEffortFIFO lets smaller jobs past one that does not fit."""
+    preemption: Preemption = Preemption()
+    """When the queue's workloads may preempt others."""
+    fair_sharing_weight: Quantity | None = None
+    """The queue's weight under fair sharing (kueue.fair_sharing: true)."""
+
+    @field_validator("quotas", mode="before")
+    @classmethod
+    def _short_quotas(cls, v: object) -> object:
+        if isinstance(v, dict):
+            return {f: ({r: _quota_spec(q) for r, q in res.items()} if isinstance(res, dict) else res)
+                    for f, res in v.items()}
+        return v
+
+
+class SharedQueue(QueueSpec):
+    """A ClusterQueue several teams share (source page 002). `admit: all` selects every namespace."""
+
+    name: str = text(DNS_LABEL, max_length=63)
+    """The ClusterQueue's name; teams name it in `cluster_queue`."""
+    admit: Literal["teams", "all"] = "teams"
+    """teams: only the namespaces of teams that name it; all: every namespace."""
+
+
+NO_TEAM_DEFAULT_PRIORITY = (
+    "a per-team default priority cannot take effect, so the key was removed: Kueue 0.19 takes a job's "
+    "priority from its kueue.x-k8s.io/priority-class label (a WorkloadPriorityClass), else its pods' "
+    "priorityClassName, else the global default PriorityClass, and applies no per-namespace default "
+    "(WorkloadPriorityClassDefaulting is alpha and cluster-wide). Label each job with its priority, or "
+    "mark one priority global_default: true; then drop default_priority")
+
+
+class BucketConfig(Model):
+    """A Cloud Storage bucket a team's workloads use, through its Kubernetes service account."""
+
+    name: str
+    """The bucket's globally unique name: 3 to 63 lowercase letters, digits, '-', '_' and '.'."""
+    access: Literal["read", "read-write"]
+    """read (datasets: roles/storage.objectViewer) or read-write (checkpoints: roles/storage.objectUser)."""
+    existing: bool = False
+    """An existing bucket: the stack only grants access; false: the stack creates it, with uniform
+    bucket-level access and public access prevention enforced."""
+    location: str | None = text(BUCKET_LOCATION, None)
+    """Created only: a region (default: the platform's, next to the accelerators), or a multi-region
+    (US, EU, ASIA) or predefined dual-region (NAM4, EUR4, ASIA1...)."""
+    versioning: bool | None = None
+    """Created only: keep overwritten and deleted objects as noncurrent versions (default off)."""
+    soft_delete_days: int | None = None
+    """Created only: days a deleted object stays restorable, 7 to 90, or 0 for none (default 7)."""
+
+
+class LocalQueueConfig(Model):
+    """One of a team's LocalQueues, in each of its namespaces."""
+
+    name: str = text(DNS_LABEL, max_length=63)
+    """The LocalQueue's name; jobs name it in the kueue.x-k8s.io/queue-name label."""
+    cluster_queue: str | None = text(DNS_LABEL, None, max_length=63)
+    """The ClusterQueue it submits to: the team's own or a shared one; unset: the team's."""
+
+
+class PodSecurityException(Model):
+    """A namespace of the team held to another Pod Security level than `baseline`, for a workload
+    that truly needs it (raw local SSDs it formats itself, GPUDirect's host networking), with why."""
+
+    namespace: str
+    """One of the team's namespaces; keep the exception to a namespace of its own where you can."""
+    level: Literal["privileged", "baseline", "restricted"]
+    """The Pod Security Standard the namespace enforces: privileged (no checks), baseline or restricted."""
+    reason: str = Field(min_length=1)
+    """Why the workload needs it, kept beside the exception for reviewers."""
+
+
+class ObjectQuotas(Model):
+    """Most objects of each kind a team may hold in each of its namespaces (a Kubernetes
+    ResourceQuota), so that one team's flood cannot starve Kueue's admissions for every team."""
+
+    jobs: int = Field(500, ge=1, strict=True)
+    """Jobs (count/jobs.batch)."""
+    jobsets: int = Field(100, ge=1, strict=True)
+    """JobSets (count/jobsets.jobset.x-k8s.io)."""
+    workloads: int = Field(1000, ge=1, strict=True)
+    """Kueue Workloads (count/workloads.kueue.x-k8s.io): one per job, and one per pod of a Deployment,
+    StatefulSet or plain Pod."""
+    pods: int = Field(2000, ge=1, strict=True)
+    """Pods that are not finished, gated ones included."""
+
+
+class TeamConfig(Model):
+    """One team: its namespaces, a LocalQueue in each, and its own or a shared ClusterQueue."""
+
+    name: str = text(DNS_LABEL, max_length=40)
+    """The team's name."""
+    namespaces: list[str] = []
+    """Its namespaces (names of lowercase letters, digits and '-'); unset: one named after the team."""
+    groups: list[str] = []
+    """Google groups (email addresses) whose members may run the team's workloads in its namespaces
+    (the platform's team role; needs cluster.security_group)."""
+    priorities: list[str] | None = None
+    """The priorities the team's pods and jobs may name; unset: the global default and those below it."""
+    pod_security: list[PodSecurityException] = []
+    """Namespaces held to another Pod Security level than baseline, each with its reason."""
+    object_quotas: ObjectQuotas = ObjectQuotas()
+    """Most Jobs, JobSets, Workloads and pods per namespace."""
+    default_priority: str | None = None
+    """Refused: Kueue 0.19 has no per-team default priority (see the error for what to do)."""
+    local_queue: str | None = text(DNS_LABEL, None, max_length=63)
+    """The LocalQueue's name in each namespace; unset: <name>-queue. For several, use local_queues."""
+    local_queues: list[LocalQueueConfig] = []
+    """Several LocalQueues in each namespace (train, eval...), each to the team's ClusterQueue or a shared one."""
+    cluster_queue: str | None = text(DNS_LABEL, None, max_length=63)
+    """A shared queue's name, or the name of the team's own ClusterQueue (default: the team's name)."""
+    queue: QueueSpec | None = None
+    """The team's own ClusterQueue; leave it out to use a shared queue named in cluster_queue."""
+    cost_center: str | None = text(LABEL_VALUE, None)
+    """The cost-center label of its namespaces, for GKE cost allocation (default: the platform's)."""
+    service_account: str | None = None
+    """The Kubernetes service account its workloads run as, created in each namespace and granted the
+    buckets through Workload Identity Federation for GKE (default: <name>-workload)."""
+    buckets: list[BucketConfig] = []
+    """Cloud Storage buckets its workloads read or write (created, or existing ones by name)."""
+    state: Literal["active", "draining"] = "active"
+    """active, or draining: its queues admit nothing new (Kueue's stopPolicy) and production lifts the
+    protection of its namespaces and buckets, so that a later change may remove the team (`make diff`
+    refuses removing a team that was not draining first)."""
+    stop_policy: Literal["HoldAndDrain", "Hold"] | None = None
+    """While draining, what happens to its admitted work: HoldAndDrain (the default) evicts it, Hold lets
+    it run to completion. Only for a draining team."""
+
+    @model_validator(mode="after")
+    def _stop_policy_when_draining(self) -> TeamConfig:
+        if self.stop_policy is not None and self.state != "draining":
+            raise ValueError(f"stop_policy {self.stop_policy!r} applies to a draining team only: set state: "
+                             "draining, or drop stop_policy")
+        return self
+
+    @field_validator("default_priority")
+    @classmethod
+    def _no_default_priority(cls, v: str | None) -> str | None:
+        if v is not None:
+            raise ValueError(NO_TEAM_DEFAULT_PRIORITY)
+        return v
+
+    @field_validator("groups")
+    @classmethod
+    def _groups(cls, v: list[str]) -> list[str]:
+        import re
+        for g in v:
+            if g.startswith("system:"):
+                raise ValueError(f"{g!r} is a Kubernetes system group (every user, or every pod): a team's "
+                                 "groups must be Google groups of its own members")
+            if not re.match(GROUP_EMAIL.pattern, g):
+                raise ValueError(f"{g!r} is not {GROUP_EMAIL.words}")
+        return v
+
+    @field_validator("namespaces")
+    @classmethod
+    def _ns(cls, v: list[str]) -> list[str]:
+        import re
+        for ns in v:
+            if not re.match(DNS_LABEL.pattern, ns) or len(ns) > 63:
+                raise ValueError(f"namespace {ns!r} is not a namespace name: {DNS_LABEL.words}, "
+                                 "at most 63 characters")
+        return v
+
+
+DECISION_KINDS = ("cluster", "node_pool", "namespace", "bucket", "release")
+
+
+class Acknowledgement(Model):
+    """A decision to delete or replace one resource that holds running work or data, with why. It lifts
+    production's protection of that resource, and covers one change: the next change removes it. To
+    delete a protected resource, land the acknowledgement first (the engine deletes only what its last
+    update left unprotected), then remove the resource and the acknowledgement together."""
+
+    cluster: str | None = None
+    """The GKE cluster, by name."""
+    node_pool: str | None = None
+    """A node pool, by its name in the stack file (for a TPU pool: every slice of it)."""
+    namespace: str | None = None
+    """A team namespace (removing a whole team takes `state: draining` instead)."""
+    bucket: str | None = None
+    """A bucket the stack created, by name."""
+    release: Literal["kueue", "jobset"] | None = None
+    """The Kueue or JobSet Helm release."""
+    reason: str = Field(min_length=1)
+    """Why, for reviewers: what runs there now and where it goes."""
+
+    @model_validator(mode="after")
+    def _one_resource(self) -> Acknowledgement:
+        named = [k for k in DECISION_KINDS if getattr(self, k) is not None]
+        if len(named) != 1:
+            raise ValueError(f"name exactly one resource ({', '.join(DECISION_KINDS)}); this names "
+                             f"{len(named) or 'none'}{': ' + ', '.join(named) if named else ''}")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(k for k in DECISION_KINDS if getattr(self, k) is not None)
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self, self.kind))
