@@ -6,11 +6,11 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+from gke_ai_batch.model.gke_cluster_rules import region_of
 from gke_ai_batch.model.gke_rules import (
     cluster_findings,
     network_findings,
     pool_findings,
-    region_of,
     stack_findings,
 )
 from gke_ai_batch.model.promises import (

@@ -7,14 +7,8 @@ import pytest
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model import disks, promises
 from gke_ai_batch.model.errors import ConfigError
-from gke_ai_batch.model.gke_rules import (
-    RULES,
-    cluster_findings,
-    floor_of,
-    pool_findings,
-    reserved_label_key,
-    version_below,
-)
+from gke_ai_batch.model.gke_pool_rules import floor_of, reserved_label_key, version_below
+from gke_ai_batch.model.gke_rules import RULES, cluster_findings, pool_findings
 from gke_ai_batch.model.maintenance import WindowError, worst_case_hours
 from gke_ai_batch.plan.platform import build_platform
 from gke_ai_batch.policies import stack_rules as sr

@@ -6,7 +6,7 @@ from __future__ import annotations
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
-from gke_ai_batch.model.gke_rules import version_below
+from gke_ai_batch.model.gke_pool_rules import version_below
 from gke_ai_batch.model.pool_config import AutopilotFlavorConfig
 from gke_ai_batch.plan.pools import tpu_shape_at
 

@@ -6,9 +6,8 @@ from collections.abc import Sequence
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
+from gke_ai_batch.model.gke_rule_sources import GkeRule, Props
 from gke_ai_batch.model.gke_rules import (
-    GkeRule,
-    Props,
     cluster_findings,
     network_findings,
     pool_findings,

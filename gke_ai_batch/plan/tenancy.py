@@ -12,7 +12,7 @@ from typing import Any
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
-from gke_ai_batch.model.gke_rules import version_below
+from gke_ai_batch.model.gke_pool_rules import version_below
 from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.admission_policies import admission_policies

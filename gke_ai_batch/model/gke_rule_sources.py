@@ -1,0 +1,113 @@
+"""What a GKE rule is (its id, subject, config field, requirement, source and check) and the documents the
+rules come from, each once."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gke_ai_batch.model import gpudirect
+
+Props = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Source:
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    message: str
+    at: str = ""  # below the rule's field, e.g. "[1].end"
+    pool: int | None = None  # for rules over all pools: the pool it points at
+
+
+@dataclass(frozen=True)
+class GkeRule:
+    id: str
+    subject: str  # "cluster" or "node pool"
+    field: str  # config path below `platform.`, or below the pool's entry for node pool rules
+    requirement: str  # what GKE requires, in words
+    source: Source
+    check: Callable[..., Iterator[Finding]]
+
+
+MAINTENANCE = Source("GKE: Configure maintenance windows and exclusions",
+                     "https://cloud.google.com/kubernetes-engine/docs/how-to/maintenance-windows-and-exclusions")
+EXCLUSIONS = Source("GKE release notes, 2 June 2026 (90-day No upgrades exclusions); GKE: About release channels",
+                    "https://cloud.google.com/kubernetes-engine/docs/release-notes")
+PRIVATE = Source("GKE: Create a private cluster",
+                 "https://cloud.google.com/kubernetes-engine/docs/how-to/private-clusters")
+PRIVATE_ENDPOINT = Source("pulumi-gcp Cluster privateClusterConfig.enablePrivateEndpoint (\"This field only applies "
+                          "to private clusters, when enable_private_nodes is true\"); GKE: Customize your network "
+                          "isolation", "https://www.pulumi.com/registry/packages/gcp/api-docs/container/cluster/")
+GROUPS = Source("GKE: Configure Google Groups for RBAC",
+                "https://cloud.google.com/kubernetes-engine/docs/how-to/google-groups-rbac")
+GCP_LABELS = Source("Compute Engine: Requirements for labels",
+                    "https://cloud.google.com/compute/docs/labeling-resources#requirements")
+K8S_LABELS = Source("Kubernetes: Labels, syntax and character set",
+                    "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set")
+RESERVATIONS = Source("GKE: Consume reserved zonal resources",
+                      "https://cloud.google.com/kubernetes-engine/docs/how-to/consuming-reservations")
+AUTO_UPGRADE = Source("GKE: About release channels",
+                      "https://cloud.google.com/kubernetes-engine/docs/concepts/release-channels")
+QUEUED = Source("GKE: Run a large-scale workload with flex-start with queued provisioning",
+                "https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest")
+FLEX_START = Source("GKE: About flex-start (source page 003: TPUs need 1.33.0-gke.1712000)",
+                    "https://cloud.google.com/kubernetes-engine/docs/concepts/dws")
+TPU7X = Source("GKE: About Ironwood (TPU7x) in GKE",
+               "https://cloud.google.com/kubernetes-engine/docs/concepts/tpu-ironwood")
+NAMES = Source("GKE API: NodePool.name (the 40-character limit in the API's error, pulumi-gcp#1510)",
+               "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools")
+LARGE = Source("GKE: Plan for large-size GKE clusters",
+               "https://cloud.google.com/kubernetes-engine/docs/concepts/planning-large-clusters")
+LOCATIONS = Source("GKE: About cluster configuration choices, locations",
+                   "https://cloud.google.com/kubernetes-engine/docs/concepts/types-of-clusters")
+ALIAS_IPS = Source("GKE: VPC-native clusters (ranges must not overlap); VPC: Subnets (4 reserved addresses)",
+                   "https://cloud.google.com/kubernetes-engine/docs/concepts/alias-ips")
+POD_RANGE = Source("GKE: Configure maximum Pods per node (110 Pods: a /24 per node); About surge upgrades",
+                   "https://cloud.google.com/kubernetes-engine/docs/how-to/flexible-pod-cidr")
+MAX_RUN = Source("GKE: About flex-start (capacity for up to seven days)",
+                 "https://cloud.google.com/kubernetes-engine/docs/concepts/dws")
+AUTOSCALER = Source("GKE: Autoscale a cluster (--total-min-nodes and --total-max-nodes are mutually exclusive with "
+                    "--min-nodes and --max-nodes)",
+                    "https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-autoscaler")
+LOCATION_POLICY = Source("GKE: About cluster autoscaler, location policy (\"BALANCED is not supported for flex-start "
+                         "provisioning mode node pools\")",
+                         "https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler")
+SLICE_SCALING = Source("GKE: About TPUs in GKE (a multi-host slice scales atomically, from zero to all its nodes); "
+                       "Cluster Toolkit's TPU example (max nodes \"Must match your topology\") and the GKE API's error "
+                       "in vllm-project/ci-infra#545 (\"Maximum node count 0 is not a valid size of TPU pod slice\")",
+                       "https://cloud.google.com/kubernetes-engine/docs/concepts/tpus")
+GPU_VERSIONS = Source("GKE: Run a small batch workload with GPUs and flex-start (1.33.0-gke.1712000); each GPU's "
+                      "floor: AI Hypercomputer's GKE pages and Run GPUs in GKE Standard node pools",
+                      "https://cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training")
+FLEX_START_ZONES = Source("GKE: About flex-start (TPU v6e in asia-northeast1-b, us-east5-a and us-east5-b; v5e in "
+                          "us-west4-a; v5p in us-east5-a)",
+                          "https://cloud.google.com/kubernetes-engine/docs/concepts/dws")
+QUEUED_TPUS = Source("Cluster Toolkit PR #5218, \"Adding GKE TPU DWS Queued Provisioning support for v6e and 7x\" "
+                     "(its blueprint pins GKE 1.35; no GKE page documents queued provisioning for TPUs)",
+                     "https://github.com/GoogleCloudPlatform/cluster-toolkit/pull/5218")
+GPU_CAPACITY = Source("Compute Engine: GPU machine types (A3 Ultra, A4: reserved, Spot or Flex-start capacity); AI "
+                      "Hypercomputer: A4X (the reservation-bound provisioning model only)",
+                      "https://cloud.google.com/compute/docs/gpus")
+AUTO_NETWORKS = Source("GKE: Allocate network resources with DRA (accelerator network profile requirements)",
+                       gpudirect.AUTO_PROFILE_PAGE)
+MULTI_NETWORK = Source("GKE: Set up multi-network support for Pods (\"requires GKE Dataplane V2\"); AI "
+                       "Hypercomputer's A4/A3 Ultra and A4X pages create the cluster with --enable-dataplane-v2 "
+                       "--enable-multi-networking",
+                       "https://cloud.google.com/kubernetes-engine/docs/how-to/setup-multinetwork-support-for-pods")
+BOOT_DISKS = Source("GKE: Use custom boot disks; Compute Engine: each machine series' supported disk types",
+                    "https://cloud.google.com/kubernetes-engine/docs/how-to/custom-boot-disks")
+LOCAL_SSDS = Source("Compute Engine: About Local SSD disks (the counts each machine type takes)",
+                    "https://cloud.google.com/compute/docs/disks/local-ssd")
+TIME_SHARING = Source("GKE: Share GPUs with multiple workloads using time-sharing (at most 48 containers per GPU, as "
+                      "secondary sources quote it)",
+                      "https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus")
+RESERVED_LABELS = Source("pulumi-gcp NodePool nodeConfig.labels (\"The kubernetes.io/ and k8s.io/ prefixes are "
+                         "reserved\"); the GKE API's errors for cloud.google.com/ keys "
+                         "(terraform-provider-google#19677) and sandbox.gke.io/ keys "
+                         "(terraform-google-kubernetes-engine#252)",
+                         "https://www.pulumi.com/registry/packages/gcp/api-docs/container/nodepool/")
