@@ -28,9 +28,10 @@ from gke_ai_batch.admission.results import AdmissionResult
 from gke_ai_batch.admission.terms import FRAMEWORKS
 
 from .access import StackAccess
-from .cel_policies import evaluate, resource_of
+from .cel_policies import evaluate
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
 from .rbac import AUTHENTICATED, CLUSTER
+from .vap_matching import resource_of
 
 Obj = Mapping[str, Any]
 
