@@ -1,15 +1,12 @@
 """Declare a derived Kubernetes manifest as the matching pulumi-kubernetes resource."""
 from __future__ import annotations
 
-from typing import Any
-
 import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes import _utilities
 
 from gke_ai_batch.plan import lifecycle
-
-Manifest = dict[str, Any]  # a Kubernetes object as the plan derives it
+from gke_ai_batch.vocabulary import Manifest
 
 
 class CustomObject(k8s.apiextensions.CustomResource):

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import pulumi
 
-from gke_ai_batch.vocabulary import component_type
+from gke_ai_batch.vocabulary import Manifest, component_type
 
-from .manifests import Manifest, declare
+from .manifests import declare
 
 
 @dataclass

@@ -10,7 +10,7 @@ from typing import Any
 import pulumi
 
 from gke_ai_batch.plan import lifecycle
-from gke_ai_batch.plan.scheduling import TeamPlan
+from gke_ai_batch.plan.team_namespaces import TeamPlan
 from gke_ai_batch.vocabulary import component_type
 
 from .manifests import declare

@@ -4,9 +4,13 @@ offline tools spell them from here (tests/test_vocabulary.py finds a capacity mo
 The enums are StrEnums: a member is its value in f-strings, JSON and comparisons with plain strings."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
+from typing import Any
 
 PRODUCTION_ENVIRONMENTS = ("prod", "production")  # environments the policies treat as production
+Manifest = dict[str, Any]  # a Kubernetes object as plain data, as the plan derives it
+Obj = Mapping[str, Any]  # a Kubernetes object, or a part of one, as the offline models read it
 PACKAGE = "gke-ai-batch"  # the Pulumi package name: component type tokens are `gke-ai-batch:index:<Type>`
 
 

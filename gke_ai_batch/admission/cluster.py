@@ -11,10 +11,11 @@ from typing import Any
 import yaml
 
 from gke_ai_batch.model.pool_facts import PoolFacts
+from gke_ai_batch.vocabulary import Obj
 
 from .quotas import QuotaTree
 from .results import AdmissionResult
-from .terms import BLOCK_UNDECLARED, NAME_LABEL, Obj
+from .terms import BLOCK_UNDECLARED, NAME_LABEL
 
 
 def kueue_config_from_values(values: Obj | None) -> dict[str, Any]:

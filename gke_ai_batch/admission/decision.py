@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from gke_ai_batch.model.pool_facts import PoolFacts
+from gke_ai_batch.vocabulary import Obj
 
 from .cluster import Cluster, quota_check_strategy
 from .flavors import applicable_checks, assign_flavors
@@ -14,7 +15,7 @@ from .physical import physical_warnings
 from .pod_sets import pod_sets_of
 from .queues import management_blocker, priority_blocker, queue_blocker, queue_name
 from .results import AdmissionResult, PodSet
-from .terms import FRAMEWORKS, Obj
+from .terms import FRAMEWORKS
 
 
 def workload_identity(workload: Obj) -> tuple[str, str, str]:

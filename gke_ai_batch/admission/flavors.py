@@ -5,11 +5,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from gke_ai_batch.vocabulary import Obj
+
 from .matching import flavor_mismatch
 from .quantities import format_amount, resource_order
 from .queues import cluster_queue_flavors
 from .results import AssignmentError, FlavorChoice, PodSet, PodSetAssignment
-from .terms import IGNORE_UNDECLARED, Obj
+from .terms import IGNORE_UNDECLARED
 
 if TYPE_CHECKING:
     from .cluster import Cluster

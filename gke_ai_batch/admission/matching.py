@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from gke_ai_batch.vocabulary import Obj
+
 from .results import AssignmentError
-from .terms import Obj
 
 
 def selector_matches(selector: Obj | None, labels: Obj) -> bool:

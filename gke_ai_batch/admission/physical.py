@@ -12,13 +12,14 @@ from gke_ai_batch.vocabulary import (
     PROVISIONING_CONTROLLER,
     QUEUED_PROVISIONING_CLASS,
     Capacity,
+    Obj,
     PoolKind,
 )
 
 from .flavors import applicable_checks
 from .matching import untolerated_taint
 from .results import PodSet, PodSetAssignment
-from .terms import ISSUE_5129, Obj
+from .terms import ISSUE_5129
 
 if TYPE_CHECKING:
     from .cluster import Cluster

@@ -6,10 +6,11 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 from gke_ai_batch.model.quantity import parse_quantity
+from gke_ai_batch.vocabulary import Obj
 
 from .quantities import kueue_units
 from .results import PodSet
-from .terms import FRAMEWORKS, POD_LEVEL_RESOURCES, POD_TEMPLATE_KINDS, Obj
+from .terms import FRAMEWORKS, POD_LEVEL_RESOURCES, POD_TEMPLATE_KINDS
 
 
 def _job_pods(job_spec: Obj) -> int:

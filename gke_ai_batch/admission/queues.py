@@ -9,11 +9,12 @@ from gke_ai_batch.vocabulary import (
     PRIORITY_LABEL,
     PROVISIONING_CONTROLLER,
     QUEUE_LABEL,
+    Obj,
 )
 
 from .matching import selector_matches
 from .results import PodSet
-from .terms import BUILTIN_PRIORITY_CLASSES, DEFAULT_LOCAL_QUEUE, FRAMEWORKS, NAME_LABEL, POD_TEMPLATE_KINDS, Obj
+from .terms import BUILTIN_PRIORITY_CLASSES, DEFAULT_LOCAL_QUEUE, FRAMEWORKS, NAME_LABEL, POD_TEMPLATE_KINDS
 
 if TYPE_CHECKING:
     from .cluster import Cluster

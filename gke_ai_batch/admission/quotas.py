@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gke_ai_batch.vocabulary import Obj
+
 from .quantities import amount
-from .terms import Obj
 
 Node = tuple[str, str]  # a quota tree node: ("cq", ClusterQueue name) or ("cohort", Cohort name)
 

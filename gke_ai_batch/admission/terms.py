@@ -1,9 +1,6 @@
 """The names and defaults of Kueue v0.19.2 that several parts of the model read."""
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 NAME_LABEL = "kubernetes.io/metadata.name"
 DEFAULT_LOCAL_QUEUE = "default"
 BLOCK_UNDECLARED, IGNORE_UNDECLARED = "BlockUndeclared", "IgnoreUndeclared"
@@ -16,4 +13,3 @@ BUILTIN_PRIORITY_CLASSES = {"system-cluster-critical", "system-node-critical"}
 POD_LEVEL_RESOURCES = ("cpu", "memory")
 ISSUE_5129 = "https://github.com/kubernetes-sigs/kueue/issues/5129"
 
-Obj = Mapping[str, Any]  # a Kubernetes object, or a part of one, as parsed from YAML or JSON

@@ -46,7 +46,8 @@ from typing import Any
 from gke_ai_batch.offline.cel_runtime import to_cel
 from gke_ai_batch.offline.vap_evaluation import Policy, compile_policy, decisions
 from gke_ai_batch.offline.vap_matching import Attributes, attributes_of, matches, namespace_object, request_of
-from gke_ai_batch.offline.vap_terms import Denial, Obj, UnsupportedPolicy, Verdict
+from gke_ai_batch.offline.vap_terms import Denial, UnsupportedPolicy, Verdict
+from gke_ai_batch.vocabulary import Obj
 
 
 def _refuse_unsupported(policy: Policy, bindings: Sequence[Obj]) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-Obj = Mapping[str, Any]
+from gke_ai_batch.vocabulary import Obj
 
 LEVELS = ("privileged", "baseline", "restricted")
 VERSION = "v1.33"

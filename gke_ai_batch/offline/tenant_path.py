@@ -18,7 +18,7 @@ and the policies only. Cluster-scoped objects belong to no team: they pass only 
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,14 +26,13 @@ from gke_ai_batch.admission.cluster import Cluster
 from gke_ai_batch.admission.decision import workload_identity
 from gke_ai_batch.admission.results import AdmissionResult
 from gke_ai_batch.admission.terms import FRAMEWORKS
+from gke_ai_batch.vocabulary import Obj
 
 from .access import StackAccess
 from .cel_policies import evaluate
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
 from .rbac import AUTHENTICATED, CLUSTER
 from .vap_matching import resource_of
-
-Obj = Mapping[str, Any]
 
 # Kinds a tenant might write into a workload file that have no namespace (Kubernetes API reference,
 # Kueue v0.19.2 and JobSet v0.12.0 CRDs): the ones the platform keeps to itself.

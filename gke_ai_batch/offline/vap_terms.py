@@ -1,11 +1,7 @@
 """What the ValidatingAdmissionPolicy model answers (a Verdict of Denials), and the limits and names it shares."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-Obj = Mapping[str, Any]
 
 NAME_LABEL = "kubernetes.io/metadata.name"
 MAX_MESSAGE_BYTES = 5 * 1024  # apis/cel/config.go MaxEvaluatedMessageExpressionSizeBytes

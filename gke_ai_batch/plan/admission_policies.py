@@ -24,9 +24,9 @@ from gke_ai_batch.vocabulary import (
     TEAM_LABEL,
     TPU_RESOURCE,
     TPU_TAINT_KEY,
+    Manifest,
 )
 
-Manifest = dict[str, Any]
 API = "admissionregistration.k8s.io/v1"
 PREFIX = "gke-ai-batch"
 TEAM_NAMESPACES = {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]}

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_ai_batch.vocabulary import GMP_NAMESPACES, TEAM_LABEL
-
-Manifest = dict[str, Any]
+from gke_ai_batch.vocabulary import GMP_NAMESPACES, TEAM_LABEL, Manifest
 
 NAME_LABEL = "kubernetes.io/metadata.name"  # set by Kubernetes on every namespace
 # RFC 1918 and RFC 6598 (the ranges the platform's networks may use: plan.network) and link-local.

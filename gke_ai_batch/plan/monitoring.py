@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gke_ai_batch.plan.scheduling import Manifest
 from gke_ai_batch.vocabulary import (
     GMP_API,
     GMP_COLLECTOR,
@@ -29,6 +28,7 @@ from gke_ai_batch.vocabulary import (
     KUEUE_RELEASE,
     RBAC_GROUP,
     ClusterMode,
+    Manifest,
 )
 
 SCRAPER = f"{KUEUE_RELEASE}-metrics-reader"  # the ServiceAccount whose token the collector presents

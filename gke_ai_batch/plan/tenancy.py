@@ -8,7 +8,6 @@ them all); the README's "Team isolation" section says what is enforced where, an
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
@@ -24,9 +23,8 @@ from gke_ai_batch.vocabulary import (
     TEAM_LABEL,
     TEAM_ROLE,
     WORKLOAD_COUNT,
+    Manifest,
 )
-
-Manifest = dict[str, Any]
 
 # Pod Security Standards pinned to the version of the checks `make admit` models (offline.pod_security),
 # so a cluster upgrade never changes what a team may run without a change here.
