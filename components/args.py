@@ -85,9 +85,9 @@ class TpuShape(NodeSettingsArgs):
     """A TPU slice shape and where its capacity comes from (stack config: one entry of tpu_pools)."""
 
     generation: str
-    """TPU generation: v4, v5e, v5p, v6e or tpu7x."""
+    """TPU generation, from the catalog (gke_ai_batch/model/catalog.py; the stack file reference lists them)."""
     topology: str
-    """Slice topology, e.g. 4x4 (v5e, v6e) or 2x2x4 (v4, v5p, tpu7x)."""
+    """Slice topology such as 2x4 or 4x4x4; the catalog lists each generation's shapes."""
     slices: NotRequired[int]
     """Number of slices of this shape, one node pool each (default 1)."""
     machine_type: NotRequired[str]

@@ -1,6 +1,6 @@
 import pytest
 
-from gke_ai_batch.model import catalog
+from gke_ai_batch.model import catalog, disks, machines
 from gke_ai_batch.model.catalog import CatalogError
 
 
@@ -85,3 +85,16 @@ def test_shapes_beyond_the_documented_rules_are_refused(gen, topology, fragment)
 ])
 def test_vms_per_slice_come_from_one_function(topology, chips_per_vm, vms):
     assert catalog.slice_vms(topology, chips_per_vm) == vms
+
+
+def catalog_machines() -> list[str]:
+    tpus = [m.machine_type for g in catalog.TPU_GENERATIONS.values() for m in g.machines]
+    return tpus + sorted({m for g in catalog.GPU_TYPES.values() for m in g.machines})
+
+
+@pytest.mark.parametrize("machine", catalog_machines())
+def test_every_machine_the_catalog_names_has_every_fact_the_checks_read(machine):
+    """A machine the catalog offers but machines.py or disks.py does not know would pass every cpu and
+    memory quota check and every local SSD check unjudged: adding a generation must add its facts."""
+    assert machines.allocatable(machine) is not None, f"{machine}: vCPUs and memory (model/machines.py)"
+    assert disks.local_ssd_counts(machine) is not None, f"{machine}: local SSD counts (model/disks.py)"
