@@ -85,6 +85,17 @@ class NetworkArgs(TypedDict, total=False):
     """Adopted: the Cloud NAT private nodes go out through."""
 
 
+class ImageRepositoryArgs(TypedDict):
+    """An Artifact Registry repository the nodes read."""
+
+    repository: str
+    """The repository's ID."""
+    location: str
+    """A region (us-east5) or a multi-region (us, europe, asia)."""
+    project: NotRequired[str]
+    """Its project (default: the platform's)."""
+
+
 class ClusterSettingsArgs(TypedDict):
     """The cluster's own settings (stack config: the cluster block)."""
 
@@ -108,8 +119,12 @@ class ClusterSettingsArgs(TypedDict):
     """The control plane's /28 for private nodes."""
     master_authorized_networks: NotRequired[list[AuthorizedNetworkArgs]]
     """Who may reach the control plane's IP endpoints."""
+    ip_endpoint: NotRequired[str]
+    """The control plane's IP endpoints: private (internal only; needs private_nodes), authorized or public."""
     dns_endpoint: NotRequired[bool]
     """GKE's DNS-based control-plane endpoint, IAM-authorized (default on; the kubeconfig uses it)."""
+    dns_endpoint_reason: NotRequired[str]
+    """Production only: why the control plane takes traffic over the DNS-based endpoint."""
     maintenance_window: NotRequired[MaintenanceWindowArgs]
     """Default: weekends 00:00-08:00 UTC."""
     maintenance_exclusions: NotRequired[list[MaintenanceExclusionArgs]]
@@ -126,6 +141,8 @@ class ClusterSettingsArgs(TypedDict):
     """Multi-networking, for GPU pools with GPUDirect networks (default off for a cluster on its own)."""
     labels: NotRequired[dict[str, str]]
     """Extra resource labels of the cluster."""
+    node_image_repositories: NotRequired[list[ImageRepositoryArgs]]
+    """Private Artifact Registry repositories the nodes pull images from."""
 
 
 class GkeClusterArgs(TypedDict):

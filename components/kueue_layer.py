@@ -114,8 +114,33 @@ class AutopilotFlavorSpec(TypedDict):
     """An Autopilot compute class."""
 
 
+class PodSecurityExceptionSpec(TypedDict):
+    """A team namespace held to another Pod Security level than baseline, with why."""
+
+    namespace: str
+    """One of the team's namespaces."""
+    level: str
+    """privileged, baseline or restricted."""
+    reason: str
+    """Why the workload needs it."""
+
+
+class ObjectQuotasSpec(TypedDict):
+    """Most objects of each kind per team namespace (a ResourceQuota)."""
+
+    jobs: NotRequired[int]
+    """Jobs (default 500)."""
+    jobsets: NotRequired[int]
+    """JobSets (default 100)."""
+    workloads: NotRequired[int]
+    """Kueue Workloads (default 1000)."""
+    pods: NotRequired[int]
+    """Unfinished pods, gated ones included (default 2000)."""
+
+
 class TeamSpec(TypedDict):
-    """One tenant: namespaces, a LocalQueue in each, and its ClusterQueue."""
+    """One tenant: namespaces, a LocalQueue in each, and its ClusterQueue. Buckets and a workload service
+    account are Google Cloud resources: the Platform component declares them, a KueueLayer refuses them."""
 
     name: str
     """The team's name."""
@@ -131,6 +156,18 @@ class TeamSpec(TypedDict):
     """A shared queue's name (instead of a queue of its own)."""
     queue: NotRequired[QueueArgs]
     """The team's own ClusterQueue."""
+    priorities: NotRequired[list[str]]
+    """The priorities its pods and jobs may name (default: the global default and those below it)."""
+    pod_security: NotRequired[list[PodSecurityExceptionSpec]]
+    """Namespaces held to another Pod Security level than baseline."""
+    object_quotas: NotRequired[ObjectQuotasSpec]
+    """Most Jobs, JobSets, Workloads and pods per namespace."""
+    cost_center: NotRequired[str]
+    """The cost-center label of its namespaces (default: the platform's)."""
+    state: NotRequired[str]
+    """active (default) or draining: its queues admit nothing new."""
+    stop_policy: NotRequired[str]
+    """While draining: HoldAndDrain (default, evicts admitted work) or Hold (lets it finish)."""
 
 
 class CohortSpec(TypedDict):

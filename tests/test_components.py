@@ -113,23 +113,43 @@ def test_policies_guard_node_pools_built_by_hand():
 PLACEMENT = set(public_args.NodePoolTarget.__annotations__) - {"zones"}
 
 
-@pytest.mark.parametrize("args, model, extra", [
-    (public_args.TpuShape, pool_config.TpuPoolConfig, set()),
-    (public_args.GpuShape, pool_config.GpuPoolConfig, set()),
-    (SystemNodePoolArgs, pool_config.SystemPoolConfig, PLACEMENT | {"zones"}),
-    (GpuPoolArgs, pool_config.GpuPoolConfig, PLACEMENT),
-    (ClusterSettingsArgs, cluster_config.ClusterConfig, set()),
-    (GkeClusterArgs, config.PlatformConfig, set()),
-    (QueueArgs, team_config.QueueSpec, set()),
-    (TeamSpec, team_config.TeamConfig, set()),
+# What a model has that its arguments leave out, and why: a pool's name and zones come from the component's
+# name and placement; a GkeCluster declares the cluster alone; a KueueLayer refuses Google Cloud resources.
+PLATFORM_ONLY = {"acknowledge", "autopilot_flavors", "cohorts", "cpu_pools", "gpu_pools", "group_domains", "jobset",
+                 "kueue", "priorities", "shared_queues", "system_pool", "teams", "tpu_pools"}
+
+
+@pytest.mark.parametrize("args, model, extra, left_out", [
+    (public_args.TpuShape, pool_config.TpuPoolConfig, set(), {"name", "zones"}),
+    (public_args.GpuShape, pool_config.GpuPoolConfig, set(), {"name", "zones"}),
+    (SystemNodePoolArgs, pool_config.SystemPoolConfig, PLACEMENT | {"zones"}, {"name"}),
+    (GpuPoolArgs, pool_config.GpuPoolConfig, PLACEMENT, {"name"}),
+    (ClusterSettingsArgs, cluster_config.ClusterConfig, set(), set()),
+    (GkeClusterArgs, config.PlatformConfig, set(), PLATFORM_ONLY),
+    (QueueArgs, team_config.QueueSpec, set(), set()),
+    (TeamSpec, team_config.TeamConfig, set(), {"buckets", "service_account", "default_priority"}),
 ])
-def test_public_arguments_mirror_the_config_model(args, model, extra):
-    """Every plain argument is a field of the model that validates it (a renamed field would
-    otherwise be refused as an unknown key only at run time)."""
+def test_public_arguments_mirror_the_config_model(args, model, extra, left_out):
+    """Every plain argument is a field of the model that validates it (a renamed field would otherwise be
+    refused as an unknown key only at run time), and every field is an argument unless it is left out on
+    purpose: TeamSpec once lacked state, priorities and pod_security, and ClusterSettingsArgs ip_endpoint."""
     assert set(args.__annotations__) - extra <= set(model.model_fields)
+    assert set(model.model_fields) - set(args.__annotations__) == left_out
 
 
 def test_every_exported_component_takes_plain_arguments():
     for component in (TpuSlicePool, KueueLayer):
         hints = component.__init__.__annotations__
         assert typing.is_typeddict(hints["args"]) and hints["opts"] == pulumi.ResourceOptions | None
+
+
+def test_a_kueue_layer_drains_a_team_and_holds_its_pod_security_exception():
+    """The team fields TeamSpec now types reach the plan through the component door, not only the stack file."""
+    from gke_ai_batch.plan import component_plans
+    platform = component_plans.scheduling("layer", {"region": "us-east5", "teams": [
+        {"name": "a", "state": "draining", "stop_policy": "Hold", "queue": {"quotas": {}},
+         "pod_security": [{"namespace": "a", "level": "privileged", "reason": "GPUDirect host networking"}]}]})
+    (team,) = platform.scheduling.teams
+    assert {q["spec"].get("stopPolicy") for q in team.local_queue_manifests} == {"Hold"}
+    (ns,) = team.namespace_manifests
+    assert ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
