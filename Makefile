@@ -71,6 +71,9 @@ reuse: setup  ## build the wheel, install it in a fresh virtualenv, and plan and
 	$(PYTHON) -m venv $(REUSE)/venv
 	$(REUSE)/venv/bin/pip install -q --disable-pip-version-check $(REUSE)/dist/*.whl
 	cd examples/reuse && $(CURDIR)/$(REUSE)/venv/bin/python -m gke_ai_batch.offline check dev | tail -n 1
+	@# the same program with a misspelt argument: one error line, exit 2
+	cp -r examples/reuse $(REUSE)/misspelt && rm -rf $(REUSE)/misspelt/out && sed -i 's/"capacity": "spot"/"capacty": "spot"/' $(REUSE)/misspelt/__main__.py
+	cd $(REUSE)/misspelt && { $(CURDIR)/$(REUSE)/venv/bin/python -m gke_ai_batch.offline plan dev 2>&1; test $$? -eq 2; }
 
 conform: setup  ## render every stack and run kube-conform over all manifests
 	@for s in $(STACKS); do $(PY) -m gke_ai_batch.offline plan $$s > /dev/null || exit 1; done

@@ -9,6 +9,7 @@ from gke_ai_batch.plan import component_plans
 from gke_ai_batch.vocabulary import component_type
 
 from .args import CpuShape, NodePoolTarget
+from .argument_errors import arguments_of, refuse_unknown
 from .node_pools import declare_node_pool
 
 
@@ -23,7 +24,9 @@ class CpuPool(pulumi.ComponentResource):
     """The GKE node pool."""
 
     def __init__(self, name: str, args: CpuPoolArgs, opts: pulumi.ResourceOptions | None = None):
-        plan = component_plans.cpu_pool(name, args)  # refused before anything registers
+        with arguments_of("CpuPool", name):  # refused before anything registers
+            refuse_unknown(args, CpuPoolArgs.__annotations__)
+            plan = component_plans.cpu_pool(name, args)
         super().__init__(component_type("CpuPool"), name, None, opts)
         self.pool = declare_node_pool(f"{name}-pool", plan, args, self)
         self.pool_name = self.pool.name

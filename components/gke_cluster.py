@@ -13,6 +13,7 @@ from gke_ai_batch.plan import component_plans, lifecycle
 from gke_ai_batch.plan.identity import REPOSITORY_READER, NodeIdentity
 from gke_ai_batch.vocabulary import component_type
 
+from .argument_errors import arguments_of, refuse_unknown
 from .cluster_network import ClusterNetwork
 
 
@@ -218,7 +219,9 @@ class GkeCluster(pulumi.ComponentResource):
     """The nodes' IAM service account: node pools run as it."""
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        identity, network, inputs = component_plans.cluster(name, args)  # refused before anything registers
+        with arguments_of("GkeCluster", name):  # refused before anything registers
+            refuse_unknown(args, GkeClusterArgs.__annotations__)
+            identity, network, inputs = component_plans.cluster(name, args)
         super().__init__(component_type("GkeCluster"), name, None, opts)
         first = self._node_identity(name, str(args["project"]), identity)
         if network.create or network.existing_nat:

@@ -13,6 +13,7 @@ from gke_ai_batch.plan import component_plans
 from gke_ai_batch.vocabulary import component_type
 
 from .args import GpuShape, NodePoolTarget
+from .argument_errors import arguments_of, refuse_unknown
 from .gpudirect_networks import GpuDirectNetworks
 from .node_pools import declare_node_pool
 
@@ -30,7 +31,9 @@ class GpuPool(pulumi.ComponentResource):
     """GPUs at full size."""
 
     def __init__(self, name: str, args: GpuPoolArgs, opts: pulumi.ResourceOptions | None = None):
-        plan = component_plans.gpu_pool(name, args)  # refused before anything registers
+        with arguments_of("GpuPool", name):  # refused before anything registers
+            refuse_unknown(args, GpuPoolArgs.__annotations__)
+            plan = component_plans.gpu_pool(name, args)
         super().__init__(component_type("GpuPool"), name, None, opts)
         self.networks = None
         overrides: dict[str, Any] = {}

@@ -82,7 +82,7 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
         parent=parent, **lifecycle.protection(cfg, "cluster", cfg.cluster.name).options()))
     target = dict(project=cfg.project, region=cfg.region, cluster=gke.name, location=gke.location,
                   labels=cfg.resource_labels(), service_account=gke.node_service_account,
-                  **_json(cfg.cluster, include={"version"}))
+                  **({"cluster_version": cfg.cluster.version} if cfg.cluster.version else {}))
     pools = _pools(platform, target, child)
     system = [p for p in pools if isinstance(p, SystemNodePool)]
     # The controllers run on the system pool: install once it exists, not after every accelerator pool

@@ -10,6 +10,7 @@ from gke_ai_batch.plan import component_plans
 from gke_ai_batch.vocabulary import component_type
 
 from .args import NodePoolTarget
+from .argument_errors import arguments_of, refuse_unknown
 from .node_pools import declare_node_pool
 
 
@@ -33,7 +34,9 @@ class SystemNodePool(pulumi.ComponentResource):
     """The GKE node pool."""
 
     def __init__(self, name: str, args: SystemNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
-        plan = component_plans.system_pool(name, args)  # refused before anything registers
+        with arguments_of("SystemNodePool", name):  # refused before anything registers
+            refuse_unknown(args, SystemNodePoolArgs.__annotations__)
+            plan = component_plans.system_pool(name, args)
         super().__init__(component_type("SystemNodePool"), name, None, opts)
         self.pool = declare_node_pool(f"{name}-pool", plan, args, self)
         self.pool_name = self.pool.name

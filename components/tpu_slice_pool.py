@@ -15,6 +15,7 @@ from gke_ai_batch.plan.pools import workload_policy_name
 from gke_ai_batch.vocabulary import component_type
 
 from .args import NodePoolTarget, TpuShape
+from .argument_errors import arguments_of, refuse_unknown
 from .node_pools import declare_node_pool
 
 
@@ -31,7 +32,9 @@ class TpuSlicePool(pulumi.ComponentResource):
     """TPU chips in all slices."""
 
     def __init__(self, name: str, args: TpuSlicePoolArgs, opts: pulumi.ResourceOptions | None = None):
-        plans = component_plans.tpu_slices(name, args)  # refused before anything registers
+        with arguments_of("TpuSlicePool", name):  # refused before anything registers
+            refuse_unknown(args, TpuSlicePoolArgs.__annotations__)
+            plans = component_plans.tpu_slices(name, args)
         super().__init__(component_type("TpuSlicePool"), name, None, opts)
         policy_plan = plans[0].workload_policy
         self.workload_policy = None

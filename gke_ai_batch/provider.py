@@ -7,19 +7,25 @@ Platform is Python-only: its argument is the whole typed stack config."""
 from __future__ import annotations
 
 import json
+import sys
 from importlib.metadata import version
 from typing import Any
 
-from pulumi.provider.experimental import component_provider_host
-from pulumi.provider.experimental.analyzer import Analyzer
+import pulumi
+from pulumi.provider import ConstructResult, main
+from pulumi.provider.experimental.analyzer import Analyzer, PropertyDefinition
+from pulumi.provider.experimental.component import ComponentProvider
 from pulumi.provider.experimental.schema import generate_schema
+from pulumi.provider.server import ComponentInitError
 
+from gke_ai_batch.components.argument_errors import ComponentArgumentsError
 from gke_ai_batch.components.cpu_pool import CpuPool
 from gke_ai_batch.components.gke_cluster import GkeCluster
 from gke_ai_batch.components.gpu_pool import GpuPool
 from gke_ai_batch.components.kueue_layer import KueueLayer
 from gke_ai_batch.components.system_pool import SystemNodePool
 from gke_ai_batch.components.tpu_slice_pool import TpuSlicePool
+from gke_ai_batch.model.words import unknown_key
 from gke_ai_batch.vocabulary import PACKAGE
 
 COMPONENTS = [GkeCluster, SystemNodePool, TpuSlicePool, GpuPool, CpuPool, KueueLayer]
@@ -43,5 +49,37 @@ def schema_text() -> str:
     return json.dumps(schema(), indent=2, sort_keys=True) + "\n"
 
 
+class StrictComponentProvider(ComponentProvider):
+    """The SDK's component provider, strict as the components are in Python. Its input mapping keeps only the
+    properties the schema names, so a misspelt one would vanish before the component saw it: refused here,
+    with the stack file's words. And a component's refusal reaches the engine as an InputPropertiesError (one
+    entry per property), where the SDK would wrap it as a failure with a traceback."""
+
+    def map_input_properties(self, inputs: pulumi.Inputs, properties: dict[str, PropertyDefinition],
+                             mapping: dict[str, str], component_name: str, property_path: str) -> pulumi.Inputs:
+        for key in inputs if isinstance(inputs, dict) else ():
+            if key not in properties:
+                path = f"{property_path}.{key}" if property_path else key
+                raise pulumi.InputPropertiesError(
+                    f"invalid {component_name} arguments at {path}: {unknown_key(key, properties)}",
+                    [{"property_path": path, "reason": unknown_key(key, properties)}])
+        return super().map_input_properties(inputs, properties, mapping, component_name, property_path)
+
+    def construct(self, name: str, resource_type: str, inputs: pulumi.Inputs,
+                  options: pulumi.ResourceOptions | None = None) -> ConstructResult:
+        try:
+            return super().construct(name, resource_type, inputs, options)
+        except ComponentInitError as e:
+            if isinstance(e.inner, ComponentArgumentsError):
+                raise pulumi.InputPropertiesError(e.inner.message, e.inner.errors) from None
+            raise
+
+
+def host() -> StrictComponentProvider:
+    return StrictComponentProvider(COMPONENTS, PACKAGE, NAMESPACE, package_version())
+
+
 def serve() -> None:
-    component_provider_host(components=COMPONENTS, name=PACKAGE, namespace=NAMESPACE, version=package_version())
+    """What `component_provider_host` does, with the strict provider: the language host runs
+    `python <plugin dir> <engine address> [flags]`."""
+    main(host(), sys.argv[1:])

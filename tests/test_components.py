@@ -8,11 +8,12 @@ import pulumi_gcp as gcp
 import pytest
 
 from gke_ai_batch.components import args as public_args
+from gke_ai_batch.components.argument_errors import ComponentArgumentsError
 from gke_ai_batch.components.gke_cluster import ClusterSettingsArgs, GkeClusterArgs
 from gke_ai_batch.components.gpu_pool import GpuPoolArgs
 from gke_ai_batch.components.kueue_layer import KueueLayer, QueueArgs, TeamSpec
 from gke_ai_batch.components.platform import Platform, PlatformArgs
-from gke_ai_batch.components.system_pool import SystemNodePoolArgs
+from gke_ai_batch.components.system_pool import SystemNodePool, SystemNodePoolArgs
 from gke_ai_batch.components.tpu_slice_pool import TpuSlicePool
 from gke_ai_batch.model import cluster_config, config, pool_config, team_config
 from gke_ai_batch.offline.check import violations
@@ -153,3 +154,21 @@ def test_a_kueue_layer_drains_a_team_and_holds_its_pod_security_exception():
     assert {q["spec"].get("stopPolicy") for q in team.local_queue_manifests} == {"Hold"}
     (ns,) = team.namespace_manifests
     assert ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
+
+
+@pytest.mark.parametrize("component, args, path", [
+    (TpuSlicePool, {"capacty": "spot"}, "capacty"),
+    (KueueLayer, {"team": []}, "team"),  # teams, misspelt at the top level, was dropped too
+    (SystemNodePool, {"version": "1.33"}, "version"),  # what Platform passed its pools in place of cluster_version
+])
+def test_a_component_refuses_an_argument_it_does_not_know(component, args, path):
+    base = {"project": "acme-ml-dev", "region": "us-east5", "cluster": "ml", "location": "us-east5",
+            "zones": ["us-east5-b"]}
+    base = {**base, "generation": "v5e", "topology": "2x4"} if component is TpuSlicePool else \
+        {"region": "us-east5"} if component is KueueLayer else base
+    with pytest.raises(ComponentArgumentsError) as e:
+        record(lambda: component("x", {**base, **args}), "test")
+    assert isinstance(e.value, pulumi.InputPropertiesError) and isinstance(e.value, pulumi.RunError)
+    (error,) = e.value.errors
+    assert error["property_path"] == path and error["reason"].startswith(f"unknown key `{path}`")
+    assert e.value.message.startswith(f"invalid {component.__name__} 'x' arguments at {path}: unknown key")

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 import grpc
+import pulumi
+import pytest
 from google.protobuf import empty_pb2
-from pulumi.provider.experimental.component import ComponentProvider
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
 from gke_ai_batch import provider
@@ -46,7 +47,7 @@ def test_entry_point_serves_the_schema(tmp_path: Path):
 
 
 def construct(type_name: str, inputs: dict) -> list:
-    host = ComponentProvider(provider.COMPONENTS, "gke-ai-batch", provider.NAMESPACE, provider.package_version())
+    host = provider.host()
     return record(lambda: host.construct("layer", f"gke-ai-batch:index:{type_name}", inputs, None), "provider")
 
 
@@ -86,3 +87,22 @@ def test_yaml_example_uses_the_schema():
             spec = schema["resources"][token]
             assert set(resource["properties"]) <= set(spec["inputProperties"]), name
             assert set(spec.get("requiredInputs", [])) <= set(resource["properties"]), name
+
+
+TPU_POOL = {"project": "acme-ml-dev", "region": "us-east5", "cluster": "ml", "location": "us-east5",
+            "zones": ["us-east5-b"], "generation": "v5e", "topology": "2x4"}
+
+
+@pytest.mark.parametrize("inputs, path, words", [
+    ({**TPU_POOL, "capacty": "spot"}, "capacty", "unknown key `capacty`; did you mean `capacity`?"),
+    ({**TPU_POOL, "autoscaling": {"max_nodez": 2}}, "autoscaling.max_nodez", "did you mean `maxNodes`?"),
+    ({**TPU_POOL, "topology": "4x4x4"}, "topology", "unknown topology for TPU v5e '4x4x4'; allowed: 2x2"),
+])
+def test_bad_arguments_over_the_provider_are_one_error_per_property(inputs, path, words):
+    """The SDK's provider dropped unknown properties and wrapped a component's refusal in a traceback
+    (`UNKNOWN Unexpected <class 'Exception'>`); the engine now gets an InputPropertiesError."""
+    with pytest.raises(pulumi.InputPropertiesError) as e:
+        construct("TpuSlicePool", inputs)
+    assert not isinstance(e.value, pulumi.RunError)  # the SDK's Construct passes a RunError on unexplained
+    (error,) = e.value.errors
+    assert error["property_path"] == path and words in error["reason"] and "\n" not in e.value.message

@@ -21,3 +21,18 @@ def test_reuse_example_plans_and_passes_the_policies(tmp_path):
             "gcp:container/cluster:Cluster"} <= types
     slices = [r for r in resources if r["type"] == "gcp:container/nodePool:NodePool" and "slice" in r["name"]]
     assert [s["inputs"]["nodeCount"] for s in slices] == [4, 4]  # a v6e 4x4 slice is 4 VMs of 4 chips
+
+
+def test_a_misspelt_argument_in_a_program_is_one_error_line(tmp_path):
+    """`capacty: spot` once planned an on-demand pool in silence; a bad argument ended in a 46-line traceback."""
+    program = tmp_path / "reuse"
+    program.mkdir()
+    for f in (f for f in REUSE.iterdir() if f.is_file()):
+        (program / f.name).write_text(f.read_text())
+    source = program / "__main__.py"
+    source.write_text(source.read_text().replace('"capacity": "spot"', '"capacty": "spot"'))
+    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", "dev", "--out", str(tmp_path / "out")],
+                       cwd=program, capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert ": invalid TpuSlicePool 'v6e-spot' arguments at capacty: unknown key `capacty`; did you mean `capacity`? " \
+        "keys here: autoscaling, capacity," in r.stderr
