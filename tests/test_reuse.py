@@ -36,3 +36,22 @@ def test_a_misspelt_argument_in_a_program_is_one_error_line(tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert ": invalid TpuSlicePool 'v6e-spot' arguments at capacty: unknown key `capacty`; did you mean `capacity`? " \
         "keys here: autoscaling, capacity," in r.stderr
+
+
+def test_a_program_that_reads_no_config_plans_without_a_stack_file(tmp_path):
+    (tmp_path / "Pulumi.yaml").write_text("name: slices\nruntime: python\n")
+    (tmp_path / "__main__.py").write_text(
+        "from gke_ai_batch.components.tpu_slice_pool import TpuSlicePool\n"
+        "TpuSlicePool('v5e', {'project': 'acme-ml-dev', 'region': 'us-east5', 'cluster': 'ml', 'location': 'us-east5',"
+        " 'zones': ['us-east5-b'], 'generation': 'v5e', 'topology': '2x4', 'labels': {'owner': 'ml'}})\n")
+    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", "dev"], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    resources = json.loads((tmp_path / "out" / "dev" / "resources.json").read_text())
+    assert [p["inputs"]["nodeCount"] for p in resources if p["type"] == "gcp:container/nodePool:NodePool"] == [2]
+
+
+def test_a_misspelt_stack_of_a_project_with_stack_files_is_still_named():
+    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", "prd"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "no stack 'prd': give a name from" in r.stderr

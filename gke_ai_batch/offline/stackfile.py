@@ -131,12 +131,17 @@ def read_stack_file(path: Path) -> dict[str, Any]:
 
 
 def resolve(stack: str) -> StackFile:
-    """A stack name of the project, or a path to a Pulumi.<stack>.yaml anywhere."""
+    """A stack name of the project, or a path to a Pulumi.<stack>.yaml anywhere. In a project without stack
+    files, a stack has no config, as under the pulumi CLI, so a program that reads none plans; where the
+    project has stack files, a name without one is refused, so that a misspelt `prd` is not planned empty."""
     path = stack_path(stack)
-    if not path.exists():
+    if path.exists():
+        return StackFile(name=stack_name(stack), path=path, config=read_stack_file(path))
+    stacks = project().stacks()
+    if Path(stack).suffix in (".yaml", ".yml") or stacks:
         raise SystemExit(f"no stack {stack!r}: give a name from {project().stack_dir} "
-                         f"({', '.join(project().stacks())}) or a path to a Pulumi.<stack>.yaml file")
-    return StackFile(name=stack_name(stack), path=path, config=read_stack_file(path))
+                         f"({', '.join(stacks) or 'none'}) or a path to a Pulumi.<stack>.yaml file")
+    return StackFile(name=stack_name(stack), path=path, config={})
 
 
 def stack_path(stack: str) -> Path:
