@@ -74,6 +74,7 @@ reuse: setup  ## build the wheel, install it in a fresh virtualenv, and plan and
 	@# the same program with a misspelt argument: one error line, exit 2
 	cp -r examples/reuse $(REUSE)/misspelt && rm -rf $(REUSE)/misspelt/out && sed -i 's/"capacity": "spot"/"capacty": "spot"/' $(REUSE)/misspelt/__main__.py
 	cd $(REUSE)/misspelt && { $(CURDIR)/$(REUSE)/venv/bin/python -m gke_ai_batch.offline plan dev 2>&1; test $$? -eq 2; }
+	$(REUSE)/venv/bin/python -c "import importlib.resources as r; r.files('gke_ai_batch').joinpath('schema.json').read_text()"
 
 conform: setup  ## render every stack and run kube-conform over all manifests
 	@for s in $(STACKS); do $(PY) -m gke_ai_batch.offline plan $$s > /dev/null || exit 1; done
@@ -94,7 +95,7 @@ docs: $(PLANNING)  ## rewrite docs/gke-rules.md and the plan blocks of docs/scen
 schema: $(PLANNING)  ## rewrite docs/stack.schema.json and the README's config reference from the config model
 	$(PY) docs/stack_docs.py
 
-package-schema: setup  ## rewrite provider/schema.json (the component package schema) after a reviewed change
+package-schema: setup  ## rewrite gke_ai_batch/schema.json (the component package schema) after a reviewed change
 	UPDATE_SCHEMA=1 $(PY) -m pytest -q tests/test_provider.py -k schema_is_current
 
 bench: $(PLANNING)
