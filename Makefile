@@ -92,7 +92,7 @@ docs: $(PLANNING)  ## rewrite docs/gke-rules.md and the plan blocks of docs/scen
 	$(PY) docs/gke_rules_page.py
 	$(PY) docs/update_plans.py
 
-schema: $(PLANNING)  ## rewrite docs/stack.schema.json and the README's config reference from the config model
+schema: $(PLANNING)  ## rewrite docs/stack.schema.json and docs/config-reference.md from the config model
 	$(PY) docs/stack_docs.py
 
 package-schema: setup  ## rewrite gke_ai_batch/schema.json (the component package schema) after a reviewed change

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 SIZES = (10, 100, 200, 1000)
-LARGEST = 5000  # the most teams the platform vouches for (README "Limits"): one plan, its time and memory
+LARGEST = 5000  # the most teams the platform vouches for (docs/scale.md): one plan, its time and memory
 PLAN_OVER_FLOOR = {200: 1.25, 1000: 1.5}  # targets: median plan time / floor time at that many teams
 PER_RESOURCE_GROWTH = 1.2  # time per resource at 1,000 teams / at 100
 CHECK_OVER_PLAN = 0.25

@@ -1,5 +1,5 @@
 """The scenario pages show the plan summary their stack prints today; the generated docs (GKE rules,
-stack schema, README config reference) match what they are generated from."""
+stack schema, the config reference page) match what they are generated from."""
 import json
 import re
 from pathlib import Path
@@ -31,9 +31,9 @@ def test_stack_schema_is_generated_from_the_model():
     assert SCHEMA.read_text() == schema_text(), "regenerate docs/stack.schema.json with `make schema`"
 
 
-def test_readme_config_reference_is_generated_from_the_model():
-    from docs.stack_docs import README, readme_with_reference
-    assert README.read_text() == readme_with_reference(README.read_text()), "regenerate it with `make schema`"
+def test_config_reference_page_is_generated_from_the_model():
+    from docs.stack_docs import REFERENCE, page_with_reference
+    assert REFERENCE.read_text() == page_with_reference(REFERENCE.read_text()), "regenerate it with `make schema`"
 
 
 def _schema_errors(doc) -> list[str]:
@@ -74,3 +74,8 @@ def test_the_schema_flags_what_validation_refuses(change, where):
 def test_the_schema_refuses_a_misspelt_platform_key():
     errors = _schema_errors({"config": {"gke-ai-batch:platfrom": {}, "gcp:project": "p"}})
     assert errors and "gke-ai-batch:platfrom" in errors[0]
+
+
+def test_every_stack_has_a_scenario_page():
+    """dev and prod had none, though every other stack did."""
+    assert sorted(p.stem for p in DOCS.glob("*.md")) == sorted(STACKS)

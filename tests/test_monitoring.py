@@ -1,5 +1,5 @@
 """Managed Service for Prometheus can scrape Kueue: a PodMonitoring with a token Kueue accepts, and
-Kueue exporting the quota metrics the README's queries read."""
+Kueue exporting the quota metrics the queries of docs/policies.md read."""
 import yaml
 
 from .conftest import by_type

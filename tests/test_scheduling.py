@@ -203,8 +203,8 @@ def test_kueues_configuration_is_the_charts_with_only_the_stacks_changes():
     changed = {c.path.split(".")[0] for c in CHANGES}
     assert {k: v for k, v in conf.items() if k not in changed} == {k: v for k, v in chart.items() if k not in changed}
     assert "ray.io/rayjob" not in conf["integrations"]["frameworks"]  # the cluster has no Ray CRDs
-    readme = (ROOT / "README.md").read_text()
-    assert all(f"`{c.path}" in readme for c in CHANGES), "the README lists every change with its reason"
+    page = (ROOT / "docs" / "queues.md").read_text()
+    assert all(f"`{c.path}" in page for c in CHANGES), "docs/queues.md lists every change with its reason"
 
 
 def test_nested_cohorts_and_fair_sharing():

@@ -7,8 +7,8 @@ where the value they judge is derived (the plan/ module that derives it: pools, 
 storage, tenancy, identity and the rest), and GKE's own rules in model/gke_rules.py, run over the exact
 inputs; every error names its config path.
 
-Every field's docstring is its description in the JSON Schema (`make schema`) and in the README's config
-reference, so they are written for the people who write stack files.
+Every field's docstring is its description in the JSON Schema (`make schema`) and in the config
+reference (docs/config-reference.md), so they are written for the people who write stack files.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The stack file's JSON Schema and the README's config reference, both generated from the config
+"""The stack file's JSON Schema and its config reference (docs/config-reference.md), both generated from the config
 model, so the documentation cannot drift from what validation accepts (`make schema` writes them;
 tests keep them current)."""
 from __future__ import annotations
@@ -55,7 +55,7 @@ class _Reference:
             if child:
                 nested.append(child)
         doc = _one_line(schema.get("description", ""))
-        self.sections.append("\n".join([f"### `{path}`", "", *([doc, ""] if doc else []), *rows]))
+        self.sections.append("\n".join([f"## `{path}`", "", *([doc, ""] if doc else []), *rows]))
         for child_path, ref in nested:
             if ref not in self.seen:
                 self.seen[ref] = child_path
@@ -124,7 +124,7 @@ def _one_line(text: str) -> str:
 
 
 def config_reference() -> str:
-    """The README's stack config reference, one table per block."""
+    """The stack config reference (docs/config-reference.md), one table per block."""
     root = PlatformConfig.model_json_schema()
     ref = _Reference(root)
     ref.block("platform", root)

@@ -399,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(text)
     if refused:
-        print(f"\n{len(refused)} change(s) refused (README \"Day two\"):")
+        print(f"\n{len(refused)} change(s) refused (docs/operating.md, \"Day two\"):")
         print("\n".join(f"refused: {line}" for line in refused))
     return 1 if refused else 0
 

@@ -4,7 +4,7 @@ The chart embeds its Configuration as one YAML block (`managerConfig.controllerM
 release that sets that value replaces the whole block: a stack that wrote its own dropped the chart's
 `controller.groupKindConcurrency` (Workload 10, Job 5, Pod 5...), so each kind was reconciled one at a time,
 and its `clientConnection` of qps 300 / burst 500 fell to 50 / 100. So the block starts from the chart's,
-copied unmodified below, and CHANGES lists every difference with its reason (the README's "Kueue's
+copied unmodified below, and CHANGES lists every difference with its reason (docs/queues.md, "Kueue's
 configuration" lists them too).
 """
 from __future__ import annotations
@@ -112,7 +112,7 @@ class Settings:
 CHANGES: tuple[Change, ...] = (
     Change("metrics.enableClusterQueueResources", lambda s: True,
            "usage and nominal quota per ClusterQueue are exported only when asked for (Kueue's metrics "
-           "reference); the README's quota queries read them"),
+           "reference); the quota queries of docs/policies.md read them"),
     Change("integrations.frameworks", lambda s: list(s.frameworks),
            "only what the platform installs: the chart lists MPIJob, Ray, AppWrapper, TrainJob and "
            "LeaderWorkerSet, whose CRDs the cluster lacks; JobSet only where it is installed"),

@@ -11,7 +11,7 @@ Production stacks protect what running work and data live on: the cluster (and w
 node identity), the accelerator node pools, the team namespaces and the buckets, which are also kept in
 Cloud Storage when removed from the stack (retainOnDelete), and the Kueue and JobSet releases, likewise
 retained, whose uninstall would take every queue and Workload with it. The stack file lifts it for one resource with an
-acknowledgement, and for a team's namespaces and buckets by draining the team (README "Day two").
+acknowledgement, and for a team's namespaces and buckets by draining the team (docs/operating.md, "Day two").
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ Security levels, the priorities it may name, per-namespace object quotas, a defa
 policy, and the admission policies that keep team pods off nodes their quota does not reach.
 
 Each object answers one way a tenant could escape (the escape suite in tests/test_escape.py tries
-them all); the README's "Team isolation" section says what is enforced where, and what is not.
+them all); docs/queues.md's "Team isolation" says what is enforced where, and what is not.
 """
 from __future__ import annotations
 
