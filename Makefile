@@ -9,7 +9,7 @@ out_flag = $(if $(OUT),--out $(OUT))
 
 WORKLOAD ?= examples/workloads
 
-.PHONY: setup plan check diff admit admit-all access test lint reuse conform check-all golden docs package-schema schema bench clean
+.PHONY: setup plan check diff admit admit-all access test lint reuse conform check-all golden docs package-schema schema bench lock clean
 
 PIP := $(VENV)/bin/pip install -q --disable-pip-version-check
 PLANNING := $(VENV)/.planning
@@ -64,6 +64,13 @@ lint: setup  ## ruff over the repository, mypy --strict over the package (throug
 	@for f in gke_ai_batch/*; do ln -s "$$PWD/$$f" $(TYPECHECK)/gke_ai_batch/; done
 	@ln -s "$$PWD/components" "$$PWD/policies" $(TYPECHECK)/gke_ai_batch/
 	cd $(TYPECHECK) && $(CURDIR)/$(VENV)/bin/mypy --config-file $(CURDIR)/pyproject.toml -p gke_ai_batch
+
+LOCK := build/lock
+lock:  ## rewrite requirements.lock: requirements.txt resolved on PyPI, every file hashed (what CI's previews install)
+	rm -rf $(LOCK) && $(PYTHON) -m venv $(LOCK) && $(LOCK)/bin/pip install -q --disable-pip-version-check pip-tools
+	$(LOCK)/bin/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe --no-emit-index-url \
+	  --no-emit-find-links --pip-args "--isolated --index-url https://pypi.org/simple" \
+	  --output-file requirements.lock requirements.txt
 
 REUSE := build/reuse
 reuse: setup  ## build the wheel, install it in a fresh virtualenv, and plan and check examples/reuse with it
