@@ -73,8 +73,8 @@ lock:  ## rewrite requirements.lock: requirements.txt resolved on PyPI, every fi
 	  --output-file requirements.lock requirements.txt
 
 REUSE := build/reuse
-reuse: setup  ## build the wheel, install it in a fresh virtualenv, and plan and check examples/reuse with it
-	rm -rf $(REUSE) && $(PY) -m build --wheel --outdir $(REUSE)/dist . > /dev/null
+reuse: setup  ## build the sdist and wheel, install the wheel in a fresh virtualenv, and plan and check examples/reuse with it
+	rm -rf $(REUSE) && $(PY) -m build --outdir $(REUSE)/dist . > /dev/null  # the sdist, and the wheel built from it
 	$(PYTHON) -m venv $(REUSE)/venv
 	$(REUSE)/venv/bin/pip install -q --disable-pip-version-check $(REUSE)/dist/*.whl
 	cd examples/reuse && $(CURDIR)/$(REUSE)/venv/bin/python -m gke_ai_batch.offline check dev | tail -n 1
