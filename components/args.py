@@ -4,7 +4,8 @@ validated by the same model with the same errors; tests/test_components.py keeps
 
 No `from __future__ import annotations` here: Pulumi's component analyzer reads these annotations
 at run time to build the package schema for other languages."""
-from typing import NotRequired, TypedDict
+from collections.abc import Mapping
+from typing import Any, NotRequired, TypedDict
 
 import pulumi
 
@@ -185,3 +186,11 @@ class CpuPoolSpec(CpuShape):
     """The pool's name."""
     zones: NotRequired[list[str]]
     """The pool's zones (default: the platform's)."""
+
+
+def pool_spec(name: str, args: Mapping[str, Any], shape: type) -> dict[str, Any]:
+    """A pool component's `spec`: its name, shape and zones, as KueueLayer derives flavors from them. A program
+    passes `pool.spec` in KueueLayer's tpu_pools, gpu_pools or cpu_pools, so each shape is stated once, in the
+    pool (stated twice, a layer's 4x4 against a pool's 2x4 selected nodes that did not exist)."""
+    keys = set(shape.__annotations__) | {"zones"}
+    return {"name": name, **{k: v for k, v in args.items() if k in keys}}

@@ -8,7 +8,7 @@ import pulumi
 from gke_ai_batch.plan import component_plans
 from gke_ai_batch.vocabulary import component_type
 
-from .args import CpuShape, NodePoolTarget
+from .args import CpuPoolSpec, CpuShape, NodePoolTarget, pool_spec
 from .argument_errors import arguments_of, refuse_unknown
 from .node_pools import declare_node_pool
 
@@ -28,6 +28,7 @@ class CpuPool(pulumi.ComponentResource):
             refuse_unknown(args, CpuPoolArgs.__annotations__)
             plan = component_plans.cpu_pool(name, args)
         super().__init__(component_type("CpuPool"), name, None, opts)
+        self.spec: CpuPoolSpec = pool_spec(name, args, CpuShape)  # type: ignore[assignment]  # built from the TypedDict's own keys
         self.pool = declare_node_pool(f"{name}-pool", plan, args, self)
         self.pool_name = self.pool.name
         self.register_outputs({"pool_name": self.pool_name})

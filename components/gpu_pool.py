@@ -12,7 +12,7 @@ from gke_ai_batch.model.gpudirect import CREATE
 from gke_ai_batch.plan import component_plans
 from gke_ai_batch.vocabulary import component_type
 
-from .args import GpuShape, NodePoolTarget
+from .args import GpuPoolSpec, GpuShape, NodePoolTarget, pool_spec
 from .argument_errors import arguments_of, refuse_unknown
 from .gpudirect_networks import GpuDirectNetworks
 from .node_pools import declare_node_pool
@@ -41,6 +41,7 @@ class GpuPool(pulumi.ComponentResource):
             self.networks = GpuDirectNetworks(f"{name}-networks", plan, dict(args),
                                               pulumi.ResourceOptions(parent=self))
             overrides["network_config"] = {"additional_node_network_configs": self.networks.attached}
+        self.spec: GpuPoolSpec = pool_spec(name, args, GpuShape)  # type: ignore[assignment]  # built from the TypedDict's own keys
         self.pool = declare_node_pool(f"{name}-pool", plan, args, self, **overrides)
         self.plan = plan
         self.pool_name = self.pool.name

@@ -14,7 +14,7 @@ from gke_ai_batch.plan.gke_inputs import workload_placement, workload_policy_inp
 from gke_ai_batch.plan.pools import workload_policy_name
 from gke_ai_batch.vocabulary import component_type
 
-from .args import NodePoolTarget, TpuShape
+from .args import NodePoolTarget, TpuPoolSpec, TpuShape, pool_spec
 from .argument_errors import arguments_of, refuse_unknown
 from .node_pools import declare_node_pool
 
@@ -46,6 +46,7 @@ class TpuSlicePool(pulumi.ComponentResource):
                                                "name": policy_name},
                 opts=pulumi.ResourceOptions(parent=self))
             overrides["placement_policy"] = {**workload_placement(plans[0]), "policy_name": self.workload_policy.name}
+        self.spec: TpuPoolSpec = pool_spec(name, args, TpuShape)  # type: ignore[assignment]  # built from the TypedDict's own keys
         self.pools = [declare_node_pool(f"{name}-slice-{i}", p, args, self, **overrides)
                       for i, p in enumerate(plans)]
         self.pool_names = pulumi.Output.all(*[p.name for p in self.pools])

@@ -109,6 +109,9 @@ STACK_POLICIES = [
                 ADVISORY, sr.quota_below_capacity),
     StackPolicy("kueue-references", "Every LocalQueue, ClusterQueue, AdmissionCheck and Cohort names objects "
                 "that exist.", MANDATORY, sr.kueue_references),
+    StackPolicy("flavor-has-nodes", "Every flavor that selects TPU or GPU nodes selects a node pool of the stack "
+                "(not judged without node pools): otherwise its quota is admitted and never runs.", MANDATORY,
+                sr.flavors_without_nodes),
     StackPolicy("plain-node-pool", "A Standard cluster with flex-start or queued-provisioning pools also has a "
                 "pool without them.", MANDATORY, sr.plain_pool_present),
     StackPolicy("jobset-installed", "JobSet is installed when a multi-host TPU pool exists.", MANDATORY,

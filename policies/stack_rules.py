@@ -30,14 +30,18 @@ from gke_ai_batch.policies.resource_rules import is_production
 from gke_ai_batch.vocabulary import (
     ACCELERATOR_RESOURCES,
     CLUSTER,
+    GPU_ACCELERATOR_LABEL,
     NODE_POOL,
     RESOURCE_QUOTA,
     ROUTER_NAT,
     SCALES_FROM_ZERO,
     SUBNETWORK,
+    TPU_ACCELERATOR_LABEL,
     WORKLOAD_COUNT,
     ZONE_LABEL,
 )
+
+ACCELERATOR_LABELS = (TPU_ACCELERATOR_LABEL, GPU_ACCELERATOR_LABEL)
 
 
 class Findings(list[tuple[str | None, str]]):
@@ -95,6 +99,26 @@ def quota_below_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str
                               f"flavor {flavor}: {show_amount(resource, cap.fixed - q[0])} of "
                               f"{show_amount(resource, cap.fixed)} {resource} are in no team's nominal quota and "
                               "idle unless borrowed; give them to a queue or shrink the pools"))
+    return found
+
+
+def flavors_without_nodes(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    """A flavor that selects accelerator nodes no node pool of the stack has: its quota is admitted and its pods
+    never run. A shape stated twice, in a pool and in the queues' layer, that differs ends here (a layer's
+    4x4 against a pool's 2x4); a program passes the pool's `spec` to state it once. A stack without node pools
+    (Autopilot, or pools another program declares) is not judged."""
+    ix = StackIndex(resources)
+    if not ix.pools:
+        return []
+    found = Findings()
+    for name, flavor in ix.kueue["ResourceFlavor"].items():
+        spec = flavor.props.get("spec") or {}
+        labels = spec.get("nodeLabels") or {}
+        if any(k in labels for k in ACCELERATOR_LABELS) and not any(f.serves(spec) for _, f in ix.pools):
+            selects = ", ".join(f"{k}={v}" for k, v in sorted(labels.items()))
+            found.append((flavor.urn, f"flavor {name} selects nodes no node pool of the stack has ({selects}): its "
+                                      "quota would be admitted and its pods never scheduled; make its labels the "
+                                      "pool's (pass the pool component's `spec` to KueueLayer)"))
     return found
 
 

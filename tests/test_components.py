@@ -172,3 +172,25 @@ def test_a_component_refuses_an_argument_it_does_not_know(component, args, path)
     (error,) = e.value.errors
     assert error["property_path"] == path and error["reason"].startswith(f"unknown key `{path}`")
     assert e.value.message.startswith(f"invalid {component.__name__} 'x' arguments at {path}: unknown key")
+
+
+def shape_twice(layer_topology: str | None):
+    """A v5e 2x4 pool, and a KueueLayer given its shape again (with `layer_topology`) or the pool's `spec`."""
+    def program():
+        target = {"project": "acme-ml-dev", "region": "us-east5", "cluster": "ml", "location": "us-east5",
+                  "zones": ["us-east5-b"], "labels": {"environment": "dev", "owner": "ml"}}
+        pool = TpuSlicePool("v5e", {**target, "generation": "v5e", "topology": "2x4", "slices": 2})
+        stated = {"name": "v5e", "generation": "v5e", "topology": layer_topology, "zones": ["us-east5-b"]}
+        KueueLayer("layer", {"region": "us-east5", "zones": ["us-east5-b"],
+                             "tpu_pools": [stated if layer_topology else pool.spec],
+                             "teams": [{"name": "a", "queue": {"quotas": {"v5e": {"google.com/tpu": 16}}}}]})
+    return [v for v in violations(record(program, "direct")) if v["policy"] == "flavor-has-nodes"]
+
+
+def test_a_shape_stated_once_through_the_pools_spec_cannot_disagree():
+    """Stated twice, the layer's 4x4 made a flavor select `gke-tpu-topology: 4x4`, which no node had, and the
+    check passed; the pool's `spec` states it once, and the policy catches the plain-value form that differs."""
+    assert shape_twice(None) == []
+    (found,) = shape_twice("4x4")
+    assert found["level"] == "mandatory" and "flavor v5e selects nodes no node pool of the stack has" in \
+        found["message"] and "cloud.google.com/gke-tpu-topology=4x4" in found["message"]

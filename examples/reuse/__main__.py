@@ -10,16 +10,15 @@ from gke_ai_batch.components.tpu_slice_pool import TpuSlicePool
 
 PROJECT, REGION, ZONE = "acme-ml-research", "us-east5", "us-east5-b"
 LABELS = {"environment": "research", "owner": "vision-team"}
-SLICES = {"name": "v6e-spot", "generation": "v6e", "topology": "4x4", "slices": 2, "capacity": "spot",
-          "zones": [ZONE]}
 
 gke = GkeCluster("gke", {"project": PROJECT, "region": REGION, "zones": [ZONE], "environment": "research",
                          "owner": "vision-team", "cluster": {"name": "vision"}})
 target = {"project": PROJECT, "region": REGION, "cluster": gke.name, "location": gke.location, "labels": LABELS}
 system = SystemNodePool("system", {**target, "zones": [ZONE]})
-pool = TpuSlicePool("v6e-spot", {**target, **{k: v for k, v in SLICES.items() if k != "name"}})
+pool = TpuSlicePool("v6e-spot", {**target, "zones": [ZONE], "generation": "v6e", "topology": "4x4", "slices": 2,
+                                  "capacity": "spot"})
 kueue = KueueLayer("batch", {
-    "region": REGION, "zones": [ZONE], "tpu_pools": [SLICES],
+    "region": REGION, "zones": [ZONE], "tpu_pools": [pool.spec],  # the pool's shape, stated once, in the pool
     "teams": [{"name": "vision", "queue": {"quotas": {"v6e-spot": {"google.com/tpu": {"nominal": "32"}}}}}],
 }, pulumi.ResourceOptions(providers=[gke.provider], depends_on=[system]))
 
