@@ -102,8 +102,9 @@ docs: $(PLANNING)  ## rewrite docs/gke-rules.md and the plan blocks of docs/scen
 schema: $(PLANNING)  ## rewrite docs/stack.schema.json and docs/config-reference.md from the config model
 	$(PY) docs/stack_docs.py
 
-package-schema: setup  ## rewrite gke_ai_batch/schema.json (the component package schema) after a reviewed change
+package-schema: setup  ## rewrite gke_ai_batch/schema.json (the component package schema) and docs/components-reference.md
 	UPDATE_SCHEMA=1 $(PY) -m pytest -q tests/test_provider.py -k schema_is_current
+	$(PY) docs/components_docs.py
 
 bench: $(PLANNING)
 	$(PY) -m bench

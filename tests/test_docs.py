@@ -79,3 +79,8 @@ def test_the_schema_refuses_a_misspelt_platform_key():
 def test_every_stack_has_a_scenario_page():
     """dev and prod had none, though every other stack did."""
     assert sorted(p.stem for p in DOCS.glob("*.md")) == sorted(STACKS)
+
+
+def test_components_reference_page_is_generated_from_the_schema():
+    from docs.components_docs import PAGE, SCHEMA, page
+    assert PAGE.read_text() == page(json.loads(SCHEMA.read_text())), "regenerate it with `make package-schema`"
