@@ -6,13 +6,23 @@ import json
 import os
 import subprocess
 import sys
+from concurrent import futures
 from pathlib import Path
 
 import grpc
 import pulumi
 import pytest
-from google.protobuf import empty_pb2
-from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
+from google.protobuf import empty_pb2, struct_pb2
+from pulumi.runtime.proto import (
+    engine_pb2,
+    engine_pb2_grpc,
+    errors_pb2,
+    provider_pb2,
+    provider_pb2_grpc,
+    resource_pb2,
+    resource_pb2_grpc,
+    status_pb2,
+)
 
 from gke_ai_batch import provider
 from gke_ai_batch.offline.runtime import record
@@ -115,3 +125,86 @@ def test_every_input_and_output_in_the_schema_has_a_description():
     blocks += [t.get("properties", {}) for t in spec["types"].values()]
     undescribed = [name for block in blocks for name, prop in block.items() if not prop.get("description")]
     assert sum(len(b) for b in blocks) > 250 and undescribed == []
+
+
+class Monitor(resource_pb2_grpc.ResourceMonitorServicer):
+    """The engine's side of Construct, as little as a component needs: it records what registers."""
+
+    def __init__(self) -> None:
+        self.types: list[str] = []
+
+    def SupportsFeature(self, request, context):  # noqa: N802  # gRPC's method names
+        return resource_pb2.SupportsFeatureResponse(hasSupport=request.id in ("secrets", "resourceReferences"))
+
+    def RegisterResource(self, request, context):  # noqa: N802
+        self.types.append(request.type)
+        return resource_pb2.RegisterResourceResponse(urn=f"urn:pulumi:t::t::{request.type}::{request.name}",
+                                                     id=request.name if request.custom else "", object=request.object)
+
+    def RegisterResourceOutputs(self, request, context):  # noqa: N802
+        return empty_pb2.Empty()
+
+
+class Engine(engine_pb2_grpc.EngineServicer):
+    def Log(self, request, context):  # noqa: N802
+        return empty_pb2.Empty()
+
+    def GetRootResource(self, request, context):  # noqa: N802
+        return engine_pb2.GetRootResourceResponse(urn="")
+
+
+@pytest.fixture(scope="module")
+def served():
+    """The provider as the engine runs it, `python <plugin dir> <engine address>`, with an engine and a
+    resource monitor of Pulumi's own protobuf services."""
+    monitor, server = Monitor(), grpc.server(futures.ThreadPoolExecutor(4))
+    resource_pb2_grpc.add_ResourceMonitorServicer_to_server(monitor, server)
+    engine_pb2_grpc.add_EngineServicer_to_server(Engine(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    proc = subprocess.Popen([sys.executable, str(ROOT / "provider"), f"127.0.0.1:{port}"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    provider_port = int(proc.stdout.readline().decode().strip())
+
+    def construct(inputs: dict) -> provider_pb2.ConstructResponse:
+        args = struct_pb2.Struct()
+        args.update(inputs)
+        request = provider_pb2.ConstructRequest(project="t", stack="t", dryRun=True, name="v5e", inputs=args,
+                                                monitorEndpoint=f"127.0.0.1:{port}",
+                                                type="gke-ai-batch:index:TpuSlicePool")
+        with grpc.insecure_channel(f"127.0.0.1:{provider_port}") as channel:
+            return provider_pb2_grpc.ResourceProviderStub(channel).Construct(request, timeout=60)
+    yield construct, monitor
+    proc.terminate()
+    proc.wait(timeout=10)
+    server.stop(0)
+
+
+def property_errors(e: grpc.RpcError) -> list[tuple[str, str]]:
+    """The InputPropertiesError details the engine shows per property."""
+    status = status_pb2.Status.FromString(dict(e.trailing_metadata())["grpc-status-details-bin"])
+    details = errors_pb2.InputPropertiesError()
+    status.details[0].Unpack(details)
+    return [(error.property_path, error.reason) for error in details.errors]
+
+
+def test_construct_over_grpc_declares_the_slices(served):
+    construct, monitor = served
+    response = construct(TPU_POOL | {"slices": 2})
+    assert response.urn.endswith("gke-ai-batch:index:TpuSlicePool::v5e")
+    assert monitor.types.count("gcp:container/nodePool:NodePool") == 2
+
+
+@pytest.mark.parametrize("inputs, path, words", [
+    ({**TPU_POOL, "capacty": "spot"}, "capacty", "did you mean `capacity`?"),
+    ({**TPU_POOL, "topology": "2x3"}, "topology", "unknown topology for TPU v5e '2x3'"),
+])
+def test_construct_over_grpc_refuses_bad_inputs_per_property(served, inputs, path, words):
+    """The engine got `UNKNOWN Unexpected <class 'Exception'>` and a traceback for a refusal."""
+    construct, _ = served
+    with pytest.raises(grpc.RpcError) as e:
+        construct(inputs)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "Traceback" not in e.value.details()
+    ((where, reason),) = property_errors(e.value)
+    assert where == path and words in reason
