@@ -6,9 +6,9 @@ path and suggestion the stack file gets. The error is both a `pulumi.InputProper
 bad property as the engine shows them, and a `pulumi.RunError`: Pulumi's Python language host prints a
 RunError's message alone and a traceback for anything else (pulumi-language-python-exec), and the offline
 runtime does the same. The component provider (gke_ai_batch.provider) re-raises it as a plain
-InputPropertiesError, since the SDK's Construct handler passes a RunError on as an unexplained failure.
+InputPropertiesError, since the SDK's Construct handler passes a RunError on as an unexplained failure."""
+from __future__ import annotations
 
-No `from __future__ import annotations`: the component analyzer reads the modules it loads at run time."""
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
