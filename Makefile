@@ -18,7 +18,7 @@ TOOLS := $(VENV)/.tools
 # What planning needs (the offline plan, check, diff and admit): requirements.txt and this package.
 $(PLANNING): requirements.txt pyproject.toml
 	@echo "setting up $(VENV) for planning: pulumi, pulumi-gcp, pulumi-kubernetes, pulumi-policy, pydantic, PyYAML, cel-python"
-	@echo "  (about 450 MB on disk, 300 MB of it pulumi-gcp; about a minute on a fresh machine)"
+	@echo "  (about 450 MB on disk, 300 MB of it pulumi-gcp; half a minute with a warm download cache, more without)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PIP) -r requirements.txt
 	@$(PIP) --no-deps -e .
