@@ -146,6 +146,10 @@ class GpuShape(NodeSettingsArgs):
     """GPU sharing (time-sharing or MIG)."""
     zone_flavors: NotRequired[bool]
     """One flavor per zone."""
+    topology_aware: NotRequired[bool]
+    """Kueue Topology Aware Scheduling on the pool's flavor (A3 Ultra and A4 pools; default false)."""
+    topology_levels: NotRequired[list[str]]
+    """The Topology's levels, in order, with topology_aware (default: GKE's block, sub-block, host, hostname)."""
     gvnic: NotRequired[bool]
     """Google Virtual NIC (default on)."""
     gpudirect: NotRequired[str]

@@ -30,7 +30,10 @@ class KueueQueues(pulumi.ComponentResource):
             return {m["metadata"]["name"]: declare(f"{name}-{prefix}-{m['metadata']['name']}", m, opts)
                     for m in manifests}
 
-        self.flavors = objects("flavor", [f.manifest() for f in p.flavors.values()], after_install)
+        # A TAS flavor names its Topology: create that first.
+        self.topologies = objects("topology", p.topologies, after_install)
+        self.flavors = objects("flavor", [f.manifest() for f in p.flavors.values()], pulumi.ResourceOptions(
+            parent=self, depends_on=[*args.installs, *self.topologies.values()]))
         self.cohorts = objects("cohort", p.cohorts, after_install)
         self.admission_checks = objects("check", p.admission_checks, after_install)
         # A ClusterQueue names flavors, a cohort and admission checks: create those first.

@@ -44,5 +44,5 @@ def declare(name: str, manifest: Manifest, opts: pulumi.ResourceOptions, patch: 
         make_binding = k8s.rbac.v1.RoleBinding if kind == "RoleBinding" else k8s.rbac.v1.ClusterRoleBinding
         return make_binding(name, metadata=meta, role_ref=manifest["roleRef"], subjects=manifest["subjects"],
                             opts=opts)
-    immutable = lifecycle.manifest(kind).options()
+    immutable = lifecycle.manifest(kind, manifest.get("spec")).options()
     return CustomObject(name, manifest, pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(**immutable)))

@@ -109,6 +109,9 @@ STACK_POLICIES = [
                 ADVISORY, sr.quota_below_capacity),
     StackPolicy("kueue-references", "Every LocalQueue, ClusterQueue, AdmissionCheck and Cohort names objects "
                 "that exist.", MANDATORY, sr.kueue_references),
+    StackPolicy("topology-on-reserved-capacity", "A topology-aware flavor rests on reserved or on-demand pools: "
+                "GKE places spot and flex-start capacity less densely, so required topologies may not fit.",
+                ADVISORY, sr.topology_on_uncertain_capacity),
     StackPolicy("flavor-has-nodes", "Every flavor that selects TPU or GPU nodes selects a node pool of the stack "
                 "(not judged without node pools): otherwise its quota is admitted and never runs.", MANDATORY,
                 sr.flavors_without_nodes),

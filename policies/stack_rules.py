@@ -30,6 +30,7 @@ from gke_ai_batch.policies.resource_rules import is_production
 from gke_ai_batch.vocabulary import (
     ACCELERATOR_RESOURCES,
     CLUSTER,
+    FIXED_CAPACITY,
     GPU_ACCELERATOR_LABEL,
     NODE_POOL,
     RESOURCE_QUOTA,
@@ -119,6 +120,21 @@ def flavors_without_nodes(resources: Sequence[Res]) -> list[tuple[str | None, st
             found.append((flavor.urn, f"flavor {name} selects nodes no node pool of the stack has ({selects}): its "
                                       "quota would be admitted and its pods never scheduled; make its labels the "
                                       "pool's (pass the pool component's `spec` to KueueLayer)"))
+    return found
+
+
+def topology_on_uncertain_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    """GKE: "TAS works best with densely placed capacity, which can be obtained through reservations. With
+    Flex-start VMs or Spot VMs, your capacity is less likely to allocated close together, so TAS might not work
+    well" (Schedule GKE workloads with Topology Aware Scheduling)."""
+    ix = StackIndex(resources)
+    found = Findings()
+    for name, flavor in ix.kueue["ResourceFlavor"].items():
+        spec = flavor.props.get("spec") or {}
+        loose = sorted({f.capacity for _, f in ix.pools if f.serves(spec)} - set(FIXED_CAPACITY))
+        if spec.get("topologyName") and loose:
+            found.append((flavor.urn, f"flavor {name} is topology-aware on {', '.join(loose)} capacity, which GKE "
+                                      "places less densely than a reservation: required topologies may not fit"))
     return found
 
 

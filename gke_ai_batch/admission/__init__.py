@@ -16,10 +16,13 @@ with warnings counts as inadmissible: it would reserve quota and then never run.
 The parts, in the order Kueue meets them: `pod_sets` (the Workload Kueue builds from a Job, JobSet, Pod,
 Deployment or StatefulSet), `queues` (is the object managed, which LocalQueue and ClusterQueue, is it
 usable), `flavors` (flavor assignment, with `matching` for selectors, taints and affinity, and `quotas` for
-the ClusterQueue and Cohort tree), `physical` (what Kueue does not check), and `decision`, which runs them
-over a `cluster.Cluster`; `quantities` keeps Kueue's units and message formatting, `terms` its names.
+the ClusterQueue and Cohort tree, and `topology` for topology-aware flavors), `physical` (what Kueue does
+not check), and `decision`, which runs them over a `cluster.Cluster`; `quantities` keeps Kueue's units and
+message formatting, `terms` its names.
 
-Not modelled: Topology Aware Scheduling, partial admission (`kueue.x-k8s.io/job-min-parallelism`),
+Topology Aware Scheduling is modelled as far as `topology` says: which flavors a pod set may take, and whether
+a required level fits the nodes that exist. Not modelled: TAS's slice and preferred-level placement, partial
+admission (`kueue.x-k8s.io/job-min-parallelism`),
 resource transformations, DRA, LimitRanges and RuntimeClass overhead, fair sharing, MultiKueue,
 and the 18-podSet limit of the Workload API.
 """

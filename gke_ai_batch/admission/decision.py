@@ -16,6 +16,7 @@ from .pod_sets import pod_sets_of
 from .queues import management_blocker, priority_blocker, queue_blocker, queue_name
 from .results import AdmissionResult, PodSet
 from .terms import FRAMEWORKS
+from .topology import topology_reason
 
 
 def workload_identity(workload: Obj) -> tuple[str, str, str]:
@@ -59,6 +60,7 @@ def admit_in(cluster: Cluster, workload: Obj) -> AdmissionResult:
     cq = cluster.get("ClusterQueue", result.cluster_queue)
     assert cq is not None  # _pre_scheduler found it
     assignments, reason = assign_flavors(cluster, cq, pod_sets, quota_check_strategy(cluster.config))
+    reason = reason or topology_reason(cluster, pod_sets, assignments)
     if reason:
         return replace(result, reason=reason)
     checks = applicable_checks(cq, [c.flavor for a in assignments for c in a.flavors])

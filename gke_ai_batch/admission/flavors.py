@@ -12,6 +12,7 @@ from .quantities import format_amount, resource_order
 from .queues import cluster_queue_flavors
 from .results import AssignmentError, FlavorChoice, PodSet, PodSetAssignment
 from .terms import IGNORE_UNDECLARED
+from .topology import levels_of, tas_mismatch
 
 if TYPE_CHECKING:
     from .cluster import Cluster
@@ -53,9 +54,13 @@ def find_flavor(cluster: Cluster, cq: Obj, group: Obj, ps: PodSet, requests: Map
     covered = {r: q for r, q in requests.items() if r in (group.get("coveredResources") or [])}
     try_next = ((cq.get("spec") or {}).get("flavorFungibility") or {}).get("whenCanBorrow") == "TryNextFlavor"
     cq_name, best, reasons = cq["metadata"]["name"], None, []
+    tas_only = all(levels_of(cluster.objects, cluster.get("ResourceFlavor", f)) is not None
+                   for f in cluster_queue_flavors(cq))
     for f in group.get("flavors") or []:
         name = f["name"]
-        mismatch = flavor_mismatch(name, cluster.get("ResourceFlavor", name), ps.spec)
+        flavor = cluster.get("ResourceFlavor", name)
+        mismatch = tas_mismatch(name, levels_of(cluster.objects, flavor), ps, tas_only) or \
+            flavor_mismatch(name, flavor, ps.spec)
         if mismatch:
             reasons.append(mismatch)
             continue

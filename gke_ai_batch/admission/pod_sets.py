@@ -30,21 +30,26 @@ def pod_sets_of(workload: Obj, config: Obj | None = None) -> list[PodSet]:
     if kind == "Job":
         count = _job_pods(spec)
         pod = spec["template"]["spec"]
-        return [PodSet("main", count, 1, pod, pod_requests(pod, excluded))]
+        return [PodSet("main", count, 1, pod, pod_requests(pod, excluded), _annotations(spec["template"]))]
     if kind == "Pod":
         return [PodSet("main", 1, 1, spec, pod_requests(spec, excluded))]
     if kind in POD_TEMPLATE_KINDS:
         pod = spec["template"]["spec"]
-        return [PodSet("main", 1, 1, pod, pod_requests(pod, excluded))]
+        return [PodSet("main", 1, 1, pod, pod_requests(pod, excluded), _annotations(spec["template"]))]
     if kind == "JobSet":
         out: list[PodSet] = []
         for rj in spec.get("replicatedJobs") or []:
             job = rj["template"]["spec"]
             replicas = rj.get("replicas", 1)
             pod = job["template"]["spec"]
-            out.append(PodSet(rj["name"], replicas * _job_pods(job), replicas, pod, pod_requests(pod, excluded)))
+            out.append(PodSet(rj["name"], replicas * _job_pods(job), replicas, pod, pod_requests(pod, excluded),
+                              _annotations(job["template"])))
         return out
     raise ValueError(f"not a kind Kueue manages here ({', '.join(FRAMEWORKS)}): kind {kind!r}")
+
+
+def _annotations(template: Obj) -> dict[str, str]:
+    return dict((template.get("metadata") or {}).get("annotations") or {})
 
 
 def _container_requests(resources: Obj | None) -> dict[str, Decimal]:

@@ -1,7 +1,7 @@
 """What the model answers: the flavors each pod set got, and Kueue's verdict with the physical warnings."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -61,6 +61,7 @@ class PodSet:
     replicas: int  # JobSet replicas of the replicated job (1 for a Job): slices, for TPUs
     spec: dict[str, Any]  # pod template spec
     per_pod: dict[str, int]  # resource -> amount per pod, Kueue units (cpu in millicores)
+    annotations: dict[str, str] = field(default_factory=dict)  # the pod template's, where TAS requests live
 
     def total(self) -> dict[str, int]:
         return {r: v * self.count for r, v in self.per_pod.items()}

@@ -196,6 +196,12 @@ class GpuPoolConfig(NodeSettings):
     """The Kueue ResourceFlavor; pools of one shape may share one. Unset: the pool's name."""
     zone_flavors: bool = False
     """One flavor per zone (<flavor>-<zone>), so queues can hold quota per zone and Kueue picks a zone."""
+    topology_aware: bool = False
+    """Kueue's Topology Aware Scheduling on this pool's flavor (A3 Ultra and A4 pools): jobs ask for a level
+    with kueue.x-k8s.io/podset-required-topology (or -preferred-topology). Best on reserved capacity."""
+    topology_levels: list[str] | None = None
+    """With topology_aware, the Topology's levels, in order; unset: the ones GKE labels A3 Ultra and A4 nodes
+    with (cloud.google.com/gce-topology-block, -subblock, -host, then kubernetes.io/hostname)."""
 
 
 class CpuPoolConfig(NodeSettings):

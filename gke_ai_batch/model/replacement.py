@@ -55,7 +55,11 @@ def _rules(type_: str, why: str, *paths: str) -> tuple[Rule, ...]:
 CRD_IMMUTABLE: dict[str, tuple[str, ...]] = {
     "LocalQueue": ("spec.clusterQueue",),
     "AdmissionCheck": ("spec.controllerName",),
+    "Topology": ("spec.levels",),
 }
+# A ResourceFlavor with a topologyName keeps its node labels, tolerations and topology (ResourceFlavor CRD at
+# v0.19.2: "nodeLabels are immutable when topologyName is set", and the same of tolerations and topologyName).
+TAS_FLAVOR_IMMUTABLE = ("spec.nodeLabels", "spec.tolerations", "spec.topologyName")
 CRD_SOURCE = "Kueue v0.19.2 CRD kueue.x-k8s.io_{plural}.yaml: x-kubernetes-validations self == oldSelf"
 
 K8S_KINDS = (v.KUEUE_TYPE_PREFIX, "kubernetes:core/v1:", "kubernetes:rbac.authorization.k8s.io/v1:",

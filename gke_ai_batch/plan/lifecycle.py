@@ -15,11 +15,12 @@ acknowledgement, and for a team's namespaces and buckets by draining the team (d
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from gke_ai_batch.model.config import PlatformConfig
-from gke_ai_batch.model.replacement import CRD_IMMUTABLE
+from gke_ai_batch.model.replacement import CRD_IMMUTABLE, TAS_FLAVOR_IMMUTABLE
 from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.vocabulary import PoolKind
 
@@ -81,10 +82,12 @@ def release(cfg: PlatformConfig, name: str) -> Lifecycle:
     return Lifecycle(protect=kept, retain_on_delete=kept)
 
 
-def manifest(kind: str) -> Lifecycle:
+def manifest(kind: str, spec: Mapping[str, Any] | None = None) -> Lifecycle:
     """A Kueue object with a field its CRD makes immutable is replaced, delete-first (its name is fixed),
-    when that field changes: pulumi-kubernetes would otherwise send an update the API server refuses."""
-    paths = CRD_IMMUTABLE.get(kind, ())
+    when that field changes: pulumi-kubernetes would otherwise send an update the API server refuses. A
+    topology-aware ResourceFlavor's labels, tolerations and topology are immutable too."""
+    tas_flavor = kind == "ResourceFlavor" and bool((spec or {}).get("topologyName"))
+    paths = TAS_FLAVOR_IMMUTABLE if tas_flavor else CRD_IMMUTABLE.get(kind, ())
     return Lifecycle(delete_before_replace=bool(paths), replace_on_changes=paths)
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from gke_ai_batch import vocabulary
-from gke_ai_batch.model import catalog
+from gke_ai_batch.model import catalog, topologies
 from gke_ai_batch.model.catalog import CatalogError
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
@@ -108,6 +108,7 @@ class PoolPlan(PoolCapacity):
     disk_size_gb: int | None = None
     local_ssd: LocalSsd | None = None
     workload_policy: WorkloadPolicyPlan | None = None  # TPU7x multi-host slices
+    topology_levels: tuple[str, ...] = ()  # Kueue TAS levels of its flavor (model.topologies)
 
     @property
     def flex_start(self) -> bool:
@@ -344,6 +345,7 @@ def gpu_pool_plan(cfg: PoolContext, path: str, p: GpuPoolConfig) -> PoolPlan:
     labels, custom = _labels(p, path, {vocabulary.GPU_ACCELERATOR_LABEL: p.gpu, **gke_labels}, ours)
     queued = (QUEUED_TAINT,) if p.capacity == Capacity.QUEUED else ()
     direct, networks = gpudirect_networks.choice(path, p, gpu.machine_type, zones)
+    levels = _topology_levels(path, p, gpu.machine_type)
     if direct == AUTO_PROFILE:
         custom = {**custom, DRA_DRIVER_LABEL: "true"}
     return PoolPlan(
@@ -352,10 +354,27 @@ def gpu_pool_plan(cfg: PoolContext, path: str, p: GpuPoolConfig) -> PoolPlan:
         resource=vocabulary.GPU_RESOURCE, reservation=p.reservation, max_run_duration=p.max_run_duration,
         driver_version=p.driver_version, gvnic=p.gvnic, gpudirect=direct, node_networks=networks,
         sharing=p.sharing, flavor=p.flavor or p.name,
-        zone_flavors=p.zone_flavors, node_labels=labels, custom_labels=custom, **_settings(p, queued),
+        zone_flavors=p.zone_flavors, node_labels=labels, custom_labels=custom, topology_levels=levels,
+        **_settings(p, queued),
         # GKE's flex-start and queued GPU commands set total limits (--total-max-nodes).
         **_sizing(path, autoscaling, p.capacity, p.nodes, total_default=p.capacity in SCALES_FROM_ZERO),
     )
+
+
+def _topology_levels(path: str, p: GpuPoolConfig, machine_type: str) -> tuple[str, ...]:
+    """The pool's TAS levels: none, GKE's for the machine (true), or the ones given, checked as Kueue and
+    GKE would have them (model.topologies)."""
+    if not p.topology_aware:
+        if p.topology_levels is not None:
+            raise ConfigError(f"{path}.topology_levels", "levels without topology_aware: true name no Topology")
+        return ()
+    levels = tuple(p.topology_levels) if p.topology_levels is not None else \
+        tuple(topologies.LEVELS_BY_MACHINE.get(machine_type, ()))
+    problem = topologies.levels_problem(levels, machine_type)
+    if problem:
+        field = "topology_levels" if p.topology_levels is not None else "topology_aware"
+        raise ConfigError(f"{path}.{field}", problem)
+    return levels
 
 
 def _gpu_shape(path: str, p: GpuPoolConfig) -> catalog.GpuShape:

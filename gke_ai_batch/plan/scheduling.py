@@ -18,6 +18,7 @@ from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.machines import allocatable
 from gke_ai_batch.model.quantity import parse_quantity, render_quantity
 from gke_ai_batch.model.team_config import QueueSpec, QuotaSpec
+from gke_ai_batch.model.topologies import topology_name
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan import tenancy
 from gke_ai_batch.plan.autopilot import autopilot_node_labels, check_autopilot_tpu_version
@@ -59,6 +60,11 @@ class FlavorPlan:
     # cpu and memory a node offers per accelerator unit (chip, GPU or GPU share): a team's cpu and
     # memory quota on an accelerator flavor follows its accelerator quota. None: unknown machine.
     host_share: dict[str, Decimal] | None = None
+    topology: tuple[str, ...] = ()  # Kueue TAS levels: the flavor names the Topology of them
+
+    @property
+    def topology_name(self) -> str | None:
+        return topology_name(self.topology) if self.topology else None
 
     @property
     def accelerator_resource(self) -> str | None:
@@ -70,6 +76,8 @@ class FlavorPlan:
             spec["nodeLabels"] = dict(self.node_labels)
         if self.tolerations:
             spec["tolerations"] = [dict(t) for t in self.tolerations]
+        if self.topology_name:
+            spec["topologyName"] = self.topology_name
         return {"apiVersion": KUEUE_API, "kind": "ResourceFlavor", "metadata": {"name": self.name}, "spec": spec}
 
 
@@ -93,6 +101,13 @@ class SchedulingPlan:
     priority_classes: tuple[Manifest, ...]
     workload_priority_classes: tuple[Manifest, ...]
 
+    @property
+    def topologies(self) -> tuple[Manifest, ...]:
+        """One Kueue Topology per distinct list of levels the flavors name."""
+        levels = dict.fromkeys(f.topology for f in self.flavors.values() if f.topology)
+        return tuple({"apiVersion": KUEUE_API, "kind": "Topology", "metadata": {"name": topology_name(lv)},
+                      "spec": {"levels": [{"nodeLabel": level} for level in lv]}} for lv in levels)
+
 
 def host_share(machine_type: str | None, per_node: int) -> dict[str, Decimal] | None:
     """Allocatable cpu (cores) and memory (bytes) of one node per accelerator unit on it."""
@@ -111,14 +126,16 @@ def _pool_flavor(name: str, members: list[PoolPlan], zone: str | None = None) ->
         tolerations=tuple({"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
                           for t in first.taints),
         pools=tuple(members), resources=BASE_RESOURCES + ((first.resource,) if first.resource else ()),
-        queued=first.queued, host_share=host_share(first.machine_type, first.per_node) if first.resource else None)
+        queued=first.queued, host_share=host_share(first.machine_type, first.per_node) if first.resource else None,
+        topology=first.topology_levels)
 
 
 def _same_nodes(name: str, members: list[PoolPlan]) -> None:
     first = members[0]
     for other in members[1:]:
-        if (other.node_labels, other.taints, other.machine_type, other.per_node, other.zone_flavors) != (
-                first.node_labels, first.taints, first.machine_type, first.per_node, first.zone_flavors):
+        if (other.node_labels, other.taints, other.machine_type, other.per_node, other.zone_flavors,
+                other.topology_levels) != (first.node_labels, first.taints, first.machine_type, first.per_node,
+                                           first.zone_flavors, first.topology_levels):
             raise ConfigError(f"{other.path}.flavor", f"flavor {name!r} is already used by {first.path} "
                               f"with different nodes ({first.machine_type}, {first.capacity}); a flavor "
                               "selects one machine type, shape and capacity: name another flavor")

@@ -1,0 +1,106 @@
+"""Topology Aware Scheduling in Kueue v0.19.2: which flavors a pod set may take, and whether a required
+topology fits the nodes behind the flavor.
+
+Flavor matching is pkg/scheduler/flavorassigner/tas_flavorassigner.go `checkPodSetAndFlavorMatchForTAS`: a pod
+set asks for TAS with a topology annotation, or implicitly when every flavor of its ClusterQueue is a TAS
+flavor; one that asks takes only TAS flavors holding the requested level, one that does not never takes a
+TAS flavor. The fit is pkg/cache/scheduler/tas_flavor_snapshot.go's, over the nodes that exist (Kueue counts
+Ready nodes carrying every level's label): on an empty cluster, a pool's fixed or minimum nodes. A host or
+hostname domain is one node (one VM per host on the machines GKE labels); a block or sub-block is counted as
+holding all of a pool's nodes, which a reservation may spread over several: an upper bound, so a fit here can
+still fail on the cluster, never the other way.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from gke_ai_batch.model.pool_facts import PoolFacts
+from gke_ai_batch.model.topologies import ONE_NODE_LEVELS
+from gke_ai_batch.vocabulary import Obj
+
+from .results import PodSet, PodSetAssignment
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
+
+REQUIRED = "kueue.x-k8s.io/podset-required-topology"
+PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
+UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
+
+
+def requested_level(ps: PodSet) -> str | None:
+    return ps.annotations.get(REQUIRED) or ps.annotations.get(PREFERRED)
+
+
+def requests_tas(ps: PodSet) -> bool:
+    return bool(requested_level(ps)) or ps.annotations.get(UNCONSTRAINED) == "true"
+
+
+def levels_of(cluster_objects: Obj, flavor: Obj | None) -> list[str] | None:
+    """The levels of the Topology a flavor names; None for a flavor without one."""
+    name = ((flavor or {}).get("spec") or {}).get("topologyName")
+    if not name:
+        return None
+    topology = (cluster_objects.get("Topology") or {}).get(name) or {}
+    return [level.get("nodeLabel") for level in (topology.get("spec") or {}).get("levels") or []]
+
+
+def tas_mismatch(name: str, levels: list[str] | None, ps: PodSet, tas_only: bool) -> str | None:
+    """Kueue's reason a pod set may not take flavor `name` (with Topology `levels`), or None."""
+    if requests_tas(ps) or tas_only:
+        if tas_only and not requests_tas(ps):
+            return None
+        if levels is None:
+            return f'Flavor "{name}" does not support TopologyAwareScheduling'
+        level = requested_level(ps)
+        if level and level not in levels:
+            return f'Flavor "{name}" does not contain the requested level'
+        return None
+    if levels is not None:
+        return f'Flavor "{name}" supports only TopologyAwareScheduling'
+    return None
+
+
+def fit_reason(topology: str, level: str, ps: PodSet, per_node_fit: int, nodes: int) -> str | None:
+    """Whether the required `level` holds all of the pod set's pods in one domain."""
+    if nodes == 0:
+        return f"no topology domains at level: {level}"
+    per_domain = per_node_fit * (1 if level in ONE_NODE_LEVELS else nodes)
+    if per_domain >= ps.count:
+        return None
+    if per_domain == 0:
+        return f"topology \"{topology}\" doesn't allow to fit any of {ps.count} pod(s)"
+    return f'topology "{topology}" allows to fit only {per_domain} out of {ps.count} pod(s)'
+
+
+def existing_nodes(pool: PoolFacts) -> int:
+    """The nodes a pool has before any workload asks for more: its fixed size, or its autoscaling minimum."""
+    if pool.fixed_nodes is not None:
+        return pool.fixed_nodes * max(1, len(pool.zones))
+    return (pool.min_nodes or 0) * (1 if pool.total_autoscaling else max(1, len(pool.zones)))
+
+
+def per_node_fit(ps: PodSet, pool: PoolFacts) -> int:
+    """How many of the pod set's pods one of the pool's nodes holds, by its accelerator."""
+    asked = ps.per_pod.get(pool.resource or "", 0)
+    return pool.per_node // asked if asked else 1
+
+
+def topology_reason(cluster: Cluster, pod_sets: Sequence[PodSet],
+                    assignments: Sequence[PodSetAssignment]) -> str | None:
+    """The first pod set whose required topology does not fit the nodes behind its TAS flavor."""
+    for ps, psa in zip(pod_sets, assignments, strict=True):
+        level = ps.annotations.get(REQUIRED)
+        tas = [(c.flavor, levels_of(cluster.objects, cluster.get("ResourceFlavor", c.flavor))) for c in psa.flavors]
+        flavor = next((f for f, levels in tas if levels), None)
+        if not level or flavor is None:
+            continue
+        pools = cluster.pools_behind(flavor)
+        nodes = sum(existing_nodes(p) for p in pools)
+        fits = min((per_node_fit(ps, p) for p in pools), default=0)
+        topology = str(((cluster.get("ResourceFlavor", flavor) or {}).get("spec") or {}).get("topologyName"))
+        reason = fit_reason(topology, level, ps, fits, nodes)
+        if reason:
+            return f"couldn't assign flavors to pod set {ps.name}: {reason}"
+    return None

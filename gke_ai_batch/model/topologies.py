@@ -1,0 +1,51 @@
+"""Kueue's Topology Aware Scheduling on GKE: the topology levels GKE labels a machine's nodes with, and
+Kueue's rules for a Topology (v0.19.2 CRD kueue.x-k8s.io_topologies.yaml).
+
+GKE labels A4 and A3 Ultra nodes with where they sit: the reservation block, the sub-block within it, the
+physical host, and (as every node) the hostname (GKE: "Schedule GKE workloads with Topology Aware
+Scheduling", https://cloud.google.com/ai-hypercomputer/docs/workloads/schedule-gke-workloads-tas, whose
+Topology lists them in this order). The same page warns that TAS works best with reserved capacity and
+"might not work well" with Spot or Flex-start VMs. No GKE page documents such labels for other machines
+here, so TAS is refused on them."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gke_ai_batch.model.words import or_list
+
+BLOCK = "cloud.google.com/gce-topology-block"
+SUBBLOCK = "cloud.google.com/gce-topology-subblock"
+HOST = "cloud.google.com/gce-topology-host"
+HOSTNAME = "kubernetes.io/hostname"
+GPU_LEVELS = (BLOCK, SUBBLOCK, HOST, HOSTNAME)
+LEVELS_BY_MACHINE = {"a3-ultragpu-8g": GPU_LEVELS, "a4-highgpu-8g": GPU_LEVELS}
+MAX_LEVELS = 16  # the CRD's levels maxItems
+SHORT_NAMES = {BLOCK: "block", SUBBLOCK: "subblock", HOST: "host", HOSTNAME: "hostname"}
+# A VM is a whole host on these machines, so a host or hostname domain is one node; a block or sub-block
+# holds as many of a pool's nodes as its reservation put there, at most all of them.
+ONE_NODE_LEVELS = (HOST, HOSTNAME)
+
+
+def levels_problem(levels: Sequence[str], machine_type: str) -> str | None:
+    """Why `levels` cannot be a Topology for `machine_type`'s nodes, or None."""
+    known = LEVELS_BY_MACHINE.get(machine_type)
+    if known is None:
+        return (f"{machine_type}: GKE documents topology labels for {or_list(sorted(LEVELS_BY_MACHINE))} "
+                "nodes only, so Kueue would find no topology domains on these")
+    if not levels:
+        return "no levels: a Kueue Topology has at least one"
+    if len(levels) > MAX_LEVELS:
+        return f"{len(levels)} levels: a Kueue Topology has at most {MAX_LEVELS}"
+    if len(set(levels)) != len(levels):
+        return f"{list(levels)}: a level appears twice (Kueue: levels must be unique)"
+    if HOSTNAME in levels and levels[-1] != HOSTNAME:
+        return f"{HOSTNAME} must be the last level (Kueue: it can only be used at the lowest level)"
+    unknown = [level for level in levels if level not in known]
+    if unknown:
+        return f"{or_list(unknown)}: not a label GKE puts on {machine_type} nodes; levels here: {', '.join(known)}"
+    return None
+
+
+def topology_name(levels: Sequence[str]) -> str:
+    """`gke-block-subblock-host-hostname`: one Topology per distinct list of levels, named by them."""
+    return "gke-" + "-".join(SHORT_NAMES.get(level, level.rsplit("/", 1)[-1]) for level in levels)
