@@ -145,24 +145,24 @@ def _cluster_location(c: Props) -> Iterator[Finding]:
 
 CLUSTER_RULES: tuple[GkeRule, ...] = (
     GkeRule("maintenance-availability", "cluster", "cluster.maintenance_window",
-         "a recurring maintenance window gives at least 48 hours in any 32-day period, counting only "
-         "contiguous windows of at least 4 hours; times are RFC 3339", MAINTENANCE, _window),
+            "a recurring maintenance window gives at least 48 hours in any 32-day period, counting only "
+            "contiguous windows of at least 4 hours; times are RFC 3339", MAINTENANCE, _window),
     GkeRule("maintenance-exclusion", "cluster", "cluster.maintenance_exclusions",
-         "at most 20 exclusions; times are RFC 3339 and end after they start; a NO_UPGRADES exclusion lasts at "
-         "most 90 days; the other scopes need a release channel", EXCLUSIONS, _exclusions),
+            "at most 20 exclusions; times are RFC 3339 and end after they start; a NO_UPGRADES exclusion lasts at "
+            "most 90 days; the other scopes need a release channel", EXCLUSIONS, _exclusions),
     GkeRule("private-control-plane-range", "cluster", "cluster.master_ipv4_cidr",
-         "the control plane's range of a private cluster is a /28 from a private range", PRIVATE, _master_cidr),
+            "the control plane's range of a private cluster is a /28 from a private range", PRIVATE, _master_cidr),
     GkeRule("private-endpoint-private-nodes", "cluster", "cluster.ip_endpoint",
-         "the external IP endpoint is turned off (privateClusterConfig.enablePrivateEndpoint) only on a cluster "
-         "with private nodes", PRIVATE_ENDPOINT, _private_endpoint),
+            "the external IP endpoint is turned off (privateClusterConfig.enablePrivateEndpoint) only on a cluster "
+            "with private nodes", PRIVATE_ENDPOINT, _private_endpoint),
     GkeRule("authorized-networks", "cluster", "cluster.master_authorized_networks",
-         "authorized networks are IPv4 CIDR blocks", PRIVATE, _authorized_networks),
+            "authorized networks are IPv4 CIDR blocks", PRIVATE, _authorized_networks),
     GkeRule("security-group-name", "cluster", "cluster.security_group",
-         "Google Groups for RBAC names the group gke-security-groups@<domain>", GROUPS, _security_group),
+            "Google Groups for RBAC names the group gke-security-groups@<domain>", GROUPS, _security_group),
     GkeRule("cluster-resource-labels", "cluster", "labels",
-         "resource labels: at most 64, keys and values of at most 63 lowercase letters, digits, '-' and '_', "
-         "keys beginning with a letter", GCP_LABELS, _cluster_labels),
+            "resource labels: at most 64, keys and values of at most 63 lowercase letters, digits, '-' and '_', "
+            "keys beginning with a letter", GCP_LABELS, _cluster_labels),
     GkeRule("cluster-zones", "cluster", "zones",
-         "a zonal cluster has a zone; node locations are distinct zones of the cluster's region",
-         LOCATIONS, _cluster_location),
+            "a zonal cluster has a zone; node locations are distinct zones of the cluster's region",
+            LOCATIONS, _cluster_location),
 )

@@ -67,9 +67,9 @@ def _range_sizes(subnet: Props, c: Props, pools: Sequence[Props]) -> Iterator[Fi
 
 NETWORK_RULES: tuple[GkeRule, ...] = (
     GkeRule("network-range-overlap", "network", "network",
-         "the node range (the subnet's primary range), the Pod and Service secondary ranges and a private "
-         "cluster's control-plane range do not overlap", ALIAS_IPS, _range_overlap),
+            "the node range (the subnet's primary range), the Pod and Service secondary ranges and a private "
+            "cluster's control-plane range do not overlap", ALIAS_IPS, _range_overlap),
     GkeRule("network-range-size", "network", "network",
-         "the node range holds every node (less 4 reserved addresses) and the Pod range a /24 per node (110 "
-         "Pods per node), for all pools at full size plus one surge node each", POD_RANGE, _range_sizes),
+            "the node range holds every node (less 4 reserved addresses) and the Pod range a /24 per node (110 "
+            "Pods per node), for all pools at full size plus one surge node each", POD_RANGE, _range_sizes),
 )

@@ -409,81 +409,82 @@ def _cluster_nodes(pools: Sequence[Props], c: Props) -> Iterator[Finding]:
 
 POOL_RULES: tuple[GkeRule, ...] = (
     GkeRule("auto-upgrade-with-release-channel", "node pool", "capacity",
-         "node auto-upgrade stays on for every pool of a cluster enrolled in a release channel",
-         AUTO_UPGRADE, _auto_upgrade),
+            "node auto-upgrade stays on for every pool of a cluster enrolled in a release channel",
+            AUTO_UPGRADE, _auto_upgrade),
     GkeRule("node-pool-name", "node pool", "name",
-         "a node pool name is at most 40 lowercase letters, digits and '-', beginning with a letter", NAMES,
-         _pool_name),
+            "a node pool name is at most 40 lowercase letters, digits and '-', beginning with a letter", NAMES,
+            _pool_name),
     GkeRule("pool-zones", "node pool", "zones", "a pool's node locations are distinct zones of the cluster's region",
-         LOCATIONS, _pool_zones),
+            LOCATIONS, _pool_zones),
     GkeRule("reservation-zone", "node pool", "zones",
-         "a pool consuming a specific reservation has exactly one zone, the reservation's", RESERVATIONS,
-         _reservation_zone),
+            "a pool consuming a specific reservation has exactly one zone, the reservation's", RESERVATIONS,
+            _reservation_zone),
     GkeRule("node-labels", "node pool", "node_labels",
-         "node labels are Kubernetes labels: values of at most 63 characters of letters, digits, '-', '_' "
-         "and '.', beginning and ending with a letter or digit", K8S_LABELS, _node_labels),
+            "node labels are Kubernetes labels: values of at most 63 characters of letters, digits, '-', '_' "
+            "and '.', beginning and ending with a letter or digit", K8S_LABELS, _node_labels),
     GkeRule("node-label-prefixes", "node pool", "node_labels",
-         "node label keys are not under kubernetes.io/ or k8s.io/ (or their subdomains), cloud.google.com/ or "
-         f"sandbox.gke.io/, which GKE and Kubernetes manage, but for {', '.join(GKE_SETTABLE_LABELS)}, which "
-         "GKE's pages set on node pools", RESERVED_LABELS, _label_prefixes),
+            "node label keys are not under kubernetes.io/ or k8s.io/ (or their subdomains), cloud.google.com/ or "
+            f"sandbox.gke.io/, which GKE and Kubernetes manage, but for {', '.join(GKE_SETTABLE_LABELS)}, which "
+            "GKE's pages set on node pools", RESERVED_LABELS, _label_prefixes),
     GkeRule("node-resource-labels", "node pool", "platform.labels",
-         "node resource labels follow the GCP label rules", GCP_LABELS, _pool_labels),
+            "node resource labels follow the GCP label rules", GCP_LABELS, _pool_labels),
     GkeRule("max-run-duration", "node pool", "max_run_duration", "a node's maximum run duration is at most 7 days",
-         MAX_RUN, _max_run_duration),
+            MAX_RUN, _max_run_duration),
     GkeRule("queued-provisioning-flex-start", "node pool", "capacity",
-         "a queued-provisioning pool is also a flex-start pool (--flex-start with --enable-queued-provisioning), "
-         f"on GKE {QUEUED_MIN_VERSION} or later", QUEUED, _queued_form),
+            "a queued-provisioning pool is also a flex-start pool (--flex-start with --enable-queued-provisioning), "
+            f"on GKE {QUEUED_MIN_VERSION} or later", QUEUED, _queued_form),
     GkeRule("flex-start-tpu-generations", "node pool", "generation",
-         f"flex-start TPUs are {', '.join(FLEX_START_TPU_GENERATIONS)}", FLEX_START, _flex_start_support),
+            f"flex-start TPUs are {', '.join(FLEX_START_TPU_GENERATIONS)}", FLEX_START, _flex_start_support),
     GkeRule("flex-start-tpu-zones", "node pool", "zones",
-         "flex-start TPUs run in their generation's zones: " + "; ".join(
+            "flex-start TPUs run in their generation's zones: " + "; ".join(
              f"{gen} in {or_list(zones)}" for gen, zones in FLEX_START_TPU_ZONES.items()),
-         FLEX_START_ZONES, _flex_start_zones),
+            FLEX_START_ZONES, _flex_start_zones),
     GkeRule("queued-tpu-generations", "node pool", "generation",
-         f"queued provisioning takes TPU {or_list(QUEUED_TPU_GENERATIONS)}, on GKE {QUEUED_TPU_MIN_VERSION} or later",
-         QUEUED_TPUS, _queued_tpus),
+            f"queued provisioning takes TPU {or_list(QUEUED_TPU_GENERATIONS)}, on GKE {QUEUED_TPU_MIN_VERSION} or "
+            "later",
+            QUEUED_TPUS, _queued_tpus),
     GkeRule("gke-version-floors", "node pool", "generation",
-         f"a pinned cluster version is at least what the TPU pool needs: flex-start TPUs "
-         f"{FLEX_START_TPU_MIN_VERSION}, TPU7x 1.34.0-gke.2201000", TPU7X, _version_floors),
+            f"a pinned cluster version is at least what the TPU pool needs: flex-start TPUs "
+            f"{FLEX_START_TPU_MIN_VERSION}, TPU7x 1.34.0-gke.2201000", TPU7X, _version_floors),
     GkeRule("gpu-version-floors", "node pool", "gpu",
-         f"a pinned cluster version is at least what the GPU pool needs: flex-start without queued provisioning "
-         f"{FLEX_START_GPU_MIN_VERSION}, queued provisioning {QUEUED_MIN_VERSION}, and each GPU's own floor (H200 "
-         "1.31.5-gke.1169000, B200 1.32.1-gke.1729000, GB200 1.32.8-gke.1108000 on 1.32 and 1.33.4-gke.1036000 "
-         "from 1.33, RTX PRO 6000 1.34.0-gke.1662000)", GPU_VERSIONS, _gpu_version_floors),
+            f"a pinned cluster version is at least what the GPU pool needs: flex-start without queued provisioning "
+            f"{FLEX_START_GPU_MIN_VERSION}, queued provisioning {QUEUED_MIN_VERSION}, and each GPU's own floor (H200 "
+            "1.31.5-gke.1169000, B200 1.32.1-gke.1729000, GB200 1.32.8-gke.1108000 on 1.32 and 1.33.4-gke.1036000 "
+            "from 1.33, RTX PRO 6000 1.34.0-gke.1662000)", GPU_VERSIONS, _gpu_version_floors),
     GkeRule("accelerator-network-profile", "node pool", "gpudirect",
-         "GPUDirect's automatic networks (acceleratorNetworkProfile auto) need a machine type GKE lists for it, "
-         f"Dataplane V2, GKE {gpudirect.AUTO_PROFILE_MIN_VERSION} or later, and no additional node networks",
-         AUTO_NETWORKS, _accelerator_network_profile),
+            "GPUDirect's automatic networks (acceleratorNetworkProfile auto) need a machine type GKE lists for it, "
+            f"Dataplane V2, GKE {gpudirect.AUTO_PROFILE_MIN_VERSION} or later, and no additional node networks",
+            AUTO_NETWORKS, _accelerator_network_profile),
     GkeRule("multi-networking", "node pool", "gpudirect",
-         "a pool with extra node networks (GPUDirect) is in a cluster with multi-networking and Dataplane V2",
-         MULTI_NETWORK, _multi_networking),
+            "a pool with extra node networks (GPUDirect) is in a cluster with multi-networking and Dataplane V2",
+            MULTI_NETWORK, _multi_networking),
     GkeRule("gpu-capacity-model", "node pool", "capacity",
-         "H200 (A3 Ultra) and B200 (A4) run on reserved, spot, flex-start or queued capacity, not on-demand; "
-         "GB200 (A4X) on reserved capacity only", GPU_CAPACITY, _gpu_capacity),
+            "H200 (A3 Ultra) and B200 (A4) run on reserved, spot, flex-start or queued capacity, not on-demand; "
+            "GB200 (A4X) on reserved capacity only", GPU_CAPACITY, _gpu_capacity),
     GkeRule("gpu-time-sharing-clients", "node pool", "sharing.max_clients",
-         f"GPU time-sharing shares one GPU among {TIME_SHARING_CLIENTS[0]} to {TIME_SHARING_CLIENTS[1]} "
-         "containers", TIME_SHARING, _time_sharing),
+            f"GPU time-sharing shares one GPU among {TIME_SHARING_CLIENTS[0]} to {TIME_SHARING_CLIENTS[1]} "
+            "containers", TIME_SHARING, _time_sharing),
     GkeRule("autoscaling-limits", "node pool", "autoscaling",
-         "an autoscaled pool sets per-zone limits or total limits, never both", AUTOSCALER, _autoscaling_limits),
+            "an autoscaled pool sets per-zone limits or total limits, never both", AUTOSCALER, _autoscaling_limits),
     GkeRule("flex-start-location-policy", "node pool", "autoscaling.location_policy",
-         "a flex-start pool (queued provisioning included) autoscales with location policy ANY, not BALANCED",
-         LOCATION_POLICY, _flex_start_location_policy),
+            "a flex-start pool (queued provisioning included) autoscales with location policy ANY, not BALANCED",
+            LOCATION_POLICY, _flex_start_location_policy),
     GkeRule("multi-host-slice-autoscaling", "node pool", "autoscaling",
-         "an autoscaled multi-host TPU slice sets per-zone limits: maxNodeCount its VM count, minNodeCount 0 or "
-         "that count (it scales as a unit)", SLICE_SCALING, _slice_autoscaling),
+            "an autoscaled multi-host TPU slice sets per-zone limits: maxNodeCount its VM count, minNodeCount 0 or "
+            "that count (it scales as a unit)", SLICE_SCALING, _slice_autoscaling),
     GkeRule("boot-disk-type", "node pool", "disk_type",
-         f"the boot disk is {or_list(disks.BOOT_DISK_TYPES)}; A3 Ultra, A4, A4X, G4, C4, C4A, C4D, N4 and TPU v6e "
-         "boot from hyperdisk-balanced only; G2 and A3 High, Mega and Edge not from pd-standard", BOOT_DISKS,
-         _boot_disk),
+            f"the boot disk is {or_list(disks.BOOT_DISK_TYPES)}; A3 Ultra, A4, A4X, G4, C4, C4A, C4D, N4 and TPU v6e "
+            "boot from hyperdisk-balanced only; G2 and A3 High, Mega and Edge not from pd-standard", BOOT_DISKS,
+            _boot_disk),
     GkeRule("local-ssd-count", "node pool", "local_ssd.count",
-         "a node's local SSD count is one its machine type takes (bundled machines: exactly theirs; E2, N4 and "
-         "TPU machines: none)", LOCAL_SSDS, _local_ssds),
+            "a node's local SSD count is one its machine type takes (bundled machines: exactly theirs; E2, N4 and "
+            "TPU machines: none)", LOCAL_SSDS, _local_ssds),
     GkeRule("tpu7x-workload-policy", "node pool", "topology",
-         "a multi-host TPU7x slice names a HIGH_THROUGHPUT workload policy instead of a COMPACT placement",
-         TPU7X, _placement),
+            "a multi-host TPU7x slice names a HIGH_THROUGHPUT workload policy instead of a COMPACT placement",
+            TPU7X, _placement),
 )
 
 STACK_RULES: tuple[GkeRule, ...] = (
     GkeRule("cluster-node-limit", "node pools", "",
-         f"all node pools together hold at most {MAX_CLUSTER_NODES:,} nodes at full size", LARGE, _cluster_nodes),
+            f"all node pools together hold at most {MAX_CLUSTER_NODES:,} nodes at full size", LARGE, _cluster_nodes),
 )
