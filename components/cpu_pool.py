@@ -6,6 +6,7 @@ No `from __future__ import annotations`: the component analyzer reads the annota
 import pulumi
 
 from gke_ai_batch.plan import component_plans
+from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import component_type
 
 from .args import CpuPoolSpec, CpuShape, NodePoolTarget, pool_spec
@@ -23,10 +24,15 @@ class CpuPool(pulumi.ComponentResource):
     pool_name: pulumi.Output[str]
     """The GKE node pool."""
 
-    def __init__(self, name: str, args: CpuPoolArgs, opts: pulumi.ResourceOptions | None = None):
-        with arguments_of("CpuPool", name):  # refused before anything registers
-            refuse_unknown(args, CpuPoolArgs.__annotations__)
-            plan = component_plans.cpu_pool(name, args)
+    def __init__(self, name: str, args: CpuPoolArgs, opts: pulumi.ResourceOptions | None = None, *,
+                 planned: PoolPlan | None = None):
+        """`planned`: the plan the Platform component derived with the whole stack (then `args` are its own
+        block, already checked), so that a stack is validated and planned once."""
+        if planned is None:
+            with arguments_of("CpuPool", name):  # refused before anything registers
+                refuse_unknown(args, CpuPoolArgs.__annotations__)
+                planned = component_plans.cpu_pool(name, args)
+        plan = planned
         super().__init__(component_type("CpuPool"), name, None, opts)
         self.spec: CpuPoolSpec = pool_spec(name, args, CpuShape)  # type: ignore[assignment]  # built from the TypedDict's own keys
         self.pool = declare_node_pool(f"{name}-pool", plan, args, self)

@@ -218,10 +218,15 @@ class GkeCluster(pulumi.ComponentResource):
     node_service_account: pulumi.Output[str]
     """The nodes' IAM service account: node pools run as it."""
 
-    def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        with arguments_of("GkeCluster", name):  # refused before anything registers
-            refuse_unknown(args, GkeClusterArgs.__annotations__)
-            identity, network, inputs = component_plans.cluster(name, args)
+    def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None, *,
+                 planned: component_plans.ClusterPlan | None = None):
+        """`planned`: the plan the Platform component derived with the whole stack (then `args` are its own
+        block, already checked), so that a stack is validated and planned once."""
+        if planned is None:
+            with arguments_of("GkeCluster", name):  # refused before anything registers
+                refuse_unknown(args, GkeClusterArgs.__annotations__)
+                planned = component_plans.cluster(name, args)
+        identity, network, inputs = planned
         super().__init__(component_type("GkeCluster"), name, None, opts)
         first = self._node_identity(name, str(args["project"]), identity)
         if network.create or network.existing_nat:

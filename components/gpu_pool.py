@@ -10,6 +10,7 @@ import pulumi
 
 from gke_ai_batch.model.gpudirect import CREATE
 from gke_ai_batch.plan import component_plans
+from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import component_type
 
 from .args import GpuPoolSpec, GpuShape, NodePoolTarget, pool_spec
@@ -30,10 +31,15 @@ class GpuPool(pulumi.ComponentResource):
     gpus: pulumi.Output[int]
     """GPUs at full size."""
 
-    def __init__(self, name: str, args: GpuPoolArgs, opts: pulumi.ResourceOptions | None = None):
-        with arguments_of("GpuPool", name):  # refused before anything registers
-            refuse_unknown(args, GpuPoolArgs.__annotations__)
-            plan = component_plans.gpu_pool(name, args)
+    def __init__(self, name: str, args: GpuPoolArgs, opts: pulumi.ResourceOptions | None = None, *,
+                 planned: PoolPlan | None = None):
+        """`planned`: the plan the Platform component derived with the whole stack (then `args` are its own
+        block, already checked), so that a stack is validated and planned once."""
+        if planned is None:
+            with arguments_of("GpuPool", name):  # refused before anything registers
+                refuse_unknown(args, GpuPoolArgs.__annotations__)
+                planned = component_plans.gpu_pool(name, args)
+        plan = planned
         super().__init__(component_type("GpuPool"), name, None, opts)
         self.networks = None
         overrides: dict[str, Any] = {}

@@ -11,9 +11,10 @@ import pulumi_gcp as gcp
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.plan import component_plans, gpudirect_networks, lifecycle
-from gke_ai_batch.plan.gke_inputs import gcs_fuse_driver, is_production, multi_networking
+from gke_ai_batch.plan.gke_inputs import is_production
 from gke_ai_batch.plan.platform import Platform as PlatformPlan
 from gke_ai_batch.plan.platform import build_platform
+from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import TEAM_COST_LABEL, ClusterMode, component_type
 
 from .cpu_pool import CpuPool
@@ -37,8 +38,8 @@ class PlatformResources:
 
 
 def _args(values: dict[str, Any]) -> Any:
-    """A validated config block as a component's arguments: the component validates them again
-    with the same model, so the TypedDict's static shape adds nothing here."""
+    """A validated config block as a component's arguments, beside the plan the component is given: its own
+    record of what it was declared with (a pool's `spec`), never validated or planned again."""
     return values
 
 
@@ -52,20 +53,24 @@ def _pools(platform: PlatformPlan, target: dict[str, Any],
     cfg = platform.config
     if cfg.cluster.mode == ClusterMode.AUTOPILOT:
         return []
-    zones = {p.source: list(p.zones) for p in platform.pools}
+    plans: dict[str, list[PoolPlan]] = {}
+    for plan in platform.pools:
+        plans.setdefault(plan.source, []).append(plan)
 
     def pool_args(pool: Any) -> Any:
-        """What the pool's block sets (the component applies the same defaults), with its resolved zones."""
-        return _args({**target, **_json(pool, exclude={"name"}, exclude_unset=True), "zones": zones[pool.name]})
-    pools: list[pulumi.ComponentResource] = [
-        SystemNodePool(cfg.system_pool.name, _args({**target, **_json(cfg.system_pool, exclude={"name"})}), opts)]
+        """What the pool's block sets, with the zones the plan resolved."""
+        zones = list(plans[pool.name][0].zones)
+        return _args({**target, **_json(pool, exclude={"name"}, exclude_unset=True), "zones": zones})
+    system = cfg.system_pool
+    pools: list[pulumi.ComponentResource] = [SystemNodePool(
+        system.name, _args({**target, **_json(system, exclude={"name"})}), opts, planned=plans[system.name][0])]
 
     def accel(name: str) -> pulumi.ResourceOptions:
         return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
             **lifecycle.protection(cfg, "node_pool", name).options()))
-    pools += [TpuSlicePool(t.name, pool_args(t), accel(t.name)) for t in cfg.tpu_pools]
-    pools += [GpuPool(g.name, pool_args(g), accel(g.name)) for g in cfg.gpu_pools]
-    pools += [CpuPool(c.name, pool_args(c), opts) for c in cfg.cpu_pools]
+    pools += [TpuSlicePool(t.name, pool_args(t), accel(t.name), planned=plans[t.name]) for t in cfg.tpu_pools]
+    pools += [GpuPool(g.name, pool_args(g), accel(g.name), planned=plans[g.name][0]) for g in cfg.gpu_pools]
+    pools += [CpuPool(c.name, pool_args(c), opts, planned=plans[c.name][0]) for c in cfg.cpu_pools]
     return pools
 
 
@@ -74,12 +79,9 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     cfg = platform.config
     child = pulumi.ResourceOptions(parent=parent)
     cluster = _json(cfg, include=set(component_plans.CLUSTER_IDENTITY) | {"cluster"})
-    if gcs_fuse_driver(cfg):  # on because teams declare buckets: GkeCluster does not see the teams
-        cluster["cluster"]["gcs_fuse_csi_driver"] = True
-    if multi_networking(cfg):  # on because GPU pools attach extra networks: GkeCluster does not see the pools
-        cluster["cluster"]["multi_networking"] = True
     gke = GkeCluster("gke", _args(cluster), pulumi.ResourceOptions(
-        parent=parent, **lifecycle.protection(cfg, "cluster", cfg.cluster.name).options()))
+        parent=parent, **lifecycle.protection(cfg, "cluster", cfg.cluster.name).options()),
+        planned=component_plans.platform_cluster(platform))
     target = dict(project=cfg.project, region=cfg.region, cluster=gke.name, location=gke.location,
                   labels=cfg.resource_labels(), service_account=gke.node_service_account,
                   **({"cluster_version": cfg.cluster.version} if cfg.cluster.version else {}))

@@ -7,6 +7,7 @@ from typing import NotRequired
 import pulumi
 
 from gke_ai_batch.plan import component_plans
+from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import component_type
 
 from .args import NodePoolTarget
@@ -33,10 +34,15 @@ class SystemNodePool(pulumi.ComponentResource):
     pool_name: pulumi.Output[str]
     """The GKE node pool."""
 
-    def __init__(self, name: str, args: SystemNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
-        with arguments_of("SystemNodePool", name):  # refused before anything registers
-            refuse_unknown(args, SystemNodePoolArgs.__annotations__)
-            plan = component_plans.system_pool(name, args)
+    def __init__(self, name: str, args: SystemNodePoolArgs, opts: pulumi.ResourceOptions | None = None, *,
+                 planned: PoolPlan | None = None):
+        """`planned`: the plan the Platform component derived with the whole stack (then `args` are its own
+        block, already checked), so that a stack is validated and planned once."""
+        if planned is None:
+            with arguments_of("SystemNodePool", name):  # refused before anything registers
+                refuse_unknown(args, SystemNodePoolArgs.__annotations__)
+                planned = component_plans.system_pool(name, args)
+        plan = planned
         super().__init__(component_type("SystemNodePool"), name, None, opts)
         self.pool = declare_node_pool(f"{name}-pool", plan, args, self)
         self.pool_name = self.pool.name

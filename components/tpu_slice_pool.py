@@ -11,7 +11,7 @@ import pulumi_gcp as gcp
 
 from gke_ai_batch.plan import component_plans
 from gke_ai_batch.plan.gke_inputs import workload_placement, workload_policy_inputs
-from gke_ai_batch.plan.pools import workload_policy_name
+from gke_ai_batch.plan.pools import PoolPlan, workload_policy_name
 from gke_ai_batch.vocabulary import component_type
 
 from .args import NodePoolTarget, TpuPoolSpec, TpuShape, pool_spec
@@ -31,10 +31,15 @@ class TpuSlicePool(pulumi.ComponentResource):
     chips: pulumi.Output[int]
     """TPU chips in all slices."""
 
-    def __init__(self, name: str, args: TpuSlicePoolArgs, opts: pulumi.ResourceOptions | None = None):
-        with arguments_of("TpuSlicePool", name):  # refused before anything registers
-            refuse_unknown(args, TpuSlicePoolArgs.__annotations__)
-            plans = component_plans.tpu_slices(name, args)
+    def __init__(self, name: str, args: TpuSlicePoolArgs, opts: pulumi.ResourceOptions | None = None, *,
+                 planned: list[PoolPlan] | None = None):
+        """`planned`: the plan the Platform component derived with the whole stack (then `args` are its own
+        block, already checked), so that a stack is validated and planned once."""
+        if planned is None:
+            with arguments_of("TpuSlicePool", name):  # refused before anything registers
+                refuse_unknown(args, TpuSlicePoolArgs.__annotations__)
+                planned = component_plans.tpu_slices(name, args)
+        plans = planned
         super().__init__(component_type("TpuSlicePool"), name, None, opts)
         policy_plan = plans[0].workload_policy
         self.workload_policy = None

@@ -21,7 +21,7 @@ from gke_ai_batch.offline.runtime import record
 from gke_ai_batch.plan.gke_inputs import node_pool_inputs
 from gke_ai_batch.plan.platform import build_platform
 
-from .conftest import planned, platform_of
+from .conftest import by_type, planned, platform_of, run_config
 
 LABELS = {"environment": "dev", "owner": "ml-platform"}
 TARGET = dict(project="acme-ml-dev", region="us-east5", cluster="ml-dev", location="us-east5", labels=LABELS)
@@ -194,3 +194,17 @@ def test_a_shape_stated_once_through_the_pools_spec_cannot_disagree():
     (found,) = shape_twice("4x4")
     assert found["level"] == "mandatory" and "flavor v5e selects nodes no node pool of the stack has" in \
         found["message"] and "cloud.google.com/gke-tpu-topology=4x4" in found["message"]
+
+
+def test_the_whole_stack_is_validated_and_planned_once(monkeypatch):
+    """Platform dumped each block back to JSON and every component validated and planned it again, with
+    hand-made seams (the FUSE driver and multi-networking re-injected into the cluster block): now the
+    components take the platform's plans, and the golden plans stay byte-identical."""
+    from gke_ai_batch.plan import component_plans
+
+    def again(*_: object) -> None:
+        raise AssertionError("a component planned its block again")
+    for step in ("cluster", "system_pool", "tpu_slices", "gpu_pool", "cpu_pool"):
+        monkeypatch.setattr(component_plans, step, again)
+    regs = run_config(platform_of("prod"), "prod")  # not the cached plan other tests share
+    assert len(by_type(regs, ":NodePool")) >= 8 and by_type(regs, "gcp:container/cluster:Cluster")

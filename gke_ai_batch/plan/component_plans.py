@@ -115,9 +115,19 @@ CLUSTER_IDENTITY = ("project", "region", "zones", "environment", "production", "
                     "network")
 
 
-def cluster(name: str, args: Mapping[str, Any]) -> tuple[NodeIdentity, NetworkPlan, dict[str, Any]]:
+ClusterPlan = tuple[NodeIdentity, NetworkPlan, dict[str, Any]]  # a GkeCluster's identity, network and inputs
+
+
+def platform_cluster(platform: Platform) -> ClusterPlan:
+    """A GkeCluster's plan from the whole platform's, its rules already checked: the cluster's inputs see the
+    teams' buckets (the FUSE driver) and the pools' networks (multi-networking), which its own block does not."""
+    cfg = platform.config
+    return platform.identity, platform.network, cluster_inputs(cfg, cfg.resource_labels())
+
+
+def cluster(name: str, args: Mapping[str, Any]) -> ClusterPlan:
     """A GkeCluster's node identity, network and Cluster inputs, checked against GKE's cluster rules."""
-    def run() -> tuple[NodeIdentity, NetworkPlan, dict[str, Any]]:
+    def run() -> ClusterPlan:
         cfg = _validated(PlatformConfig, {**_plain(args, *CLUSTER_IDENTITY), "cluster": dict(args["cluster"])})
         network = plan_network(cfg)
         inputs = cluster_inputs(cfg, cfg.resource_labels())
