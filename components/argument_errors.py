@@ -9,9 +9,9 @@ runtime does the same. The component provider (gke_ai_batch.provider) re-raises 
 InputPropertiesError, since the SDK's Construct handler passes a RunError on as an unexplained failure."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import pulumi
 
@@ -42,3 +42,18 @@ def arguments_of(component: str, name: str) -> Iterator[None]:
     except ConfigError as e:
         subject = e.subject if e.subject != "stack config" else f"{component} {name!r} arguments"
         raise ComponentArgumentsError(ConfigError(e.path, e.message, subject)) from None
+
+
+T = TypeVar("T")
+
+
+def own_plan(component: str, name: str, args: Mapping[str, Any], arguments: type, plan: Callable[[], T],
+             planned: T | None) -> T:
+    """The plan a public component declares: the one the Platform component derived with the whole stack
+    (`planned`, so a stack is validated and planned once), or its own from its arguments, refused as
+    ComponentArgumentsError before anything registers."""
+    if planned is not None:
+        return planned
+    with arguments_of(component, name):
+        refuse_unknown(args, arguments.__annotations__)
+        return plan()

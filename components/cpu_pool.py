@@ -10,7 +10,7 @@ from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import component_type
 
 from .args import CpuPoolSpec, CpuShape, NodePoolTarget, pool_spec
-from .argument_errors import arguments_of, refuse_unknown
+from .argument_errors import own_plan
 from .node_pools import declare_node_pool
 
 
@@ -26,13 +26,8 @@ class CpuPool(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: CpuPoolArgs, opts: pulumi.ResourceOptions | None = None, *,
                  planned: PoolPlan | None = None):
-        """`planned`: the plan the Platform component derived with the whole stack (then `args` are its own
-        block, already checked), so that a stack is validated and planned once."""
-        if planned is None:
-            with arguments_of("CpuPool", name):  # refused before anything registers
-                refuse_unknown(args, CpuPoolArgs.__annotations__)
-                planned = component_plans.cpu_pool(name, args)
-        plan = planned
+        plan = own_plan("CpuPool", name, args, CpuPoolArgs,
+                        lambda: component_plans.cpu_pool(name, args), planned)
         super().__init__(component_type("CpuPool"), name, None, opts)
         self.spec: CpuPoolSpec = pool_spec(name, args, CpuShape)  # type: ignore[assignment]  # built from the TypedDict's own keys
         self.pool = declare_node_pool(f"{name}-pool", plan, args, self)

@@ -13,7 +13,7 @@ from gke_ai_batch.plan import component_plans, lifecycle
 from gke_ai_batch.plan.identity import REPOSITORY_READER, NodeIdentity
 from gke_ai_batch.vocabulary import component_type
 
-from .argument_errors import arguments_of, refuse_unknown
+from .argument_errors import own_plan
 from .cluster_network import ClusterNetwork
 
 
@@ -220,13 +220,8 @@ class GkeCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None, *,
                  planned: component_plans.ClusterPlan | None = None):
-        """`planned`: the plan the Platform component derived with the whole stack (then `args` are its own
-        block, already checked), so that a stack is validated and planned once."""
-        if planned is None:
-            with arguments_of("GkeCluster", name):  # refused before anything registers
-                refuse_unknown(args, GkeClusterArgs.__annotations__)
-                planned = component_plans.cluster(name, args)
-        identity, network, inputs = planned
+        identity, network, inputs = own_plan("GkeCluster", name, args, GkeClusterArgs,
+                                             lambda: component_plans.cluster(name, args), planned)
         super().__init__(component_type("GkeCluster"), name, None, opts)
         first = self._node_identity(name, str(args["project"]), identity)
         if network.create or network.existing_nat:

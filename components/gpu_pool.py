@@ -14,7 +14,7 @@ from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import component_type
 
 from .args import GpuPoolSpec, GpuShape, NodePoolTarget, pool_spec
-from .argument_errors import arguments_of, refuse_unknown
+from .argument_errors import own_plan
 from .gpudirect_networks import GpuDirectNetworks
 from .node_pools import declare_node_pool
 
@@ -33,13 +33,8 @@ class GpuPool(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GpuPoolArgs, opts: pulumi.ResourceOptions | None = None, *,
                  planned: PoolPlan | None = None):
-        """`planned`: the plan the Platform component derived with the whole stack (then `args` are its own
-        block, already checked), so that a stack is validated and planned once."""
-        if planned is None:
-            with arguments_of("GpuPool", name):  # refused before anything registers
-                refuse_unknown(args, GpuPoolArgs.__annotations__)
-                planned = component_plans.gpu_pool(name, args)
-        plan = planned
+        plan = own_plan("GpuPool", name, args, GpuPoolArgs,
+                        lambda: component_plans.gpu_pool(name, args), planned)
         super().__init__(component_type("GpuPool"), name, None, opts)
         self.networks = None
         overrides: dict[str, Any] = {}

@@ -17,7 +17,7 @@ from gke_ai_batch.plan.tenancy import plan_tenancy
 from gke_ai_batch.vocabulary import component_type
 
 from .args import CpuPoolSpec, GpuPoolSpec, TpuPoolSpec
-from .argument_errors import arguments_of, refuse_unknown
+from .argument_errors import own_plan
 from .jobset_install import JobSetInstall, JobSetInstallArgs
 from .kueue_install import KueueInstall, KueueInstallArgs
 from .kueue_monitoring import KueueMonitoring, KueueMonitoringArgs
@@ -312,9 +312,8 @@ class KueueLayer(pulumi.ComponentResource):
     """Each team's LocalQueue (its first, where it has several)."""
 
     def __init__(self, name: str, args: KueueLayerArgs, opts: pulumi.ResourceOptions | None = None):
-        with arguments_of("KueueLayer", name):  # refused before anything registers
-            refuse_unknown(args, KueueLayerArgs.__annotations__)
-            platform = component_plans.scheduling(name, args)
+        platform = own_plan("KueueLayer", name, args, KueueLayerArgs,
+                            lambda: component_plans.scheduling(name, args), None)
         super().__init__(component_type("KueueLayer"), name, None, opts)
         depends = (opts.depends_on if opts else None)
         declare_kueue(platform, pulumi.ResourceOptions(parent=self, depends_on=depends))

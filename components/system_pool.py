@@ -11,7 +11,7 @@ from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import component_type
 
 from .args import NodePoolTarget
-from .argument_errors import arguments_of, refuse_unknown
+from .argument_errors import own_plan
 from .node_pools import declare_node_pool
 
 
@@ -36,13 +36,8 @@ class SystemNodePool(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: SystemNodePoolArgs, opts: pulumi.ResourceOptions | None = None, *,
                  planned: PoolPlan | None = None):
-        """`planned`: the plan the Platform component derived with the whole stack (then `args` are its own
-        block, already checked), so that a stack is validated and planned once."""
-        if planned is None:
-            with arguments_of("SystemNodePool", name):  # refused before anything registers
-                refuse_unknown(args, SystemNodePoolArgs.__annotations__)
-                planned = component_plans.system_pool(name, args)
-        plan = planned
+        plan = own_plan("SystemNodePool", name, args, SystemNodePoolArgs,
+                        lambda: component_plans.system_pool(name, args), planned)
         super().__init__(component_type("SystemNodePool"), name, None, opts)
         self.pool = declare_node_pool(f"{name}-pool", plan, args, self)
         self.pool_name = self.pool.name

@@ -15,7 +15,7 @@ from gke_ai_batch.plan.pools import PoolPlan, workload_policy_name
 from gke_ai_batch.vocabulary import component_type
 
 from .args import NodePoolTarget, TpuPoolSpec, TpuShape, pool_spec
-from .argument_errors import arguments_of, refuse_unknown
+from .argument_errors import own_plan
 from .node_pools import declare_node_pool
 
 
@@ -33,13 +33,8 @@ class TpuSlicePool(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: TpuSlicePoolArgs, opts: pulumi.ResourceOptions | None = None, *,
                  planned: list[PoolPlan] | None = None):
-        """`planned`: the plan the Platform component derived with the whole stack (then `args` are its own
-        block, already checked), so that a stack is validated and planned once."""
-        if planned is None:
-            with arguments_of("TpuSlicePool", name):  # refused before anything registers
-                refuse_unknown(args, TpuSlicePoolArgs.__annotations__)
-                planned = component_plans.tpu_slices(name, args)
-        plans = planned
+        plans = own_plan("TpuSlicePool", name, args, TpuSlicePoolArgs,
+                         lambda: component_plans.tpu_slices(name, args), planned)
         super().__init__(component_type("TpuSlicePool"), name, None, opts)
         policy_plan = plans[0].workload_policy
         self.workload_policy = None
