@@ -54,6 +54,7 @@ ACCELERATOR_RESOURCES = (TPU_RESOURCE, GPU_RESOURCE)
 TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
 TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 GPU_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
+ACCELERATOR_LABELS = (TPU_ACCELERATOR_LABEL, GPU_ACCELERATOR_LABEL)
 SPOT_LABEL = "cloud.google.com/gke-spot"
 ZONE_LABEL = "topology.kubernetes.io/zone"  # Kubernetes' well-known label: per-zone flavors select by it
 COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"  # Autopilot: the compute class a pod runs on

@@ -28,21 +28,18 @@ from gke_ai_batch.plan.identity import is_default_compute_account
 from gke_ai_batch.plan.installs import recommended_memory
 from gke_ai_batch.policies.resource_rules import is_production
 from gke_ai_batch.vocabulary import (
+    ACCELERATOR_LABELS,
     ACCELERATOR_RESOURCES,
     CLUSTER,
     FIXED_CAPACITY,
-    GPU_ACCELERATOR_LABEL,
     NODE_POOL,
     RESOURCE_QUOTA,
     ROUTER_NAT,
     SCALES_FROM_ZERO,
     SUBNETWORK,
-    TPU_ACCELERATOR_LABEL,
     WORKLOAD_COUNT,
     ZONE_LABEL,
 )
-
-ACCELERATOR_LABELS = (TPU_ACCELERATOR_LABEL, GPU_ACCELERATOR_LABEL)
 
 
 class Findings(list[tuple[str | None, str]]):
