@@ -18,6 +18,7 @@ from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import TEAM_COST_LABEL, ClusterMode, component_type
 
 from .cpu_pool import CpuPool
+from .fleet import FleetManager, FleetManagerArgs, WorkerStacks
 from .gke_cluster import GkeCluster
 from .gpu_pool import GpuPool
 from .gpudirect_installer import GpuDirectInstaller
@@ -74,8 +75,10 @@ def _pools(platform: PlatformPlan, target: dict[str, Any],
     return pools
 
 
-def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = None) -> PlatformResources:
-    """Every component of a validated platform, as children of `parent` (None: the stack itself)."""
+def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = None,
+                     workers: WorkerStacks | None = None) -> PlatformResources:
+    """Every component of a validated platform, as children of `parent` (None: the stack itself); a fleet
+    manager's objects on its workers through the `workers` its plan was read from."""
     cfg = platform.config
     child = pulumi.ResourceOptions(parent=parent)
     cluster = _json(cfg, include=set(component_plans.CLUSTER_IDENTITY) | {"cluster"})
@@ -92,6 +95,10 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     installs = pulumi.ResourceOptions(parent=parent, providers=[gke.provider], depends_on=system)
     kueue = declare_kueue(platform, installs)
     _pod_networks(pools, pulumi.ResourceOptions(parent=parent, providers=[gke.provider]))
+    if platform.fleet is not None:
+        assert workers is not None  # a manager's plan was read through them
+        FleetManager("fleet", FleetManagerArgs(platform.fleet, workers.references, kueue.kueue.release),
+                     pulumi.ResourceOptions(parent=parent, providers=[gke.provider]))
     return PlatformResources(gke, pools, kueue, _storage(platform, kueue, pulumi.ResourceOptions(
         parent=parent, providers=[gke.provider])))
 
@@ -143,7 +150,8 @@ class Platform(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: PlatformArgs, opts: pulumi.ResourceOptions | None = None):
         raw = args.config.model_dump(mode="json") if isinstance(args.config, PlatformConfig) else args.config
-        platform = build_platform(raw)  # refused before anything registers
+        workers = WorkerStacks()
+        platform = build_platform(raw, worker_outputs=workers)  # refused before anything registers
         super().__init__(component_type("Platform"), name, None, opts)
-        self.resources = declare_platform(platform, parent=self)
+        self.resources = declare_platform(platform, parent=self, workers=workers)
         self.register_outputs({"cluster": self.resources.cluster.name})

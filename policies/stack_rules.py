@@ -21,6 +21,7 @@ from gke_ai_batch.model.promises import (
     nominal_quotas,
     promises,
     show_amount,
+    worker_of,
 )
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.words import name_list
@@ -33,6 +34,7 @@ from gke_ai_batch.vocabulary import (
     CLUSTER,
     FIXED_CAPACITY,
     NODE_POOL,
+    NODES_ON_WORKER_ANNOTATION,
     RESOURCE_QUOTA,
     ROUTER_NAT,
     SCALES_FROM_ZERO,
@@ -104,12 +106,15 @@ def flavors_without_nodes(resources: Sequence[Res]) -> list[tuple[str | None, st
     """A flavor that selects accelerator nodes no node pool of the stack has: its quota is admitted and its pods
     never run. A shape stated twice, in a pool and in the queues' layer, that differs ends here (a layer's
     4x4 against a pool's 2x4); a program passes the pool's `spec` to state it once. A stack without node pools
-    (Autopilot, or pools another program declares) is not judged."""
+    (Autopilot, or pools another program declares) is not judged, nor a fleet manager's flavor of a worker
+    the stack connects to (its nodes are the worker's)."""
     ix = StackIndex(resources)
     if not ix.pools:
         return []
     found = Findings()
     for name, flavor in ix.kueue["ResourceFlavor"].items():
+        if _annotation(flavor, NODES_ON_WORKER_ANNOTATION) in ix.kueue["MultiKueueCluster"]:
+            continue
         spec = flavor.props.get("spec") or {}
         labels = spec.get("nodeLabels") or {}
         if any(k in labels for k in ACCELERATOR_LABELS) and not any(f.serves(spec) for _, f in ix.pools):
@@ -201,11 +206,22 @@ def kueue_after_release(resources: Sequence[Res]) -> list[tuple[str | None, str]
 
 
 def one_global_default(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    defaults = [r for r in resources if r.type.endswith(":PriorityClass") and r.props.get("globalDefault")]
-    if len(defaults) > 1:
-        return [(r.urn, f"PriorityClass {r.name}: {len(defaults)} classes are globalDefault "
-                        f"({name_list(d.name for d in defaults)}); keep one") for r in defaults[1:]]
-    return []
+    """At most one globalDefault PriorityClass per cluster (a fleet manager's workers are clusters of their own)."""
+    by_cluster: dict[str | None, list[Res]] = {}
+    for r in resources:
+        if r.type.endswith(":PriorityClass") and r.props.get("globalDefault"):
+            by_cluster.setdefault(worker_of(r.props), []).append(r)
+    found = Findings()
+    for defaults in by_cluster.values():
+        found += [(r.urn, f"PriorityClass {r.name}: {len(defaults)} classes are globalDefault "
+                          f"({name_list(d.name for d in defaults)}); keep one") for r in defaults[1:]]
+    return found
+
+
+def _annotation(r: Res, key: str) -> str | None:
+    meta = r.props.get("metadata") or {}
+    value = (meta.get("annotations") or {}).get(key)
+    return str(value) if value is not None else None
 
 
 def node_service_account(resources: Sequence[Res]) -> Findings:

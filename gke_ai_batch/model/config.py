@@ -33,6 +33,7 @@ from gke_ai_batch.model.field_rules import (
     refused_by,
     text,
 )
+from gke_ai_batch.model.fleet_config import FleetConfig
 from gke_ai_batch.model.pool_config import (
     AutopilotFlavorConfig,
     CpuPoolConfig,
@@ -217,6 +218,8 @@ class PlatformConfig(Model):
     """The teams, one block each."""
     group_domains: list[str] = []
     """Domains the teams' groups must belong to (example.com); unset: any domain."""
+    fleet: FleetConfig | None = None
+    """A MultiKueue fleet: this stack is its manager, or one of its workers (docs/fleet.md)."""
     acknowledge: list[Acknowledgement] = []
     """Deletions and replacements this change decides on (`make diff` refuses the others), one resource each."""
 

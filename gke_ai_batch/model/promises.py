@@ -16,7 +16,7 @@ from typing import Any
 
 from gke_ai_batch.model.pool_facts import pool_facts
 from gke_ai_batch.model.quantity import parse_quantity
-from gke_ai_batch.vocabulary import ACCELERATOR_RESOURCES, CLUSTER, HELM_RELEASE, KUEUE_GROUP_TYPE_PREFIX, NODE_POOL
+from gke_ai_batch.vocabulary import ACCELERATOR_RESOURCES, CLUSTER, FLEET_WORKER_ANNOTATION, HELM_RELEASE, KUEUE_GROUP_TYPE_PREFIX, NODE_POOL
 
 
 @dataclass(frozen=True)
@@ -35,15 +35,29 @@ class Res:
         return str((self.props.get("metadata") or {}).get("name") or self.props.get("name", ""))
 
 
+def worker_of(props: Mapping[str, Any]) -> str | None:
+    """The fleet worker a Kubernetes object is declared on (a fleet manager declares objects on its workers,
+    through their providers), or None for the stack's own cluster."""
+    meta = props.get("metadata")
+    annotations = (meta.get("annotations") if isinstance(meta, Mapping) else None) or {}
+    worker = annotations.get(FLEET_WORKER_ANNOTATION) if isinstance(annotations, Mapping) else None
+    return str(worker) if worker else None
+
+
 class StackIndex:
     """One pass over the stack: resources by type, every Kueue object, and the cluster-scoped Kueue
-    objects by kind and name (what references name; LocalQueues are namespaced and named by none)."""
+    objects by kind and name (what references name; LocalQueues are namespaced and named by none). A fleet
+    manager's objects on its workers are another cluster's: they are indexed by worker, apart."""
 
     def __init__(self, resources: Sequence[Res]):
         self.by_type: dict[str, list[Res]] = defaultdict(list)
         self.kueue_objects: list[Res] = []
         self.kueue: dict[str, dict[str, Res]] = defaultdict(dict)
+        self.workers: dict[str, list[Res]] = defaultdict(list)
         for r in resources:
+            if worker := worker_of(r.props):
+                self.workers[worker].append(r)
+                continue
             self.by_type[r.type].append(r)
             if r.type.startswith(KUEUE_GROUP_TYPE_PREFIX):
                 self.kueue_objects.append(r)

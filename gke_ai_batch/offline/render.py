@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from gke_ai_batch.model.promises import worker_of
 from gke_ai_batch.vocabulary import HELM_RELEASE
 
 from . import view
@@ -26,6 +27,7 @@ APPLY_ORDER = ["Namespace", "ServiceAccount", "Secret", "PriorityClass", "Worklo
 # may be one the user named with --out, holding files of their own.
 OWN_FILES = ("resources.json", "summary.md", "queues.mmd", "violations.json")  # violations.json: check.py
 OWN_FOLDERS = ("manifests", "helm")  # each holds only the *.yaml files a plan writes
+WORKER_FOLDER = "worker-"  # manifests/worker-<name>/: a fleet manager's objects on that worker
 
 
 def cluster_zones(regs: list[Registration]) -> list[str]:
@@ -33,8 +35,28 @@ def cluster_zones(regs: list[Registration]) -> list[str]:
     return view.cluster_zones(regs)
 
 
-def is_manifest(r: Registration) -> bool:
+def is_object(r: Registration) -> bool:
+    """A Kubernetes object of any cluster the stack declares objects on."""
     return r.type.startswith("kubernetes:") and r.type != HELM_RELEASE and "apiVersion" in r.inputs
+
+
+def is_manifest(r: Registration) -> bool:
+    """A Kubernetes object of the stack's own cluster (not one a fleet manager declares on a worker)."""
+    return is_object(r) and worker_of(r.inputs) is None
+
+
+def own_cluster(regs: list[Registration]) -> list[Registration]:
+    """The stack without what a fleet manager declares on its workers' clusters."""
+    return [r for r in regs if not is_object(r) or worker_of(r.inputs) is None]
+
+
+def worker_manifests(regs: list[Registration]) -> dict[str, list[dict[str, Any]]]:
+    """A fleet manager's objects on each worker, by worker."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for r in regs:
+        if is_object(r) and (worker := worker_of(r.inputs)):
+            out.setdefault(worker, []).append(manifest_of(r))
+    return out
 
 
 def manifest_of(r: Registration) -> dict[str, Any]:
@@ -64,6 +86,12 @@ def write_outputs(regs: list[Registration], out: Path, report: PlanSummary | Non
         d.mkdir(exist_ok=True)
         for old in d.glob("*.yaml"):
             old.unlink()
+        _remove_worker_folders(d)
+    for worker, manifests in worker_manifests(regs).items():
+        folder = out / "manifests" / f"{WORKER_FOLDER}{worker}"
+        folder.mkdir(exist_ok=True)
+        for m in manifests:
+            (folder / manifest_filename(m)).write_text(yaml.safe_dump(m, sort_keys=False))
     for r in regs:
         if is_manifest(r):
             m = manifest_of(r)
@@ -78,6 +106,19 @@ def write_outputs(regs: list[Registration], out: Path, report: PlanSummary | Non
     (out / "queues.mmd").write_text(report.diagram.text())
 
 
+def _remove_worker_folders(folder: Path) -> bool:
+    """A fleet manager's earlier worker folders (manifests/worker-<name>/, our *.yaml only); True if any went."""
+    found = False
+    for sub in folder.glob(f"{WORKER_FOLDER}*"):
+        if sub.is_dir():
+            for f in sub.glob("*.yaml"):
+                f.unlink()
+            if not any(sub.iterdir()):
+                sub.rmdir()
+            found = True
+    return found
+
+
 def remove_outputs(out: Path) -> list[str]:
     """Remove what earlier plans and checks wrote to `out` (our file names only, nothing else), so a
     refused plan leaves nothing that looks current or can be applied. Returns what went, for one line."""
@@ -88,6 +129,8 @@ def remove_outputs(out: Path) -> list[str]:
             removed.append(name)
     for sub in OWN_FOLDERS:
         d = out / sub
+        if d.is_dir() and _remove_worker_folders(d):
+            removed.append(f"{sub}/{WORKER_FOLDER}*/")
         old = sorted(d.glob("*.yaml")) if d.is_dir() else []
         for f in old:
             f.unlink()

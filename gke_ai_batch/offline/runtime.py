@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import runpy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +17,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from .heap import long_lived_heap
-from .stackfile import StackFile, project
+from .stackfile import StackFile, project, resolve, stack_path
 
 SECRET_SIG = "4dabf18193072939515e22adb298388d"
 RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
@@ -28,7 +28,18 @@ OUTPUT_VALUE_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4"
 MOCK_ENDPOINT = "203.0.113.10"  # TEST-NET-3: never a real address
 MOCK_DNS_ENDPOINT = "gke-0123456789abcdef0123456789abcdef0123.us-east5.gke.goog"
 MOCK_PROJECT_NUMBER = "123456789012"
+MOCK_TOKEN = "b2ZmbGluZS1wbGFuLXRva2Vu"  # base64 of "offline-plan-token"
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+SECRET = "kubernetes:core/v1:Secret"
+SERVICE_ACCOUNT_TOKEN = "kubernetes.io/service-account-token"
 MOCK_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm9mZmxpbmUtcGxhbgotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="
+
+
+def redacted(value: Any) -> Any:
+    """A secret's shape with every value shown as [secret] (a Secret's stringData keeps its keys)."""
+    if isinstance(value, dict):
+        return {k: redacted(v) for k, v in value.items()}
+    return "[secret]"
 
 
 def plain(value: Any) -> Any:
@@ -37,7 +48,7 @@ def plain(value: Any) -> Any:
     if isinstance(value, dict):
         sig = value.get(SECRET_SIG)
         if sig is not None:
-            return "[secret]" if sig != RESOURCE_SIG else value.get("urn")
+            return redacted(value.get("value")) if sig != RESOURCE_SIG else value.get("urn")
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [plain(v) for v in value]
@@ -101,9 +112,24 @@ def day_two_options(request: Any) -> dict[str, Any]:
 class PlanMocks(mocks.Mocks):
     """What the program reads and looks up (RecordingMonitor answers its registrations)."""
 
+    def __init__(self, references: Mapping[str, dict[str, Any]] | None = None) -> None:
+        self.references = references or {}  # stack name -> its outputs (wire form), planned before
+
     def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
-        """An existing resource the program reads (`Resource.get`) is as it was asked for."""
+        """An existing resource the program reads (`Resource.get`) is as it was asked for; a StackReference
+        has the outputs of the stack's own offline plan, or fails as the engine does for a stack it lacks."""
+        if args.typ == STACK_REFERENCE:
+            return self._stack_reference(str(args.inputs["name"]))
         return f"{args.name}-id", dict(args.inputs)
+
+    def _stack_reference(self, name: str) -> tuple[str, dict[str, Any]]:
+        outputs = self.references.get(reference_key(name) or "")
+        if outputs is None:
+            stacks = ", ".join(project().stacks()) or "none"
+            raise ValueError(f"no stack {name!r} in this project ({project().stack_dir}: {stacks})")
+        secret = sorted(k for k, v in outputs.items() if isinstance(v, dict) and v.get(SIG_KEY) == SECRET_VALUE_SIG)
+        plain_outputs = {k: v["value"] if k in secret else v for k, v in outputs.items()}
+        return name, {"name": name, "outputs": plain_outputs, "secretOutputNames": secret}
 
     def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
         """The project's number (it names the workload identity pool)."""
@@ -112,9 +138,21 @@ class PlanMocks(mocks.Mocks):
         return {}, []
 
 
+def reference_key(name: str) -> str | None:
+    """The stack of this project a StackReference names (`stack` or `organization/project/stack`)."""
+    parts = name.split("/")
+    if len(parts) == 3 and parts[1] != project().name:
+        return None
+    return parts[-1]
+
+
 def computed_outputs(typ: str, inputs: Any) -> Any:
     """A resource's outputs: its inputs, plus what GKE computes that the program reads back (a cluster's
-    endpoints and CA certificate)."""
+    endpoints and CA certificate) and the token Kubernetes writes into a ServiceAccount token Secret."""
+    if typ == SECRET and inputs.fields["type"].string_value == SERVICE_ACCOUNT_TOKEN:
+        state = json_format.MessageToDict(inputs)
+        state["data"] = {"token": MOCK_TOKEN}
+        return json_format.ParseDict(state, type(inputs)())
     if typ != "gcp:container/cluster:Cluster":
         return inputs
     state = json_format.MessageToDict(inputs)
@@ -175,24 +213,70 @@ class PlanError(Exception):
     """The program refused the stack (bad config): message only, no traceback."""
 
 
-def record(program: Callable[[], Any], stack: str, config: dict[str, str] | None = None) -> list[Registration]:
+class Planned(list[Registration]):
+    """A stack's registrations, with its outputs and the plans of the stacks it references (a fleet
+    manager's workers, planned first)."""
+
+    def __init__(self, registrations: list[Registration], outputs: dict[str, Any],
+                 references: dict[str, Planned] | None = None) -> None:
+        super().__init__(registrations)
+        self.outputs = outputs
+        self.references = references or {}
+
+
+def record(program: Callable[[], Any], stack: str, config: dict[str, str] | None = None,
+           references: dict[str, Planned] | None = None) -> Planned:
     """Run any Pulumi program callable under the mock runtime and return its registrations."""
     settings.ROOT.set(None)
-    monitor = RecordingMonitor(PlanMocks())
+    monitor = RecordingMonitor(PlanMocks({name: p.outputs for name, p in (references or {}).items()}))
     mocks.set_mocks(monitor.mocks, project=project().name, stack=stack, preview=False, monitor=monitor)
     pulumi.runtime.set_all_config(config or {})
     with long_lived_heap(), without_source_positions():
         _sync_await(run_pulumi_func(program))
-    return monitor.registrations
+    return Planned(monitor.registrations, _exports(), references)
 
 
-def run_program(stack: StackFile) -> list[Registration]:
-    """Register every resource of the stack's `__main__.py` under mocks; PlanError for bad config."""
+def _exports() -> dict[str, Any]:
+    """The program's `pulumi.export`s, resolved, secrets wrapped as the engine keeps them. The mock runtime's
+    root stack registered its outputs when it was made (pulumi/runtime/mocks.py `set_mocks`), before the
+    program exported anything, so they are read from it."""
+    root = settings.get_root_resource()
+    out: dict[str, Any] = {}
+    for name, value in (getattr(root, "outputs", None) or {}).items():
+        output = pulumi.Output.from_input(value)
+        resolved = _sync_await(output.future())
+        out[name] = {SIG_KEY: SECRET_VALUE_SIG, "value": resolved} if _sync_await(output.is_secret()) else resolved
+    return out
+
+
+def run_program(stack: StackFile, planning: frozenset[str] = frozenset()) -> Planned:
+    """Register every resource of the stack's `__main__.py` under mocks, after planning the stacks its fleet
+    block references; PlanError for bad config (a referenced stack's own error names that stack)."""
+    references = {}
+    for name in referenced_stacks(stack):
+        if name in planning:
+            raise PlanError(f"stacks {stack.name} and {name} reference each other: a fleet's workers reference "
+                            "no stack")
+        try:
+            references[name] = run_program(resolve(name), planning | {stack.name})
+        except PlanError as e:
+            raise PlanError(f"worker stack {name}: {e}") from None
     try:
         return record(lambda: runpy.run_path(str(project().root / "__main__.py"), run_name="__main__"), stack.name,
-                      stack.pulumi_config())
+                      stack.pulumi_config(), references)
     except pulumi.RunError as e:
         raise PlanError(str(e)) from None
+
+
+def referenced_stacks(stack: StackFile) -> list[str]:
+    """The stacks of this project a fleet manager's config names (as the program will reference them); the
+    program itself judges the config, and refuses a stack that is not here."""
+    platform = stack.config.get(f"{project().name}:platform")
+    fleet = platform.get("fleet") if isinstance(platform, dict) else None
+    if not isinstance(fleet, dict) or fleet.get("role") != "manager" or not isinstance(fleet.get("workers"), list):
+        return []
+    names = [reference_key(str(w.get("stack"))) for w in fleet["workers"] if isinstance(w, dict)]
+    return [n for n in dict.fromkeys(names) if n and n != stack.name and stack_path(n).exists()]
 
 
 # The SDK gives each executor thread an event loop and never closes it; left to the garbage

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from gke_ai_batch.model.promises import FlavorCapacity, show_amount
+from gke_ai_batch.model.promises import FlavorCapacity, show_amount, worker_of
 from gke_ai_batch.model.words import name_list, plural
 from gke_ai_batch.vocabulary import (
     BUCKET,
@@ -268,5 +268,7 @@ class PlanSummary:
 
 
 def plan_summary(regs: Sequence[Registration]) -> PlanSummary:
+    """The stack's own cluster (a fleet manager's objects on its workers are summarised per worker apart)."""
+    regs = [r for r in regs if not (r.type.startswith("kubernetes:") and worker_of(r.inputs))]
     view = stack_view(regs)
     return PlanSummary(blocks(regs, view), diagram(view))

@@ -59,14 +59,6 @@ def _spread() -> list[dict[str, Any]]:
                                                "control-plane": "controller-manager"}}}]
 
 
-def _frameworks(platform: Platform) -> list[str]:
-    """Jobs and JobSets, and Kueue's pod, deployment and statefulset integrations, so that a bare
-    Pod, Deployment or StatefulSet in a team namespace is gated until its queue admits it instead of
-    running on accelerator nodes outside every quota (Kueue docs: run plain Pods, deployments)."""
-    jobset = ["jobset.x-k8s.io/jobset"] if platform.install_jobset else []
-    return ["batch/job", *jobset, "pod", "deployment", "statefulset"]
-
-
 def kueue_manager_config(platform: Platform) -> dict[str, Any]:
     """The controller's Configuration: the chart's, with the stack's changes (plan.kueue_configuration).
     Nothing in it depends on the teams, so onboarding a team never changes the release (or restarts Kueue)."""
@@ -74,7 +66,16 @@ def kueue_manager_config(platform: Platform) -> dict[str, Any]:
     ready = {"timeout": k.wait_for_pods_ready_timeout, "blockAdmission": False,
              "requeuingStrategy": {"timestamp": "Eviction", "backoffLimitCount": k.requeue_limit,
                                    "backoffBaseSeconds": 60, "backoffMaxSeconds": 3600}}
-    return configuration(Settings(k, tuple(_frameworks(platform)), ready))
+    return configuration(Settings(k, tuple(platform.frameworks), ready, _multikueue(platform)))
+
+
+def _multikueue(platform: Platform) -> dict[str, Any] | None:
+    """A fleet manager's dispatcher; nothing elsewhere (MultiKueue itself is beta and on in Kueue 0.19)."""
+    if platform.fleet is None:
+        return None
+    if platform.fleet.fleet.dispatcher == "incremental":
+        return {"dispatcherName": platform.fleet.dispatcher, "incrementalDispatcherConfig": {"stepSize": 1}}
+    return {"dispatcherName": platform.fleet.dispatcher}
 
 
 def kueue_values(platform: Platform) -> dict[str, Any]:

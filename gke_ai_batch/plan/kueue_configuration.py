@@ -107,6 +107,7 @@ class Settings:
     kueue: KueueConfig
     frameworks: tuple[str, ...]
     wait_for_pods_ready: dict[str, Any]
+    multikueue: dict[str, Any] | None = None  # a fleet manager's dispatcher (plan.fleet)
 
 
 CHANGES: tuple[Change, ...] = (
@@ -129,6 +130,10 @@ CHANGES: tuple[Change, ...] = (
            "pods are not all ready within kueue.wait_for_pods_ready_timeout is evicted and requeued with "
            "Kueue's backoff (60 s doubling to 3600 s), at most kueue.requeue_limit times, then deactivated; "
            "blockAdmission stays false (Kueue's docs warn it admits one workload at a time)"),
+    Change("multiKueue", lambda s: s.multikueue,
+           "only on a fleet manager: the dispatcher fleet.dispatcher names (Kueue's default is all-at-once); the "
+           "incremental one offers a workload to one worker at a time, in the MultiKueueConfig's order "
+           "(stepSize 1; gates MultiKueueIncrementalDispatcherConfig and ...RespectConfigOrder, beta and on in 0.19)"),
     Change("fairSharing", lambda s: {"preemptionStrategies": ["LessThanOrEqualToFinalShare",
                                                               "LessThanInitialShare"]}
            if s.kueue.fair_sharing else None,

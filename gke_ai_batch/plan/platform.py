@@ -3,8 +3,8 @@ component build from a stack file (the other components plan their part through 
 Nothing here touches Pulumi."""
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -12,8 +12,12 @@ from pydantic import ValidationError
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.config import CONFIG_KEY, PlatformConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
+from gke_ai_batch.model.fleet_config import FleetConfig
+from gke_ai_batch.model.fleet_facts import WorkerFacts
 from gke_ai_batch.model.pydantic_errors import config_error
 from gke_ai_batch.model.words import closest, name_list, shorten
+from gke_ai_batch.plan import fleet as fleet_plan
+from gke_ai_batch.plan.fleet_worker import check_worker
 from gke_ai_batch.plan.gke_check import enforce_gke_rules
 from gke_ai_batch.plan.gpudirect_networks import refuse_overlaps
 from gke_ai_batch.plan.identity import NodeIdentity, node_identity
@@ -21,6 +25,11 @@ from gke_ai_batch.plan.network import NetworkPlan, plan_network
 from gke_ai_batch.plan.pools import PoolPlan, plan_pools
 from gke_ai_batch.plan.scheduling import SchedulingPlan, derive_scheduling
 from gke_ai_batch.plan.storage import TeamStoragePlan, plan_storage
+from gke_ai_batch.vocabulary import JOBSET_FRAMEWORK
+
+# A manager stack's way to its workers' `fleetWorker` outputs, by worker name (pulumi.StackReference in the
+# program; the offline plan answers them from the worker stacks' own plans).
+WorkerOutputs = Callable[[FleetConfig], Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -31,6 +40,8 @@ class Platform:
     identity: NodeIdentity
     network: NetworkPlan
     storage: tuple[TeamStoragePlan, ...]
+    fleet: fleet_plan.FleetPlan | None = None  # a fleet manager's workers and what it declares on them
+    fleet_jobs: bool = False  # a fleet manager whose workers run JobSet
 
     @property
     def multi_host(self) -> bool:
@@ -42,12 +53,22 @@ class Platform:
     @property
     def install_jobset(self) -> bool:
         mode = self.config.jobset.install
-        return mode == "always" or (mode == "auto" and self.multi_host)
+        return mode == "always" or (mode == "auto" and (self.multi_host or self.fleet_jobs))
+
+    @property
+    def frameworks(self) -> list[str]:
+        """Jobs and JobSets, and Kueue's pod, deployment and statefulset integrations, so that a bare Pod,
+        Deployment or StatefulSet in a team namespace is gated until its queue admits it instead of running on
+        accelerator nodes outside every quota (Kueue docs: run plain Pods, deployments). A fleet worker tells
+        its manager these; the manager may enable no more."""
+        return ["batch/job", *([JOBSET_FRAMEWORK] if self.install_jobset else []), "pod", "deployment", "statefulset"]
 
 
-def build_platform(raw: Any, project: str = "gke-ai-batch", config_keys: Iterable[str] = ()) -> Platform:
+def build_platform(raw: Any, project: str = "gke-ai-batch", config_keys: Iterable[str] = (),
+                   worker_outputs: WorkerOutputs | None = None) -> Platform:
     """Validate and derive everything; raises ConfigError (one, with its path) on bad input.
-    `config_keys` are the stack's config keys, to name a misspelt platform key."""
+    `config_keys` are the stack's config keys, to name a misspelt platform key; `worker_outputs` reads a
+    fleet manager's workers (none: a manager is refused at its first worker)."""
     if raw is None:
         raise ConfigError(ROOT, _no_platform_key(f"{project}:{CONFIG_KEY}", list(config_keys)))
     if not isinstance(raw, dict):
@@ -56,7 +77,7 @@ def build_platform(raw: Any, project: str = "gke-ai-batch", config_keys: Iterabl
         cfg = PlatformConfig.model_validate(raw)
     except ValidationError as e:
         raise config_error(e, raw) from None
-    return derive_platform(cfg, check_gke_rules=True)
+    return derive_platform(cfg, check_gke_rules=True, worker_outputs=worker_outputs)
 
 
 def _no_platform_key(key: str, found: list[str]) -> str:
@@ -66,17 +87,35 @@ def _no_platform_key(key: str, found: list[str]) -> str:
     return f"the stack config has no `{key}` key (it has: {name_list(found)})"
 
 
-def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False) -> Platform:
+def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False,
+                    worker_outputs: WorkerOutputs | None = None) -> Platform:
     """The network, pools, GKE's rules over the cluster, pools and network (a pool GKE refuses is
-    reported before the queues that name it), scheduling, then the teams' storage. The
-    KueueLayer component skips the rules: the pools' components check them."""
+    reported before the queues that name it), a fleet manager's workers, scheduling, then the teams'
+    storage. The KueueLayer component skips the rules: the pools' components check them."""
     network = plan_network(cfg)
     pools = plan_pools(cfg)
     if network.ranges:
         refuse_overlaps(pools, network.ranges.nodes)
     if check_gke_rules:
         enforce_gke_rules(cfg, pools, network)
-    scheduling = derive_scheduling(cfg, pools)
+    workers = _fleet_workers(cfg, worker_outputs)
+    fleet_jobs = any(JOBSET_FRAMEWORK in w.frameworks for w in workers.values())
+    scheduling = derive_scheduling(cfg, pools, fleet_plan.fleet_flavors(cfg, workers) if workers else None)
+    platform = Platform(config=cfg, pools=tuple(pools), scheduling=scheduling, identity=node_identity(cfg),
+                        network=network, storage=(), fleet_jobs=fleet_jobs)
+    fleet = None
+    if workers:
+        scheduling, fleet = fleet_plan.plan_fleet(cfg, scheduling, workers, platform.frameworks)
     storage = plan_storage(cfg, {t.name: t.namespaces for t in scheduling.teams})
-    return Platform(config=cfg, pools=tuple(pools), scheduling=scheduling, identity=node_identity(cfg),
-                    network=network, storage=storage)
+    return replace(platform, scheduling=scheduling, storage=storage, fleet=fleet)
+
+
+def _fleet_workers(cfg: PlatformConfig, worker_outputs: WorkerOutputs | None) -> dict[str, WorkerFacts]:
+    """A manager's workers, read and checked; a worker's own rules; nothing for other stacks."""
+    if cfg.fleet is None:
+        return {}
+    if cfg.fleet.role == "worker":
+        check_worker(cfg)
+        return {}
+    fleet_plan.check_manager(cfg)
+    return fleet_plan.read_workers(cfg, worker_outputs(cfg.fleet) if worker_outputs else {})

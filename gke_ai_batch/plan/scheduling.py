@@ -6,7 +6,7 @@ reaches the components is already consistent. Emits kueue.x-k8s.io/v1beta2 only.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -27,6 +27,7 @@ from gke_ai_batch.plan.team_namespaces import TeamPlan, _local_queues, _team_man
 from gke_ai_batch.vocabulary import (
     FLAVOR_LABEL,
     KUEUE_API,
+    NODES_ON_WORKER_ANNOTATION,
     PROVISIONING_CONTROLLER,
     QUEUED_PROVISIONING_CLASS,
     SHARED_QUEUE_LABEL,
@@ -61,6 +62,8 @@ class FlavorPlan:
     # memory quota on an accelerator flavor follows its accelerator quota. None: unknown machine.
     host_share: dict[str, Decimal] | None = None
     topology: tuple[str, ...] = ()  # Kueue TAS levels: the flavor names the Topology of them
+    capacity: Capacity | None = None  # a fleet manager's flavor: its worker's pools' capacity (plan.fleet)
+    worker: str | None = None  # a fleet manager's flavor: the worker whose nodes it names
 
     @property
     def topology_name(self) -> str | None:
@@ -78,7 +81,10 @@ class FlavorPlan:
             spec["tolerations"] = [dict(t) for t in self.tolerations]
         if self.topology_name:
             spec["topologyName"] = self.topology_name
-        return {"apiVersion": KUEUE_API, "kind": "ResourceFlavor", "metadata": {"name": self.name}, "spec": spec}
+        meta: dict[str, Any] = {"name": self.name}
+        if self.worker:
+            meta["annotations"] = {NODES_ON_WORKER_ANNOTATION: self.worker}
+        return {"apiVersion": KUEUE_API, "kind": "ResourceFlavor", "metadata": meta, "spec": spec}
 
 
 @dataclass(frozen=True)
@@ -187,8 +193,10 @@ def autopilot_flavors(cfg: PlatformConfig) -> dict[str, FlavorPlan]:
     return flavors
 
 
-def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan]) -> dict[str, FlavorPlan]:
-    flavors = {**pool_flavors(pools), **autopilot_flavors(cfg)}
+def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan],
+                   fleet: Mapping[str, FlavorPlan] | None = None) -> dict[str, FlavorPlan]:
+    """The pools' flavors, Autopilot's, a fleet manager's workers' (plan.fleet), and the default flavor."""
+    flavors = {**pool_flavors(pools), **autopilot_flavors(cfg), **(fleet or {})}
     default = cfg.kueue.default_flavor
     referenced = any(default in q.quotas for q in _queue_specs(cfg))
     if default not in flavors and (not flavors or referenced):
@@ -343,7 +351,10 @@ def _flavor_order(spec: QueueSpec, flavors: dict[str, FlavorPlan]) -> list[str]:
 
 
 def _capacity_of(flavor: FlavorPlan) -> Capacity:
-    """A flavor's pools share one capacity (plan.pools refuses a mix); Autopilot's flavors have no pools."""
+    """A flavor's pools share one capacity (plan.pools refuses a mix); a fleet manager's flavor has its
+    worker's; Autopilot's flavors have no pools."""
+    if flavor.capacity is not None:
+        return flavor.capacity
     if flavor.pools:
         return Capacity(flavor.pools[0].capacity)
     return Capacity.SPOT if flavor.node_labels.get(vocabulary.SPOT_LABEL) == "true" else Capacity.ON_DEMAND
@@ -504,9 +515,10 @@ def _admission_checks(cfg: PlatformConfig, flavors: dict[str, FlavorPlan]) -> tu
 
 
 
-def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan]) -> SchedulingPlan:
+def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan],
+                      fleet_flavors: Mapping[str, FlavorPlan] | None = None) -> SchedulingPlan:
     tenancy.check_version(cfg)
-    flavors = derive_flavors(cfg, pools)
+    flavors = derive_flavors(cfg, pools, fleet_flavors)
     cohorts = derive_cohorts(cfg)
     pcs, wpcs = derive_priorities(cfg)
     ctx = _QueueContext(flavors, {c.name for c in cfg.cohorts}, cfg)

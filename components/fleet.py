@@ -1,0 +1,140 @@
+"""The MultiKueue fleet in a program: a manager stack reads its workers through pulumi.StackReference
+(WorkerStacks), declares on each worker what it dispatches needs, with the worker's own Kubernetes
+provider (FleetWorker), and connects its Kueue to them (FleetManager); a worker stack exports what its
+manager reads (worker_output). The decisions are plan.fleet's.
+
+No `from __future__ import annotations`: the component analyzer reads the annotations at run time."""
+import base64
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+import yaml
+from pulumi.runtime.sync_await import _sync_await
+
+from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.fleet_config import FleetConfig
+from gke_ai_batch.model.fleet_facts import KUBECONFIG_OUTPUT, WORKER_OUTPUT
+from gke_ai_batch.plan.fleet import SERVICE_ACCOUNT, FleetPlan, WorkerPlan
+from gke_ai_batch.plan.fleet_worker import worker_facts
+from gke_ai_batch.plan.platform import Platform
+from gke_ai_batch.vocabulary import Manifest, component_type
+
+from .gke_cluster import GkeCluster
+from .manifests import declare
+
+
+class WorkerStacks:
+    """A manager's references to its worker stacks, and their `fleetWorker` outputs by worker name.
+
+    The outputs are awaited before the plan is derived, so that every quota is checked against the workers
+    before any resource is registered: the SDK's own synchronous invokes wait the same way
+    (pulumi/runtime/invoke.py, `_sync_await`). A worker stack must be deployed before its manager."""
+
+    def __init__(self) -> None:
+        self.references: dict[str, pulumi.StackReference] = {}
+
+    def __call__(self, fleet: FleetConfig) -> dict[str, Any]:
+        outputs = {}
+        for i, w in enumerate(fleet.workers):
+            reference = pulumi.StackReference(f"fleet-{w.name}", stack_name=w.stack)
+            self.references[w.name] = reference
+            try:
+                details = _sync_await(reference.get_output_details(WORKER_OUTPUT))
+            except Exception as e:  # the engine's refusal of the reference, in its words  # noqa: BLE001
+                raise ConfigError(path_of("fleet", "workers", i, "stack"),
+                                  f"stack {w.stack!r} cannot be read: {e}") from None
+            outputs[w.name] = details.value if details.value is not None else details.secret_value
+        return outputs
+
+
+def _kubeconfig(worker: str, server: str, ca_certificate: str, token: str) -> str:
+    """What Kueue 0.19 accepts for a worker: an inline token and CA data, no exec plugin."""
+    user = f"{worker}-{SERVICE_ACCOUNT}"
+    return yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": worker,
+        "clusters": [{"name": worker, "cluster": {"server": f"https://{server}",
+                                                  "certificate-authority-data": ca_certificate}}],
+        "contexts": [{"name": worker, "context": {"cluster": worker, "user": user}}],
+        "users": [{"name": user, "user": {"token": token}}]}, sort_keys=False)
+
+
+@dataclass
+class FleetWorkerArgs:
+    plan: WorkerPlan
+
+
+class FleetWorker(pulumi.ComponentResource):
+    """What the manager declares on one worker, through the worker's provider: the MultiKueue identity and
+    its token, then priorities, cohorts, namespaces, ClusterQueues and LocalQueues mirroring the manager's."""
+
+    def __init__(self, name: str, args: FleetWorkerArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(component_type("FleetWorker"), name, None, opts)
+        p = args.plan
+        account, role, binding, token = p.access
+        made = [declare(f"{name}-{m['kind'].lower()}", m, pulumi.ResourceOptions(parent=self))
+                for m in (account, role, binding)]
+        # The token controller fills the Secret, and the provider waits for it (pulumi-kubernetes#2048);
+        # the ServiceAccount first (pulumi-kubernetes#4396).
+        secret = k8s.core.v1.Secret(f"{name}-token-{token['metadata']['name'].rsplit('-', 1)[-1]}",
+                                    metadata=token["metadata"], type=token["type"],
+                                    opts=pulumi.ResourceOptions(parent=self, depends_on=made))
+        self.token: pulumi.Output[str] = pulumi.Output.secret(secret.data.apply(
+            lambda d: base64.b64decode((d or {}).get("token", "")).decode()))
+        self._declare_objects(name, p.objects)
+        self.register_outputs({})
+
+    def _declare_objects(self, name: str, objects: tuple[Manifest, ...]) -> None:
+        """In dependency order: what ClusterQueues name, the queues, then the LocalQueues that name them."""
+        first = [m for m in objects if m["kind"] not in ("ClusterQueue", "LocalQueue")]
+        made = [declare(_object_name(name, m), m, pulumi.ResourceOptions(parent=self)) for m in first]
+        queues = [declare(_object_name(name, m), m, pulumi.ResourceOptions(parent=self, depends_on=made))
+                  for m in objects if m["kind"] == "ClusterQueue"]
+        for m in objects:
+            if m["kind"] == "LocalQueue":
+                declare(_object_name(name, m), m, pulumi.ResourceOptions(parent=self, depends_on=[*made, *queues]))
+
+
+def _object_name(prefix: str, m: Manifest) -> str:
+    meta = m["metadata"]
+    where = f"{meta['namespace']}-" if meta.get("namespace") else ""
+    return f"{prefix}-{m['kind'].lower()}-{where}{meta['name']}"
+
+
+@dataclass
+class FleetManagerArgs:
+    plan: FleetPlan
+    references: Mapping[str, pulumi.StackReference]
+    kueue: pulumi.Resource  # the manager's Kueue release: its CRDs and namespace
+
+
+class FleetManager(pulumi.ComponentResource):
+    """Each worker's objects, with a provider from the worker stack's kubeconfig output, and on the manager a
+    kubeconfig Secret and a MultiKueueCluster per worker (the MultiKueueConfigs and AdmissionChecks are the
+    KueueQueues')."""
+
+    def __init__(self, name: str, args: FleetManagerArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(component_type("FleetManager"), name, None, opts)
+        secrets = {s["metadata"]["name"]: s for s in args.plan.secrets}
+        for w, cluster in zip(args.plan.workers, args.plan.clusters, strict=True):
+            provider = k8s.Provider(f"{name}-{w.name}-k8s", kubeconfig=args.references[w.name].get_output(
+                KUBECONFIG_OUTPUT), opts=pulumi.ResourceOptions(parent=self))
+            worker = FleetWorker(f"{name}-{w.name}", FleetWorkerArgs(w), pulumi.ResourceOptions(
+                parent=self, providers=[provider]))
+            body = secrets[cluster["spec"]["clusterSource"]["kubeConfig"]["location"]]
+            config = worker.token.apply(lambda t, w=w: _kubeconfig(w.name, w.facts.server, w.facts.ca_certificate, t))
+            secret = k8s.core.v1.Secret(f"{name}-{w.name}-kubeconfig", metadata=body["metadata"], type=body["type"],
+                                        string_data={"kubeconfig": pulumi.Output.secret(config)},
+                                        opts=pulumi.ResourceOptions(parent=self, depends_on=[args.kueue]))
+            declare(f"{name}-{w.name}-cluster", cluster, pulumi.ResourceOptions(
+                parent=self, depends_on=[secret, args.kueue]))
+        self.register_outputs({"workers": [w.name for w in args.plan.workers]})
+
+
+def worker_output(platform: Platform, cluster: GkeCluster) -> dict[str, Any]:
+    """A worker stack's `fleetWorker` output: its facts, and the address and CA its manager's Kueue connects
+    to (the IP endpoint: a ServiceAccount token is not an IAM identity)."""
+    return {**worker_facts(platform.config, platform.scheduling.flavors, platform.frameworks),
+            "server": cluster.endpoint, "ca_certificate": cluster.cluster.master_auth.cluster_ca_certificate}

@@ -1,0 +1,54 @@
+"""The fleet block of the stack config: a MultiKueue manager stack that names its worker stacks, or a worker
+stack that a manager names. The team blocks are the manager's alone; plan/fleet.py derives what each
+worker gets from them (docs/fleet.md)."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from gke_ai_batch.model.field_rules import DNS_LABEL, Model, TextRule, text
+
+# pulumi.StackReference names: `stack`, or `organization/project/stack` (Pulumi's "fully qualified" form).
+STACK_REFERENCE = TextRule(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/)?[A-Za-z0-9_.-]+$",
+                           "a stack name, or organization/project/stack")
+MAX_TOKEN_DAYS = 365
+
+
+class FleetWorkerConfig(Model):
+    """A worker cluster of the fleet: its name on the manager and the stack that declares it."""
+
+    name: str = text(DNS_LABEL, max_length=63)
+    """The worker's name: its MultiKueueCluster, and what `make admit` says a workload goes to."""
+    stack: str = text(STACK_REFERENCE)
+    """The worker's stack (a pulumi.StackReference): `fleet-east`, or `acme/gke-ai-batch/fleet-east`."""
+
+
+class FleetCredentials(Model):
+    """The MultiKueue credentials the manager creates on every worker: a ServiceAccount token Secret
+    (`kubernetes.io/service-account-token`), the kind Kueue's own setup script makes. Kueue 0.19 accepts
+    only an inline token in a worker's kubeconfig (no exec plugin, so no gcloud credentials), and such a
+    token does not expire until its Secret is deleted; the stack states how often it is rotated."""
+
+    generation: int = Field(1, ge=1)
+    """The token's generation: raise it by one to rotate every worker's token in one `pulumi up` (the new
+    token Secret and the manager's kubeconfig Secrets are replaced before the old token is deleted)."""
+    rotate_every_days: int = Field(90, ge=1, le=MAX_TOKEN_DAYS)
+    """The longest a generation may live, stated on the manager's kubeconfig Secrets; the fleet-credentials
+    policy requires it, and docs/fleet.md has the rotation steps."""
+
+
+class FleetConfig(Model):
+    """A MultiKueue fleet: the manager holds the teams' queues and dispatches their jobs to workers."""
+
+    role: Literal["manager", "worker"]
+    """manager: this stack's Kueue dispatches to the workers it names, and declares the teams on them;
+    worker: this stack's cluster runs the jobs a manager dispatches (its teams come from the manager)."""
+    workers: list[FleetWorkerConfig] = []
+    """Manager only: the workers, in the order the dispatcher tries them (1 to 20 per ClusterQueue)."""
+    dispatcher: Literal["incremental", "all-at-once"] = "incremental"
+    """Manager only. incremental: Kueue offers a workload to one worker at a time, in the order above,
+    and to the next after 5 minutes without admission; all-at-once: to every worker, the first to admit
+    takes it (Kueue's default)."""
+    credentials: FleetCredentials = FleetCredentials()
+    """Manager only: the workers' MultiKueue tokens."""

@@ -1,0 +1,343 @@
+"""A fleet manager stack: its workers' flavors as its own, one MultiKueue check per dispatch set on its
+ClusterQueues, and everything each worker needs to run what the manager dispatches, derived from the one
+team block so the clusters cannot drift (Kueue's setup page leaves that to the user: "the worker cluster
+configuration mirrors the one of the manager cluster in terms of namespaces and LocalQueues").
+
+Kueue v0.19.2 facts, with their sources (kubernetes-sigs/kueue at the tag):
+- MultiKueueConfig `spec.clusters` holds 1 to 20 MultiKueueCluster names; the incremental dispatcher tries
+  them in that order (apis/kueue/v1beta2/multikueue_types.go, gate MultiKueueIncrementalDispatcherRespectConfigOrder).
+- A worker's kubeconfig lives in a Secret of Kueue's namespace under the key `kubeconfig`, with an inline
+  token: exec plugins are refused (gate MultiKueueAllowInsecureKubeconfigs, locked off in 0.19).
+- A ClusterQueue with a MultiKueue and a ProvisioningRequest check is inactive (MultiKueueWithProvisioningRequest,
+  pkg/cache/scheduler/clusterqueue.go; kueue#8347); so is one with a per-flavor MultiKueue check.
+- The manager watches every job framework it enables on every worker; one missing CRD or permission fails
+  the whole connection (pkg/controller/admissionchecks/multikueue/multikueuecluster.go; kueue#12400).
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import Any
+
+from pydantic import ValidationError
+
+from gke_ai_batch.model.config import PlatformConfig
+from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.fleet_config import FleetConfig
+from gke_ai_batch.model.fleet_facts import WORKER_OUTPUT, FlavorFacts, WorkerFacts
+from gke_ai_batch.model.quantity import parse_quantity
+from gke_ai_batch.model.words import name_list
+from gke_ai_batch.plan.scheduling import BASE_RESOURCES, ClusterQueuePlan, FlavorPlan, SchedulingPlan
+from gke_ai_batch.plan.team_namespaces import TeamPlan
+from gke_ai_batch.vocabulary import (
+    FLEET_STACK_ANNOTATION,
+    FLEET_WORKER_ANNOTATION,
+    KUEUE_API,
+    KUEUE_GROUP,
+    KUEUE_NAMESPACE,
+    KUEUE_VERSION_ANNOTATION,
+    MULTIKUEUE_CONTROLLER,
+    RBAC_GROUP,
+    TOKEN_GENERATION_ANNOTATION,
+    TOKEN_ROTATION_ANNOTATION,
+    Capacity,
+    Manifest,
+)
+
+MAX_DISPATCH = 20  # MultiKueueConfig CRD (v0.19.2): spec.clusters maxItems
+MAX_NAME = 63  # AdmissionCheck parameters.name: a DNS label
+DISPATCHERS = {"incremental": f"{KUEUE_GROUP}/multikueue-dispatcher-incremental",
+               "all-at-once": f"{KUEUE_GROUP}/multikueue-dispatcher-all-at-once"}
+# Kueue's create-multikueue-kubeconfig.sh (site/static/examples/multikueue, v0.19.2) names these.
+SERVICE_ACCOUNT = "multikueue-sa"
+WORKER_ROLE = "multikueue-sa-role"
+_CRUD = ["create", "delete", "get", "list", "watch"]
+# The script's rules per framework the manager enables (only those: a framework the manager enables must
+# be watchable on every worker, and nothing more is granted).
+FRAMEWORK_RULES: dict[str, tuple[dict[str, Any], ...]] = {
+    "batch/job": ({"apiGroups": ["batch"], "resources": ["jobs"], "verbs": _CRUD},
+                  {"apiGroups": ["batch"], "resources": ["jobs/status"], "verbs": ["get"]}),
+    "jobset.x-k8s.io/jobset": ({"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets"], "verbs": _CRUD},
+                               {"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets/status"], "verbs": ["get"]}),
+    "pod": ({"apiGroups": [""], "resources": ["pods"], "verbs": _CRUD},),
+    "deployment": ({"apiGroups": [""], "resources": ["pods"], "verbs": _CRUD},),  # dispatched as its pods
+    "statefulset": ({"apiGroups": ["apps"], "resources": ["statefulsets"], "verbs": _CRUD},
+                    {"apiGroups": ["apps"], "resources": ["statefulsets/status"], "verbs": ["get"]}),
+}
+KUEUE_RULES = (
+    {"apiGroups": [KUEUE_GROUP], "resources": ["workloads"], "verbs": [*_CRUD, "update", "patch"]},
+    {"apiGroups": [KUEUE_GROUP], "resources": ["workloads/status"], "verbs": ["get", "patch", "update"]},
+    {"apiGroups": [KUEUE_GROUP], "resources": ["clusterqueues", "localqueues"], "verbs": ["get", "list", "watch"]},
+)
+
+
+@dataclass(frozen=True)
+class WorkerPlan:
+    """One worker: its facts, the objects the manager declares on it, and its MultiKueue credentials."""
+
+    name: str
+    path: str
+    stack: str
+    facts: WorkerFacts
+    objects: tuple[Manifest, ...]  # priorities, cohorts, namespaces, ClusterQueues, LocalQueues, guards
+    access: tuple[Manifest, ...]  # ServiceAccount, ClusterRole, ClusterRoleBinding, token Secret
+
+    @property
+    def token_secret(self) -> str:
+        return str(self.access[-1]["metadata"]["name"])
+
+
+@dataclass(frozen=True)
+class FleetPlan:
+    fleet: FleetConfig
+    workers: tuple[WorkerPlan, ...]
+    dispatch: dict[str, tuple[str, ...]]  # manager ClusterQueue -> its workers, in order
+    clusters: tuple[Manifest, ...]  # MultiKueueClusters
+    secrets: tuple[Manifest, ...]  # the kubeconfig Secrets, without their data (a token the worker makes)
+
+    @property
+    def dispatcher(self) -> str:
+        return DISPATCHERS[self.fleet.dispatcher]
+
+
+def kubeconfig_secret(worker: str) -> str:
+    return f"{worker}-kubeconfig"
+
+
+def read_workers(cfg: PlatformConfig, outputs: Mapping[str, Any]) -> dict[str, WorkerFacts]:
+    """Each worker's `fleetWorker` output (by worker name), validated; refused at the worker's path."""
+    assert cfg.fleet is not None
+    facts = {}
+    for i, w in enumerate(cfg.fleet.workers):
+        path, raw = path_of("fleet", "workers", i, "stack"), outputs.get(w.name)
+        if raw is None:
+            raise ConfigError(path, f"stack {w.stack!r} has no `{WORKER_OUTPUT}` output: it is not a fleet worker "
+                              "(its stack sets fleet: {role: worker}), or has not been deployed yet (pulumi up it "
+                              "before its manager)")
+        try:
+            facts[w.name] = WorkerFacts.model_validate(raw)
+        except ValidationError as e:
+            raise ConfigError(path, f"stack {w.stack!r}'s `{WORKER_OUTPUT}` output is not a fleet worker's: "
+                              f"{e.errors()[0]['msg']} at {'.'.join(map(str, e.errors()[0]['loc']))}") from None
+    return facts
+
+
+def check_manager(cfg: PlatformConfig) -> None:
+    """A manager runs no jobs (a ClusterQueue with a MultiKueue check dispatches every workload), so it has no
+    pools of its own; its workers are named once each."""
+    assert cfg.fleet is not None and cfg.fleet.role == "manager"
+    for key in ("tpu_pools", "gpu_pools", "cpu_pools", "autopilot_flavors"):
+        if getattr(cfg, key):
+            raise ConfigError(path_of(key), f"a fleet manager runs no jobs: its ClusterQueues dispatch every workload "
+                              "to a worker, so its pools would stay idle (and a queued-provisioning pool would put a "
+                              "ProvisioningRequest check on a manager ClusterQueue, which Kueue marks inactive: "
+                              "kueue#8347); declare them in a worker's stack")
+    workers = cfg.fleet.workers
+    if not workers:
+        raise ConfigError(path_of("fleet", "workers"), "a manager names at least one worker stack")
+    for key in ("name", "stack"):
+        seen: dict[str, int] = {}
+        for i, w in enumerate(workers):
+            value = getattr(w, key)
+            if value in seen:
+                raise ConfigError(path_of("fleet", "workers", i, key), f"{key} {value!r} is already worker "
+                                  f"fleet.workers[{seen[value]}]'s: each worker is one cluster, named once")
+            seen[value] = i
+
+
+def _host_share(facts: FlavorFacts) -> dict[str, Decimal] | None:
+    return {r: parse_quantity(v) for r, v in facts.host_share.items()} if facts.host_share else None
+
+
+def fleet_flavors(cfg: PlatformConfig, workers: Mapping[str, WorkerFacts]) -> dict[str, FlavorPlan]:
+    """The workers' flavors as the manager's: the same names and node labels, so that the manager assigns a
+    job the flavor its nodes are on; each flavor is one worker's (a name on two workers is refused)."""
+    assert cfg.fleet is not None
+    flavors: dict[str, FlavorPlan] = {}
+    for i, w in enumerate(cfg.fleet.workers):
+        for name, f in workers[w.name].flavors.items():
+            if name in flavors:
+                raise ConfigError(path_of("fleet", "workers", i), f"flavor {name!r} is on worker "
+                                  f"{flavors[name].worker!r} and on {w.name!r}: a fleet flavor names one worker's "
+                                  "nodes, so that the manager's quota in it is that worker's; rename one (a pool's "
+                                  "`flavor:` key)")
+            flavors[name] = FlavorPlan(
+                name=name, node_labels=dict(f.node_labels), tolerations=tuple(dict(t) for t in f.tolerations),
+                resources=BASE_RESOURCES + ((f.accelerator,) if f.accelerator else ()), host_share=_host_share(f),
+                capacity=Capacity(f.capacity), worker=w.name)
+    return flavors
+
+
+def check_workers(cfg: PlatformConfig, workers: Mapping[str, WorkerFacts], frameworks: list[str]) -> None:
+    """Every worker runs the manager's Kueue release and every job framework the manager enables."""
+    assert cfg.fleet is not None
+    for i, w in enumerate(cfg.fleet.workers):
+        facts, path = workers[w.name], path_of("fleet", "workers", i)
+        if facts.kueue_version != cfg.kueue.version:
+            raise ConfigError(path, f"worker {w.name!r} runs Kueue {facts.kueue_version}, the manager "
+                              f"{cfg.kueue.version}: the manager writes Workloads on its workers in its own API, so "
+                              "a fleet runs one release (upgrade the workers first, then the manager)")
+        missing = [f for f in frameworks if f not in facts.frameworks]
+        if missing:
+            raise ConfigError(path, f"worker {w.name!r} does not run {name_list(missing)}, which the manager "
+                              "enables: Kueue watches every enabled framework on every worker, and one missing CRD "
+                              "fails the whole connection (kueue#12400); install it on the worker (jobset.install: "
+                              "always), or not on the manager")
+
+
+def _dispatch_set(cfg: PlatformConfig, cq: ClusterQueuePlan, flavors: Mapping[str, FlavorPlan]) -> tuple[str, ...]:
+    """The workers holding the queue's flavors, in the fleet's order: 1 to 20 of them."""
+    assert cfg.fleet is not None
+    held = {flavors[f].worker for f in cq.spec.quotas}
+    workers = tuple(w.name for w in cfg.fleet.workers if w.name in held)
+    if not workers:
+        raise ConfigError(f"{cq.path}.quotas", f"ClusterQueue {cq.name!r} has no quota in a worker's flavor, so "
+                          "it dispatches to no worker (a MultiKueueConfig holds 1 to 20 clusters); flavors: "
+                          f"{name_list(flavors)}")
+    if len(workers) > MAX_DISPATCH:
+        raise ConfigError(f"{cq.path}.quotas", f"ClusterQueue {cq.name!r} has quota on {len(workers)} workers; a "
+                          f"MultiKueueConfig holds at most {MAX_DISPATCH} clusters: split the team's quota")
+    return workers
+
+
+def _check_within_workers(cq: ClusterQueuePlan, flavors: Mapping[str, FlavorPlan],
+                          workers: Mapping[str, WorkerFacts]) -> None:
+    """A team's quota on the manager is what its workers can run: no more than the worker holds (Kueue's
+    MultiKueue docs: the manager's quota "should equal the total quota available in all worker clusters";
+    more dispatches workloads the workers cannot admit)."""
+    for fname, resources in cq.spec.quotas.items():
+        worker = flavors[fname].worker
+        assert worker is not None  # every manager flavor is a worker's
+        facts = workers[worker].flavors[fname]
+        for rname, q in resources.items():
+            held = parse_quantity(facts.resources.get(rname, "0"))
+            if parse_quantity(q.nominal) > held:
+                raise ConfigError(f"{cq.path}.quotas.{fname}.{rname}", f"{q.nominal} is more than worker "
+                                  f"{worker!r} holds in flavor {fname!r} ({facts.resources.get(rname, '0')} at full "
+                                  "size): a manager's quota is what its workers can run")
+
+
+def _config_name(workers: tuple[str, ...]) -> str:
+    name = "multikueue-" + "-".join(workers)
+    if len(name) <= MAX_NAME:
+        return name
+    return f"multikueue-{hashlib.sha256(','.join(workers).encode()).hexdigest()[:12]}"
+
+
+def _dispatch_objects(sets: list[tuple[str, ...]]) -> tuple[Manifest, ...]:
+    """A MultiKueueConfig and its AdmissionCheck per dispatch set."""
+    out: list[Manifest] = []
+    for workers in dict.fromkeys(sets):
+        name = _config_name(workers)
+        out += [{"apiVersion": KUEUE_API, "kind": "MultiKueueConfig", "metadata": {"name": name},
+                 "spec": {"clusters": list(workers)}},
+                {"apiVersion": KUEUE_API, "kind": "AdmissionCheck", "metadata": {"name": name},
+                 "spec": {"controllerName": MULTIKUEUE_CONTROLLER,
+                          "parameters": {"apiGroup": KUEUE_GROUP, "kind": "MultiKueueConfig", "name": name}}}]
+    return tuple(out)
+
+
+def _with_check(cq: ClusterQueuePlan, check: str) -> ClusterQueuePlan:
+    """The manager's ClusterQueue with its one MultiKueue check, on every flavor (Kueue refuses a per-flavor one)."""
+    manifest = copy.deepcopy(cq.manifest)
+    if manifest["spec"].get("admissionChecksStrategy"):
+        raise ConfigError(cq.path, f"ClusterQueue {cq.name!r} has admission checks of its own; with MultiKueue's, "
+                          "Kueue marks it inactive (MultiKueueWithProvisioningRequest, kueue#8347): they belong on "
+                          "the worker's ClusterQueue")
+    manifest["spec"]["admissionChecksStrategy"] = {"admissionChecks": [{"name": check}]}
+    return replace(cq, manifest=manifest)
+
+
+def _marked(manifest: Manifest, worker: str) -> Manifest:
+    """A copy that says which worker it is declared on (the policies and offline tools judge it as that cluster's)."""
+    m = copy.deepcopy(manifest)
+    m["metadata"].setdefault("annotations", {})[FLEET_WORKER_ANNOTATION] = worker
+    return m
+
+
+def _worker_queue(cq: ClusterQueuePlan, facts: WorkerFacts) -> Manifest:
+    """The ClusterQueue on a worker: the manager's, with this worker's flavors only, and the worker's
+    ProvisioningRequest check on its queued flavors (where Kueue wants it)."""
+    m = copy.deepcopy(cq.manifest)
+    groups = []
+    for group in m["spec"]["resourceGroups"]:
+        kept = [f for f in group["flavors"] if f["name"] in facts.flavors]
+        if kept:
+            groups.append({**group, "flavors": kept})
+    m["spec"]["resourceGroups"] = groups
+    checks: dict[str, list[str]] = {}
+    for f in (f["name"] for g in groups for f in g["flavors"]):
+        if check := facts.flavors[f].admission_check:
+            checks.setdefault(check, []).append(f)
+    if checks:
+        m["spec"]["admissionChecksStrategy"] = {"admissionChecks": [
+            {"name": c, "onFlavors": on} for c, on in sorted(checks.items())]}
+    return m
+
+
+def worker_access(fleet: FleetConfig, frameworks: list[str]) -> tuple[Manifest, ...]:
+    """The manager's identity on a worker, as Kueue's setup script makes it, granting only the frameworks the
+    manager enables; its token Secret is named by generation, so raising it replaces the token."""
+    rules = [dict(r) for f in frameworks for r in FRAMEWORK_RULES[f]]
+    unique = [r for i, r in enumerate(rules) if r not in rules[:i]]
+    sa = {"name": SERVICE_ACCOUNT, "namespace": KUEUE_NAMESPACE}
+    return (
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": dict(sa)},
+        {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRole", "metadata": {"name": WORKER_ROLE},
+         "rules": [*unique, *(dict(r) for r in KUEUE_RULES)]},
+        {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRoleBinding", "metadata": {"name": f"{SERVICE_ACCOUNT}-crb"},
+         "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": WORKER_ROLE},
+         "subjects": [{"kind": "ServiceAccount", **sa}]},
+        {"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
+         "metadata": {"name": f"{SERVICE_ACCOUNT}-token-{fleet.credentials.generation}", "namespace": KUEUE_NAMESPACE,
+                      "annotations": {"kubernetes.io/service-account.name": SERVICE_ACCOUNT}}},
+    )
+
+
+def _worker_objects(worker: str, queues: list[ClusterQueuePlan], scheduling: SchedulingPlan,
+                    facts: WorkerFacts) -> tuple[Manifest, ...]:
+    """What a worker needs to admit what the manager dispatches to it: the same priorities, cohorts,
+    namespaces and LocalQueues, and the ClusterQueues restricted to its flavors."""
+    names = {q.name for q in queues}
+    teams: list[TeamPlan] = [t for t in scheduling.teams if names & set(t.cluster_queues)]
+    objects = [*scheduling.priority_classes, *scheduling.workload_priority_classes, *scheduling.cohorts,
+               *(_worker_queue(q, facts) for q in queues)]
+    for t in teams:
+        objects += [*t.namespace_manifests, *t.guard_manifests]
+        objects += [lq for lq in t.local_queue_manifests if lq["spec"]["clusterQueue"] in names]
+    return tuple(_marked(m, worker) for m in objects)
+
+
+def plan_fleet(cfg: PlatformConfig, scheduling: SchedulingPlan, workers: Mapping[str, WorkerFacts],
+               frameworks: list[str]) -> tuple[SchedulingPlan, FleetPlan]:
+    """The manager's scheduling with its MultiKueue checks, and the fleet's objects."""
+    fleet = cfg.fleet
+    assert fleet is not None
+    check_workers(cfg, workers, frameworks)
+    dispatch: dict[str, tuple[str, ...]] = {}
+    queues = []
+    for cq in scheduling.cluster_queues:
+        dispatch[cq.name] = _dispatch_set(cfg, cq, scheduling.flavors)
+        _check_within_workers(cq, scheduling.flavors, workers)
+        queues.append(_with_check(cq, _config_name(dispatch[cq.name])))
+    access = worker_access(fleet, frameworks)
+    plans = tuple(WorkerPlan(
+        name=w.name, path=path_of("fleet", "workers", i), stack=w.stack, facts=workers[w.name],
+        objects=_worker_objects(w.name, [q for q in scheduling.cluster_queues if w.name in dispatch[q.name]],
+                                scheduling, workers[w.name]),
+        access=tuple(_marked(m, w.name) for m in access)) for i, w in enumerate(fleet.workers))
+    clusters = tuple({"apiVersion": KUEUE_API, "kind": "MultiKueueCluster", "metadata": {
+        "name": w.name, "annotations": {FLEET_STACK_ANNOTATION: w.stack,
+                                        KUEUE_VERSION_ANNOTATION: w.facts.kueue_version}},
+        "spec": {"clusterSource": {"kubeConfig": {"locationType": "Secret", "location": kubeconfig_secret(w.name)}}}}
+        for w in plans)
+    secrets = tuple({"apiVersion": "v1", "kind": "Secret", "type": "Opaque", "metadata": {
+        "name": kubeconfig_secret(w.name), "namespace": KUEUE_NAMESPACE, "annotations": {
+            TOKEN_GENERATION_ANNOTATION: str(fleet.credentials.generation),
+            TOKEN_ROTATION_ANNOTATION: str(fleet.credentials.rotate_every_days)}}} for w in plans)
+    mk = _dispatch_objects(list(dispatch.values()))
+    scheduled = replace(scheduling, cluster_queues=tuple(queues), admission_checks=scheduling.admission_checks + mk)
+    return scheduled, FleetPlan(fleet, plans, dispatch, clusters, secrets)

@@ -1,0 +1,68 @@
+"""A fleet worker stack: what it refuses (its teams are the manager's) and what it tells its manager
+(model.fleet_facts), derived from its own plan."""
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from gke_ai_batch.model.config import PlatformConfig
+from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.plan.pools import PoolPlan
+from gke_ai_batch.plan.scheduling import FlavorPlan, provisioning_check
+from gke_ai_batch.vocabulary import ZONE_LABEL, ClusterMode
+
+# What a worker leaves to its manager, which declares it on the worker from the one team block.
+MANAGER_KEYS = ("teams", "shared_queues", "cohorts", "priorities")
+
+
+def check_worker(cfg: PlatformConfig) -> None:
+    """A worker declares its cluster, pools and Kueue; its queues come from the manager, so that they
+    cannot drift from the manager's."""
+    assert cfg.fleet is not None and cfg.fleet.role == "worker"
+    for key in MANAGER_KEYS:
+        if getattr(cfg, key):
+            raise ConfigError(path_of(key), f"a fleet worker's {key} are its manager's: the manager stack declares "
+                              "them on every worker it dispatches to (docs/fleet.md); move them there")
+    if cfg.fleet.workers:
+        raise ConfigError(path_of("fleet", "workers"), "only a manager names workers (fleet.role: manager)")
+    if cfg.cluster.mode == ClusterMode.AUTOPILOT:
+        raise ConfigError(path_of("cluster", "mode"), "a fleet worker is a Standard cluster: the manager checks "
+                          "each team's quota against the worker's node pools, which Autopilot does not have")
+
+
+def _zone_share(pool: PoolPlan, flavor: FlavorPlan) -> Decimal:
+    """The part of a pool a flavor serves: all of it, or one zone's for a per-zone flavor."""
+    return Decimal(1) / len(pool.zones) if ZONE_LABEL in flavor.node_labels else Decimal(1)
+
+
+def _quantity(amount: Decimal) -> str:
+    """A quantity string: whole units, or millis (cpu per accelerator unit)."""
+    return str(int(amount)) if amount == int(amount) else f"{int(amount * 1000)}m"
+
+
+def flavor_facts(cfg: PlatformConfig, flavor: FlavorPlan) -> dict[str, Any]:
+    held: dict[str, Decimal] = {}
+    fixed: dict[str, Decimal] = {}
+    for pool in flavor.pools:
+        for resource, amount in pool.provides().items():
+            part = amount * _zone_share(pool, flavor)
+            held[resource] = held.get(resource, Decimal(0)) + part
+            fixed[resource] = fixed.get(resource, Decimal(0)) + (part if pool.fixed_capacity else 0)
+    facts: dict[str, Any] = {
+        "node_labels": dict(flavor.node_labels), "tolerations": [dict(t) for t in flavor.tolerations],
+        "resources": {r: _quantity(v) for r, v in held.items()},
+        "guaranteed": {r: _quantity(v) for r, v in fixed.items() if v},
+        "capacity": str(flavor.pools[0].capacity), "accelerator": flavor.accelerator_resource,
+    }
+    if flavor.host_share is not None:
+        facts["host_share"] = {r: _quantity(v) for r, v in flavor.host_share.items()}
+    if flavor.queued:
+        facts["admission_check"] = provisioning_check(cfg.kueue, flavor)[0]
+    return facts
+
+
+def worker_facts(cfg: PlatformConfig, flavors: dict[str, FlavorPlan], frameworks: list[str]) -> dict[str, Any]:
+    """The `fleetWorker` output without the control plane's address and CA, which the cluster computes."""
+    return {"role": "worker", "cluster": cfg.cluster.name, "project": cfg.project, "region": cfg.region,
+            "kueue_version": cfg.kueue.version, "frameworks": list(frameworks),
+            "flavors": {name: flavor_facts(cfg, f) for name, f in flavors.items() if f.pools}}
