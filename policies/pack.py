@@ -21,6 +21,7 @@ from gke_ai_batch import vocabulary
 from gke_ai_batch.model.promises import Res
 from gke_ai_batch.vocabulary import KUEUE_GROUP_TYPE_PREFIX, PRIORITY_CLASS, SHARED_QUEUE_LABEL, kueue_type
 
+from . import fleet_rules as fr
 from . import resource_rules as rr
 from . import stack_rules as sr
 from .props import as_declared
@@ -131,6 +132,18 @@ STACK_POLICIES = [
     StackPolicy("private-node-egress", "A cluster with private nodes has a Cloud NAT in its region, so that its "
                 "nodes can pull images from registries outside Google (Kueue's and JobSet's: registry.k8s.io).",
                 MANDATORY, sr.private_node_egress),
+    StackPolicy("multikueue-queues", "A fleet manager's ClusterQueue has one MultiKueue check, on all its flavors, "
+                "and no ProvisioningRequest check (Kueue keeps such a queue inactive; kueue#8347).",
+                MANDATORY, fr.multikueue_queues),
+    StackPolicy("multikueue-dispatch", "Each MultiKueue check names a MultiKueueConfig of 1 to 20 declared "
+                "MultiKueueClusters, each connecting through a kubeconfig Secret in Kueue's namespace.",
+                MANDATORY, fr.multikueue_dispatch),
+    StackPolicy("fleet-teams-on-workers", "Every LocalQueue of a dispatching ClusterQueue exists on each worker it "
+                "may be dispatched to, pointing at a ClusterQueue declared there.", MANDATORY, fr.teams_on_workers),
+    StackPolicy("fleet-kueue-version", "Every worker runs the manager's Kueue release, stated on its "
+                "MultiKueueCluster.", MANDATORY, fr.worker_versions),
+    StackPolicy("fleet-credentials", "Every worker's kubeconfig Secret states its token's generation and its "
+                "rotation, at most yearly.", MANDATORY, fr.worker_credentials),
 ]
 
 

@@ -31,6 +31,20 @@ def platform_of(stack: str) -> dict:
     return copy.deepcopy(doc["config"]["gke-ai-batch:platform"])
 
 
+def fleet_outputs(fleet) -> dict:
+    """A fleet manager's workers' `fleetWorker` outputs, derived from their stack files without a program run
+    (the control plane's address and CA as the offline plan gives them)."""
+    from gke_ai_batch.offline.runtime import MOCK_CA, MOCK_ENDPOINT
+    from gke_ai_batch.plan.fleet_worker import worker_facts
+    from gke_ai_batch.plan.platform import build_platform
+    out = {}
+    for w in fleet.workers:
+        p = build_platform(platform_of(w.stack))
+        out[w.name] = {**worker_facts(p.config, p.scheduling.flavors, p.frameworks), "server": MOCK_ENDPOINT,
+                       "ca_certificate": MOCK_CA}
+    return out
+
+
 def run_config(platform: dict, name: str = "test"):
     return run_program(StackFile(name=name, path=Path(name), config={"gke-ai-batch:platform": platform}))
 

@@ -13,7 +13,7 @@ from gke_ai_batch.model.maintenance import WindowError, worst_case_hours
 from gke_ai_batch.plan.platform import build_platform
 from gke_ai_batch.policies import stack_rules as sr
 
-from .conftest import STACKS, by_type, platform_of
+from .conftest import STACKS, by_type, fleet_outputs, platform_of
 
 
 def variant(stack, change):
@@ -125,7 +125,7 @@ def test_every_rule_has_a_case():
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_shipped_stacks_satisfy_every_rule(stack):
-    build_platform(platform_of(stack))
+    build_platform(platform_of(stack), worker_outputs=fleet_outputs)
 
 
 @pytest.mark.parametrize("rule_id", [k for k, v in BROKEN.items() if v])

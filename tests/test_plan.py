@@ -149,7 +149,9 @@ def test_every_declared_node_pool_reads_back_to_its_plan(plan, stack):
     from gke_ai_batch.offline.render import cluster_zones
     from gke_ai_batch.offline.stackfile import resolve
     from gke_ai_batch.plan.platform import build_platform
-    plans = {p.name: p for p in build_platform(resolve(stack).config["gke-ai-batch:platform"]).pools}
+    from .conftest import fleet_outputs
+    raw = resolve(stack).config["gke-ai-batch:platform"]
+    plans = {p.name: p for p in build_platform(raw, worker_outputs=fleet_outputs).pools}
     declared = [r for r in plan(stack) if r.type == "gcp:container/nodePool:NodePool"]
     assert sorted(r.inputs["name"] for r in declared) == sorted(plans)
     for r in declared:

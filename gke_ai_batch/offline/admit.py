@@ -8,7 +8,11 @@ cluster (gke_ai_batch.offline.tenant_path). One line per object:
     admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet, Pod, Deployment, StatefulSet
     created: ns/name (Kind)                                       anything else that may be created
     refused: ns/name: LAYER: reason                               LAYER: RBAC, Pod Security <level>,
-                                                                  ValidatingAdmissionPolicy <name>, Kueue
+                                                                  ValidatingAdmissionPolicy <name>, Kueue,
+                                                                  MultiKueue (no worker admits it)
+
+A fleet manager's admitted workload is followed by the worker Kueue dispatches it to (gke_ai_batch.offline
+.dispatch): each worker tried in order, until one admits it.
 
 Exit 1 if any object is refused, 2 if the stack or a workload file cannot be read.
 """
@@ -27,6 +31,7 @@ from gke_ai_batch.model.pool_facts import pool_facts
 from gke_ai_batch.vocabulary import HELM_RELEASE, NODE_POOL
 
 from .render import cluster_zones, is_manifest, manifest_of
+from .dispatch import Dispatch, Fleet
 from .runtime import PlanError, Registration, close_thread_loops, run_program
 from .stackfile import resolve
 from .tenant_path import Passage, TenantPath
@@ -113,15 +118,33 @@ def main(argv: list[str] | None = None) -> int:
     except PlanError as e:
         print(f"error: stack {stack.name} ({stack.path}): {e}", file=sys.stderr)
         return 2
-    path = TenantPath((manifest_of(r) for r in regs if is_manifest(r)), cluster_of(regs))
+    cluster = cluster_of(regs)
+    path, fleet = TenantPath((manifest_of(r) for r in regs if is_manifest(r)), cluster), Fleet(regs, cluster)
+    refused = False
     try:
-        passages = [path.judge(doc) for _, doc in docs]
+        for _, doc in docs:
+            passage = path.judge(doc)
+            dispatch = fleet.dispatch(doc, passage.admission) if passage.admission and not passage.refused else None
+            print(describe(passage))
+            for line in dispatched(dispatch):
+                print(line)
+            refused |= passage.refused or (dispatch is not None and dispatch.worker is None)
     except (ValueError, KeyError, TypeError) as e:
         print(f"error: an object cannot be judged (is it a valid Kubernetes object?): {e!r}", file=sys.stderr)
         return 2
-    for line in map(describe, passages):
-        print(line)
-    return 1 if any(p.refused for p in passages) else 0
+    return 1 if refused else 0
+
+
+def dispatched(d: Dispatch | None) -> list[str]:
+    """The workers tried, in order: why each before the taker did not admit it, then where it runs."""
+    if d is None:
+        return []
+    lines = [f"  worker {w}: not admitted: {r.reason or '; '.join(r.warnings)}" for w, r in d.tried if not r.admitted]
+    taker = next((r for _, r in d.tried if r.admitted), None)
+    order = ", ".join(w for w, _ in d.tried)
+    if taker is None:
+        return [*lines, f"  refused: MultiKueue: no worker admits it ({d.dispatcher} dispatch, tried {order})"]
+    return [*lines, f"  dispatched ({d.dispatcher}, in order {order}): worker {d.worker} -> {placement(taker)}"]
 
 
 if __name__ == "__main__":

@@ -1,0 +1,82 @@
+"""Which worker a fleet manager's Kueue would hand an admitted workload to, offline: each worker of the
+workload's MultiKueueConfig, in its order, judged as its own cluster (its stack's plan, planned before the
+manager's, with the objects the manager declares on it), by Kueue on an empty cluster.
+
+Kueue v0.19.2: the incremental dispatcher offers a workload to `stepSize` workers at a time in the config's
+order (the platform sets 1) and to the next after a 5-minute round; all-at-once offers it to every worker
+and the first to admit takes it (pkg/controller/workloaddispatcher, pkg/controller/admissionchecks/multikueue).
+On empty clusters both come to the first worker in order that admits it, which is what is said."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gke_ai_batch.admission.cluster import Cluster, kueue_config_from_values
+from gke_ai_batch.admission.results import AdmissionResult
+from gke_ai_batch.model.pool_facts import pool_facts
+from gke_ai_batch.vocabulary import FLEET_STACK_ANNOTATION, HELM_RELEASE, MULTIKUEUE_CONTROLLER, NODE_POOL, Obj
+
+from .render import cluster_zones, is_manifest, manifest_of, worker_manifests
+from .runtime import Planned, reference_key
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """The workers tried, in order, each with Kueue's verdict there; `worker` took it (None: none did)."""
+
+    dispatcher: str
+    tried: tuple[tuple[str, AdmissionResult], ...]
+
+    @property
+    def worker(self) -> str | None:
+        return next((w for w, r in self.tried if r.admitted), None)
+
+
+def _cluster(regs: list, extra: list[Obj]) -> Cluster:  # type: ignore[type-arg]  # Registration lists
+    manifests = [manifest_of(r) for r in regs if is_manifest(r)] + list(extra)
+    kueue = next((r.inputs for r in regs if r.type == HELM_RELEASE and r.inputs.get("name") == "kueue"), {})
+    pools = [pool_facts(r.inputs, cluster_zones(regs)) for r in regs if r.type == NODE_POOL]
+    return Cluster.build(manifests, kueue_config_from_values(kueue.get("values")), pools)
+
+
+class Fleet:
+    """A planned manager stack's workers as clusters, and its dispatch."""
+
+    def __init__(self, manager: Planned, manager_cluster: Cluster):
+        self.manager = manager
+        self.cluster = manager_cluster
+        on_workers = worker_manifests(manager)
+        self.workers: dict[str, Cluster] = {}
+        for mkc in self._objects("MultiKueueCluster"):
+            name = mkc["metadata"]["name"]
+            stack = reference_key(str((mkc["metadata"].get("annotations") or {}).get(FLEET_STACK_ANNOTATION, "")))
+            if stack in manager.references:
+                self.workers[name] = _cluster(manager.references[stack], on_workers.get(name, []))
+
+    def _objects(self, kind: str) -> list[Obj]:
+        return [manifest_of(r) for r in self.manager if is_manifest(r) and r.inputs.get("kind") == kind]
+
+    def clusters_of(self, result: AdmissionResult) -> tuple[str, ...] | None:
+        """The MultiKueueConfig's clusters of the workload's MultiKueue check, or None without one."""
+        checks = {m["metadata"]["name"]: m["spec"].get("parameters", {}).get("name")
+                  for m in self._objects("AdmissionCheck") if m["spec"].get("controllerName") == MULTIKUEUE_CONTROLLER}
+        config = next((checks[c] for c in result.checks if c in checks), None)
+        if config is None:
+            return None
+        found = next((m for m in self._objects("MultiKueueConfig") if m["metadata"]["name"] == config), None)
+        return tuple(found["spec"].get("clusters") or ()) if found else ()
+
+    def dispatch(self, workload: Obj, result: AdmissionResult) -> Dispatch | None:
+        """Each worker's verdict in the config's order, up to the first that admits it; None: not dispatched."""
+        clusters = self.clusters_of(result)
+        if clusters is None:
+            return None
+        dispatcher = str((self.cluster.config.get("multiKueue") or {}).get("dispatcherName", "all-at-once"))
+        tried: list[tuple[str, AdmissionResult]] = []
+        for worker in clusters:
+            cluster = self.workers.get(worker)
+            verdict = cluster.admit(workload) if cluster else AdmissionResult(
+                result.kind, result.namespace, result.name, reason=f"worker {worker}'s stack is not planned here")
+            tried.append((worker, verdict))
+            if verdict.admitted:
+                break
+        return Dispatch("incremental" if "incremental" in dispatcher else "all-at-once", tuple(tried))

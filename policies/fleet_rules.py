@@ -1,0 +1,184 @@
+"""Rules over a MultiKueue manager stack: its ClusterQueues' checks, what its MultiKueueConfigs and
+MultiKueueClusters name, its teams on every worker they are dispatched to, the workers' Kueue release and
+their credentials. They read the objects as declared (a fleet manager's objects on a worker carry the
+gke-ai-batch.io/fleet-worker annotation, model.promises.worker_of), so they judge any program's fleet.
+
+Kueue v0.19.2 (kubernetes-sigs/kueue at the tag): pkg/cache/scheduler/clusterqueue.go marks a ClusterQueue
+inactive with more than one MultiKueue check, a per-flavor one, or one beside a ProvisioningRequest check
+(kueue#8347); the MultiKueueConfig CRD holds 1 to 20 clusters; a MultiKueueCluster's kubeconfig is a Secret
+in Kueue's namespace; ClusterProfile access is alpha and off (gate MultiKueueClusterProfile)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from gke_ai_batch.model.promises import Res, StackIndex
+from gke_ai_batch.model.words import name_list
+from gke_ai_batch.plan.fleet import MAX_DISPATCH
+from gke_ai_batch.vocabulary import (
+    KUEUE_NAMESPACE,
+    KUEUE_VERSION_ANNOTATION,
+    MULTIKUEUE_CONTROLLER,
+    PROVISIONING_CONTROLLER,
+    TOKEN_GENERATION_ANNOTATION,
+    TOKEN_ROTATION_ANNOTATION,
+)
+
+from .stack_rules import Findings
+
+MAX_ROTATION_DAYS = 365
+
+
+def _spec(r: Res) -> dict[str, Any]:
+    return dict(r.props.get("spec") or {})
+
+
+def _annotations(r: Res) -> dict[str, Any]:
+    return dict((r.props.get("metadata") or {}).get("annotations") or {})
+
+
+def _checks_by_controller(ix: StackIndex, controller: str) -> set[str]:
+    return {name for name, ac in ix.kueue["AdmissionCheck"].items() if _spec(ac).get("controllerName") == controller}
+
+
+def _flavors(cq: Res) -> set[str]:
+    return {f.get("name") for g in _spec(cq).get("resourceGroups") or [] for f in g.get("flavors") or []}
+
+
+def multikueue_queues(resources: Sequence[Res]) -> Findings:
+    """A ClusterQueue Kueue would keep inactive: several MultiKueue checks, one on some flavors only, or one
+    beside a ProvisioningRequest check (that belongs on the worker's ClusterQueue)."""
+    ix, found = StackIndex(resources), Findings()
+    multikueue = _checks_by_controller(ix, MULTIKUEUE_CONTROLLER)
+    provisioning = _checks_by_controller(ix, PROVISIONING_CONTROLLER)
+    for name, cq in ix.kueue["ClusterQueue"].items():
+        checks = (_spec(cq).get("admissionChecksStrategy") or {}).get("admissionChecks") or []
+        mine = [c for c in checks if c.get("name") in multikueue]
+        if not mine:
+            continue
+        if len(mine) > 1:
+            found.append((cq.urn, f"ClusterQueue {name}: Cannot use multiple MultiKueue AdmissionChecks on the same "
+                                  f"ClusterQueue, found: {name_list(c['name'] for c in mine)} (Kueue keeps it inactive)"))
+        on = set(mine[0].get("onFlavors") or [])
+        if on and on != _flavors(cq):
+            found.append((cq.urn, f"ClusterQueue {name}: Cannot specify MultiKueue AdmissionCheck per flavor, found: "
+                                  f"{mine[0]['name']} on {name_list(on)} (Kueue keeps it inactive): drop onFlavors"))
+        prov = [c["name"] for c in checks if c.get("name") in provisioning]
+        if prov:
+            found.append((cq.urn, f"ClusterQueue {name}: Cannot use both MultiKueue and ProvisioningRequest "
+                                  f"AdmissionChecks together, found: {mine[0]['name']}, {name_list(prov)} (Kueue keeps "
+                                  "it inactive, kueue#8347): queued provisioning belongs on the worker's ClusterQueue"))
+    return found
+
+
+def multikueue_dispatch(resources: Sequence[Res]) -> Findings:
+    """Each MultiKueue check names a declared MultiKueueConfig of 1 to 20 declared clusters, each named once,
+    each connecting through a kubeconfig Secret the stack declares in Kueue's namespace."""
+    ix, found = StackIndex(resources), Findings()
+    configs, clusters = ix.kueue["MultiKueueConfig"], ix.kueue["MultiKueueCluster"]
+    for name in sorted(_checks_by_controller(ix, MULTIKUEUE_CONTROLLER)):
+        ac = ix.kueue["AdmissionCheck"][name]
+        target = (_spec(ac).get("parameters") or {}).get("name")
+        if target not in configs:
+            found.append((ac.urn, f"AdmissionCheck {name}: its MultiKueueConfig {target!r} is not declared; "
+                                  f"declared: {name_list(configs)}"))
+    for name, config in configs.items():
+        names = list(_spec(config).get("clusters") or [])
+        if not 1 <= len(names) <= MAX_DISPATCH or len(set(names)) != len(names):
+            found.append((config.urn, f"MultiKueueConfig {name}: {len(names)} clusters; Kueue takes 1 to "
+                                      f"{MAX_DISPATCH}, each named once"))
+        for missing in (n for n in names if n not in clusters):
+            found.append((config.urn, f"MultiKueueConfig {name}: cluster {missing!r} is not a declared "
+                                      f"MultiKueueCluster; declared: {name_list(clusters)}"))
+    secrets = {(s.props.get("metadata") or {}).get("name") for s in ix.by_type["kubernetes:core/v1:Secret"]
+               if (s.props.get("metadata") or {}).get("namespace") == KUEUE_NAMESPACE}
+    all_clusters = [r for r in ix.kueue_objects if r.kind == "MultiKueueCluster"]
+    for cluster in all_clusters:
+        found += _cluster_source(cluster, secrets, [c.name for c in all_clusters].count(cluster.name))
+    return found
+
+
+def _cluster_source(cluster: Res, secrets: set[Any], times: int) -> Findings:
+    found = Findings()
+    source = _spec(cluster).get("clusterSource") or {}
+    config = source.get("kubeConfig") or {}
+    if times > 1:
+        found.append((cluster.urn, f"MultiKueueCluster {cluster.name} is declared {times} times: name each worker once"))
+    if "clusterProfileRef" in source:
+        found.append((cluster.urn, f"MultiKueueCluster {cluster.name}: a ClusterProfile needs the alpha gate "
+                                   "MultiKueueClusterProfile, off in Kueue 0.19: connect through a kubeconfig Secret"))
+    elif config.get("locationType", "Secret") != "Secret" or config.get("location") not in secrets:
+        found.append((cluster.urn, f"MultiKueueCluster {cluster.name}: its kubeconfig is not a Secret this stack "
+                                   f"declares in {KUEUE_NAMESPACE} ({config.get('locationType', 'Secret')} "
+                                   f"{config.get('location')!r})"))
+    return found
+
+
+def teams_on_workers(resources: Sequence[Res]) -> Findings:
+    """Every LocalQueue of a dispatching ClusterQueue exists, in the same namespace, on each worker it may be
+    dispatched to, pointing at a ClusterQueue declared there (Kueue's MultiKueue setup: the workers mirror the
+    manager's namespaces and LocalQueues, or the dispatched workload is never admitted)."""
+    ix, found = StackIndex(resources), Findings()
+    checks = {name: (_spec(ac).get("parameters") or {}).get("name")
+              for name, ac in ix.kueue["AdmissionCheck"].items() if _spec(ac).get("controllerName") == MULTIKUEUE_CONTROLLER}
+    local = [r for r in ix.kueue_objects if r.kind == "LocalQueue"]
+    for name, cq in ix.kueue["ClusterQueue"].items():
+        checks_here = (_spec(cq).get("admissionChecksStrategy") or {}).get("admissionChecks") or []
+        config = next((ix.kueue["MultiKueueConfig"].get(checks[c["name"]]) for c in checks_here
+                       if c.get("name") in checks), None)
+        if config is None:
+            continue
+        queues = [(lq.props["metadata"].get("namespace"), lq.name) for lq in local if _spec(lq).get("clusterQueue") == name]
+        for worker in _spec(config).get("clusters") or []:
+            found += _mirrored(cq, name, worker, queues, ix.workers.get(worker, []))
+    return found
+
+
+def _mirrored(cq: Res, name: str, worker: str, queues: list[tuple[Any, str]], objects: list[Res]) -> Findings:
+    there = {(r.props["metadata"].get("namespace"), r.name): _spec(r).get("clusterQueue")
+             for r in objects if r.kind == "LocalQueue"}
+    worker_queues = {r.name for r in objects if r.kind == "ClusterQueue"}
+    found = Findings()
+    for ns, lq in queues:
+        if (ns, lq) not in there:
+            found.append((cq.urn, f"ClusterQueue {name} dispatches to worker {worker}, which has no LocalQueue "
+                                  f"{ns}/{lq}: a workload dispatched there is never admitted"))
+        elif there[(ns, lq)] not in worker_queues:
+            found.append((cq.urn, f"worker {worker}'s LocalQueue {ns}/{lq} points at ClusterQueue "
+                                  f"{there[(ns, lq)]!r}, which is not declared there"))
+    return found
+
+
+def worker_versions(resources: Sequence[Res]) -> Findings:
+    """Each worker states its Kueue release on its MultiKueueCluster, and it is the manager's."""
+    ix, found = StackIndex(resources), Findings()
+    releases = ix.releases("kueue")
+    manager = str(releases[0].props.get("version")) if releases else None
+    for name, cluster in ix.kueue["MultiKueueCluster"].items():
+        version = _annotations(cluster).get(KUEUE_VERSION_ANNOTATION)
+        if version is None:
+            found.append((cluster.urn, f"MultiKueueCluster {name}: its Kueue release is not stated "
+                                       f"({KUEUE_VERSION_ANNOTATION})"))
+        elif manager is not None and str(version) != manager:
+            found.append((cluster.urn, f"worker {name} runs Kueue {version}, the manager {manager}: a fleet runs "
+                                       "one release (upgrade the workers first, then the manager)"))
+    return found
+
+
+def worker_credentials(resources: Sequence[Res]) -> Findings:
+    """Each worker's kubeconfig Secret states its token's generation and how often it is rotated (at most
+    yearly): Kueue takes only an inline token, which lives until its Secret on the worker is deleted."""
+    ix, found = StackIndex(resources), Findings()
+    secrets = {(s.props.get("metadata") or {}).get("name"): s for s in ix.by_type["kubernetes:core/v1:Secret"]}
+    for name, cluster in ix.kueue["MultiKueueCluster"].items():
+        location = ((_spec(cluster).get("clusterSource") or {}).get("kubeConfig") or {}).get("location")
+        secret = secrets.get(location)
+        if secret is None:
+            continue  # multikueue_dispatch names it
+        stated = _annotations(secret)
+        days = str(stated.get(TOKEN_ROTATION_ANNOTATION, ""))
+        if TOKEN_GENERATION_ANNOTATION not in stated or not days.isdigit() or not 1 <= int(days) <= MAX_ROTATION_DAYS:
+            found.append((secret.urn, f"Secret {location} (worker {name}): its token's generation "
+                                      f"({TOKEN_GENERATION_ANNOTATION}) and rotation in days, 1 to {MAX_ROTATION_DAYS} "
+                                      f"({TOKEN_ROTATION_ANNOTATION}), are not both stated"))
+    return found
