@@ -141,7 +141,7 @@ def dispatched(d: Dispatch | None) -> list[str]:
         return []
     lines = [f"  worker {w}: not admitted: {r.reason or '; '.join(r.warnings)}" for w, r in d.tried if not r.admitted]
     taker = next((r for _, r in d.tried if r.admitted), None)
-    order = ", ".join(w for w, _ in d.tried)
+    order = ", ".join(d.order)
     if taker is None:
         return [*lines, f"  refused: MultiKueue: no worker admits it ({d.dispatcher} dispatch, tried {order})"]
     return [*lines, f"  dispatched ({d.dispatcher}, in order {order}): worker {d.worker} -> {placement(taker)}"]

@@ -24,6 +24,7 @@ class Dispatch:
     """The workers tried, in order, each with Kueue's verdict there; `worker` took it (None: none did)."""
 
     dispatcher: str
+    order: tuple[str, ...]  # the MultiKueueConfig's clusters
     tried: tuple[tuple[str, AdmissionResult], ...]
 
     @property
@@ -79,4 +80,4 @@ class Fleet:
             tried.append((worker, verdict))
             if verdict.admitted:
                 break
-        return Dispatch("incremental" if "incremental" in dispatcher else "all-at-once", tuple(tried))
+        return Dispatch("incremental" if "incremental" in dispatcher else "all-at-once", clusters, tuple(tried))

@@ -17,7 +17,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from .heap import long_lived_heap
-from .stackfile import StackFile, project, resolve, stack_path
+from .stackfile import StackFile, project, resolve
 
 SECRET_SIG = "4dabf18193072939515e22adb298388d"
 RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
@@ -253,10 +253,13 @@ def run_program(stack: StackFile, planning: frozenset[str] = frozenset()) -> Pla
     """Register every resource of the stack's `__main__.py` under mocks, after planning the stacks its fleet
     block references; PlanError for bad config (a referenced stack's own error names that stack)."""
     references = {}
-    for name in referenced_stacks(stack):
+    for path, name in referenced_stacks(stack):
+        if name not in project().stacks():
+            raise PlanError(f"invalid stack config at {path}: no stack {name!r} in this project "
+                            f"({project().stack_dir}: {', '.join(project().stacks())})")
         if name in planning:
-            raise PlanError(f"stacks {stack.name} and {name} reference each other: a fleet's workers reference "
-                            "no stack")
+            raise PlanError(f"invalid stack config at {path}: stacks {stack.name} and {name} reference each "
+                            "other; a fleet's workers reference no stack")
         try:
             references[name] = run_program(resolve(name), planning | {stack.name})
         except PlanError as e:
@@ -268,15 +271,20 @@ def run_program(stack: StackFile, planning: frozenset[str] = frozenset()) -> Pla
         raise PlanError(str(e)) from None
 
 
-def referenced_stacks(stack: StackFile) -> list[str]:
-    """The stacks of this project a fleet manager's config names (as the program will reference them); the
-    program itself judges the config, and refuses a stack that is not here."""
+def referenced_stacks(stack: StackFile) -> list[tuple[str, str]]:
+    """(config path, stack name) of each worker stack a fleet manager's config names, as the program will
+    reference them: the engine refuses a reference to a stack it lacks, and so does the offline plan, at its
+    path. The program judges the rest of the config (a reference to another project is its to refuse)."""
     platform = stack.config.get(f"{project().name}:platform")
     fleet = platform.get("fleet") if isinstance(platform, dict) else None
     if not isinstance(fleet, dict) or fleet.get("role") != "manager" or not isinstance(fleet.get("workers"), list):
         return []
-    names = [reference_key(str(w.get("stack"))) for w in fleet["workers"] if isinstance(w, dict)]
-    return [n for n in dict.fromkeys(names) if n and n != stack.name and stack_path(n).exists()]
+    out = []
+    for i, w in enumerate(fleet["workers"]):
+        name = reference_key(str(w.get("stack"))) if isinstance(w, dict) and w.get("stack") else None
+        if name and name not in (n for _, n in out):
+            out.append((f"platform.fleet.workers[{i}].stack", name))
+    return out
 
 
 # The SDK gives each executor thread an event loop and never closes it; left to the garbage

@@ -1,0 +1,255 @@
+"""The MultiKueue fleet: a manager stack and its worker stacks, planned together offline; each bad input
+refused with its path; the policies catching what a hand-built fleet gets wrong; and `make admit` saying
+which worker takes a workload, and why not the ones before it."""
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.offline import admit
+from gke_ai_batch.offline.render import worker_manifests
+from gke_ai_batch.offline.runtime import PlanError
+from gke_ai_batch.plan.platform import build_platform
+from policies import fleet_rules
+from policies.pack import STACK_POLICIES
+
+from .conftest import fleet_outputs, platform_of, run_config
+
+MANAGER = "fleet-manager"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def manager() -> dict[str, Any]:
+    return platform_of(MANAGER)
+
+
+def refused(raw: dict[str, Any], outputs: Callable[..., dict[str, Any]] = fleet_outputs) -> ConfigError:
+    with pytest.raises(ConfigError) as e:
+        build_platform(raw, worker_outputs=outputs)
+    return e.value
+
+
+def changed_outputs(change: Callable[[dict[str, Any]], None]) -> Callable[..., dict[str, Any]]:
+    """The shipped workers' outputs with `change` applied (another stack's word, as the manager reads it)."""
+    def outputs(fleet: Any) -> dict[str, Any]:
+        out = copy.deepcopy(fleet_outputs(fleet))
+        change(out)
+        return out
+    return outputs
+
+
+def findings(rule: Callable[..., Any], plan: list[Any]) -> list[str]:
+    from gke_ai_batch.model.promises import Res
+    return [m for _, m in rule([Res(r.type, r.urn, r.inputs, tuple(r.dependencies)) for r in plan if r.custom])]
+
+
+# What the fleet plans to.
+
+def test_manager_quota_is_the_workers_and_each_team_dispatches_to_the_workers_holding_its_flavors():
+    p = build_platform(manager(), worker_outputs=fleet_outputs)
+    assert p.fleet is not None
+    assert p.fleet.dispatch == {"training": ("east", "west"), "research": ("west",)}
+    flavors = p.scheduling.flavors
+    assert (flavors["v5p-res"].worker, flavors["v6e-spot"].worker) == ("east", "west")
+    cq = {q.name: q.manifest for q in p.scheduling.cluster_queues}["training"]
+    assert cq["spec"]["admissionChecksStrategy"] == {"admissionChecks": [{"name": "multikueue-east-west"}]}
+
+
+def test_each_worker_gets_only_the_teams_and_flavors_dispatched_to_it(plan):
+    on = worker_manifests(plan(MANAGER))
+    def kinds(worker: str, kind: str) -> list[str]:
+        return sorted(f"{m['metadata'].get('namespace', '')}/{m['metadata']['name']}" for m in on[worker]
+                      if m["kind"] == kind)
+    assert kinds("east", "LocalQueue") == ["training/training-queue"]
+    assert kinds("west", "LocalQueue") == ["research/research-queue", "training/training-queue"]
+    east_cq = next(m for m in on["east"] if m["kind"] == "ClusterQueue")
+    assert [f["name"] for g in east_cq["spec"]["resourceGroups"] for f in g["flavors"]] == ["v5p-res"]
+    assert "admissionChecksStrategy" not in east_cq["spec"]  # MultiKueue's check is the manager's only
+
+
+def test_the_manager_dispatches_incrementally_in_the_stack_order(plan):
+    from gke_ai_batch.admission.cluster import kueue_config_from_values
+    kueue = next(r for r in plan(MANAGER) if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs["name"] == "kueue")
+    assert kueue_config_from_values(kueue.inputs["values"])["multiKueue"] == {
+        "dispatcherName": "kueue.x-k8s.io/multikueue-dispatcher-incremental", "incrementalDispatcherConfig": {"stepSize": 1}}
+
+
+def test_workers_get_an_inline_token_kubeconfig_and_a_new_generation_replaces_the_token():
+    raw = manager()
+    raw["fleet"]["credentials"]["generation"] = 2
+    p = build_platform(raw, worker_outputs=fleet_outputs)
+    assert p.fleet is not None
+    assert p.fleet.workers[0].token_secret == "multikueue-sa-token-2"
+    secret = p.fleet.secrets[0]["metadata"]["annotations"]
+    assert secret["gke-ai-batch.io/token-generation"] == "2"
+
+
+def test_the_kubeconfig_kueue_reads_has_an_inline_token_and_no_exec_plugin():
+    from gke_ai_batch.components.fleet import _kubeconfig
+    doc = yaml.safe_load(_kubeconfig("east", "203.0.113.10", "Q0E=", "tok"))
+    user = doc["users"][0]["user"]
+    assert user == {"token": "tok"} and doc["clusters"][0]["cluster"]["server"] == "https://203.0.113.10"
+
+
+# Bad input: one error each, with its path.
+
+def test_a_stack_that_is_not_a_fleet_worker_is_refused_at_its_reference():
+    e = refused(manager(), changed_outputs(lambda out: out.pop("west")))
+    assert e.path == "platform.fleet.workers[1].stack" and "has no `fleetWorker` output" in e.message
+
+
+def test_a_stack_reference_to_a_stack_that_does_not_exist_is_refused_at_its_path():
+    raw = manager()
+    raw["fleet"]["workers"][1]["stack"] = "fleet-nowhere"
+    with pytest.raises(PlanError) as e:
+        run_config(raw, MANAGER)
+    assert "platform.fleet.workers[1].stack" in str(e.value) and "no stack 'fleet-nowhere'" in str(e.value)
+
+
+def test_a_non_worker_stack_is_refused_offline_too():
+    raw = manager()
+    raw["fleet"]["workers"][1]["stack"] = "dev"
+    with pytest.raises(PlanError) as e:
+        run_config(raw, MANAGER)
+    assert "platform.fleet.workers[1].stack" in str(e.value) and "not a fleet worker" in str(e.value)
+
+
+@pytest.mark.parametrize("key", ["name", "stack"])
+def test_two_workers_with_the_same_name_or_stack_are_refused(key):
+    raw = manager()
+    raw["fleet"]["workers"][1][key] = raw["fleet"]["workers"][0][key]
+    e = refused(raw)
+    assert e.path == f"platform.fleet.workers[1].{key}" and "named once" in e.message
+
+
+def test_a_team_whose_manager_quota_exceeds_what_its_worker_holds_is_refused():
+    raw = manager()
+    raw["teams"][0]["queue"]["quotas"]["v5p-res"]["google.com/tpu"] = 64
+    e = refused(raw)
+    assert e.path == "platform.teams[0].queue.quotas.v5p-res.google.com/tpu"
+    assert "64 is more than worker 'east' holds in flavor 'v5p-res' (32" in e.message
+
+
+def test_a_manager_with_a_queued_provisioning_pool_is_refused_as_kueue_would_deactivate_its_queue():
+    raw = manager()
+    raw["gpu_pools"] = [{"name": "h100", "gpu": "nvidia-h100-80gb", "capacity": "queued-provisioning", "max_nodes": 2}]
+    e = refused(raw)
+    assert e.path == "platform.gpu_pools" and "ProvisioningRequest" in e.message and "kueue#8347" in e.message
+
+
+def test_a_queue_that_dispatches_to_no_worker_is_refused():
+    raw = manager()
+    raw["teams"][1]["queue"]["quotas"] = {}
+    e = refused(raw)
+    assert e.path == "platform.teams[1].queue.quotas" and "dispatches to no worker" in e.message
+
+
+def test_a_queue_that_would_dispatch_to_more_than_20_workers_is_refused():
+    raw = manager()
+    raw["fleet"]["workers"] = [{"name": f"w{i}", "stack": f"fleet-w{i}"} for i in range(21)]
+    raw["teams"] = [{"name": "training", "queue": {"quotas": {f"v6e-w{i}": {"google.com/tpu": 16}
+                                                               for i in range(21)}}}]
+    west = fleet_outputs(build_platform(manager(), worker_outputs=fleet_outputs).config.fleet)["west"]
+
+    def outputs(fleet: Any) -> dict[str, Any]:
+        return {f"w{i}": {**west, "flavors": {f"v6e-w{i}": west["flavors"]["v6e-spot"]}} for i in range(21)}
+    e = refused(raw, outputs)
+    assert e.path == "platform.teams[0].queue.quotas" and "at most 20 clusters" in e.message
+
+
+def test_a_worker_on_another_kueue_release_is_refused():
+    e = refused(manager(), changed_outputs(lambda out: out["east"].update(kueue_version="0.19.1")))
+    assert e.path == "platform.fleet.workers[0]" and "runs Kueue 0.19.1, the manager 0.19.2" in e.message
+
+
+def test_a_worker_without_a_framework_the_manager_enables_is_refused():
+    def no_jobset(out: dict[str, Any]) -> None:
+        out["west"]["frameworks"].remove("jobset.x-k8s.io/jobset")
+    e = refused(manager(), changed_outputs(no_jobset))
+    assert e.path == "platform.fleet.workers[1]" and "kueue#12400" in e.message
+
+
+def test_a_flavor_on_two_workers_is_refused():
+    def twice(out: dict[str, Any]) -> None:
+        out["east"]["flavors"]["v6e-spot"] = out["west"]["flavors"]["v6e-spot"]
+    e = refused(manager(), changed_outputs(twice))
+    assert e.path == "platform.fleet.workers[1]" and "flavor 'v6e-spot' is on worker 'east' and on 'west'" in e.message
+
+
+def test_a_worker_stack_with_teams_of_its_own_is_refused():
+    raw = platform_of("fleet-east")
+    raw["teams"] = [{"name": "rogue"}]
+    with pytest.raises(ConfigError) as e:
+        build_platform(raw)
+    assert e.value.path == "platform.teams" and "manager" in e.value.message
+
+
+# The policies, over a fleet a program could get wrong.
+
+def test_the_shipped_manager_breaks_no_fleet_policy(plan):
+    for rule in (fleet_rules.multikueue_queues, fleet_rules.multikueue_dispatch, fleet_rules.teams_on_workers,
+                 fleet_rules.worker_versions, fleet_rules.worker_credentials):
+        assert findings(rule, plan(MANAGER)) == []
+    assert {"multikueue-queues", "fleet-teams-on-workers", "fleet-credentials"} <= {p.name for p in STACK_POLICIES}
+
+
+def _edited(plan: list[Any], edit: Callable[[Any], bool]) -> list[Any]:
+    """A copy of the plan where `edit` changes registrations in place; those for which it returns False go."""
+    out = []
+    for r in copy.deepcopy(list(plan)):
+        if edit(r) is not False:
+            out.append(r)
+    return out
+
+
+def test_a_manager_queue_with_a_provisioning_request_check_is_a_violation(plan):
+    def add_provisioning(r: Any) -> bool:
+        if r.inputs.get("kind") == "ClusterQueue" and r.inputs["metadata"]["name"] == "training" \
+                and "annotations" not in r.inputs["metadata"]:
+            r.inputs["spec"]["admissionChecksStrategy"]["admissionChecks"].append({"name": "dws-prov"})
+        if r.inputs.get("kind") == "AdmissionCheck" and r.inputs["metadata"]["name"] == "multikueue-west":
+            r.inputs["metadata"]["name"] = "dws-prov"
+            r.inputs["spec"] = {"controllerName": "kueue.x-k8s.io/provisioning-request"}
+        return True
+    found = findings(fleet_rules.multikueue_queues, _edited(plan(MANAGER), add_provisioning))
+    assert any("Cannot use both MultiKueue and ProvisioningRequest" in m for m in found), found
+
+
+def test_a_worker_missing_a_teams_local_queue_is_a_violation(plan):
+    def drop(r: Any) -> bool:
+        meta = r.inputs.get("metadata") or {}
+        return not (r.inputs.get("kind") == "LocalQueue" and meta.get("namespace") == "research"
+                    and (meta.get("annotations") or {}).get("gke-ai-batch.io/fleet-worker") == "west")
+    found = findings(fleet_rules.teams_on_workers, _edited(plan(MANAGER), drop))
+    assert found == ["ClusterQueue research dispatches to worker west, which has no LocalQueue "
+                     "research/research-queue: a workload dispatched there is never admitted"]
+
+
+def test_a_config_of_more_than_20_clusters_and_unstated_credentials_are_violations(plan):
+    def widen(r: Any) -> bool:
+        if r.inputs.get("kind") == "MultiKueueConfig":
+            r.inputs["spec"]["clusters"] = [f"w{i}" for i in range(21)]
+        if r.inputs.get("kind") == "Secret" and r.inputs["metadata"]["name"] == "east-kubeconfig":
+            r.inputs["metadata"]["annotations"].pop("gke-ai-batch.io/rotate-every-days")
+        return True
+    edited = _edited(plan(MANAGER), widen)
+    assert any("21 clusters; Kueue takes 1 to 20" in m for m in findings(fleet_rules.multikueue_dispatch, edited))
+    assert any("east-kubeconfig" in m for m in findings(fleet_rules.worker_credentials, edited))
+
+
+# make admit on the manager.
+
+def test_admit_dispatches_each_sample_workload_to_the_expected_worker_and_says_why(capsys):
+    code = admit.main([MANAGER, str(ROOT / "examples" / "workloads" / "fleet-manager.yaml")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert ("admitted: training/llm-pretrain -> ClusterQueue training, pod set slice: flavor v5p-res "
+            "[checks: multikueue-east-west]\n  dispatched (incremental, in order east, west): worker east") in out
+    assert ("worker east: not admitted: couldn't assign flavors to pod set slice: flavor v5p-res doesn't match "
+            "node affinity\n  dispatched (incremental, in order east, west): worker west") in out
