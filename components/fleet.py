@@ -83,18 +83,28 @@ class FleetWorker(pulumi.ComponentResource):
                                     opts=pulumi.ResourceOptions(parent=self, depends_on=made))
         self.token: pulumi.Output[str] = pulumi.Output.secret(secret.data.apply(
             lambda d: base64.b64decode((d or {}).get("token", "")).decode()))
-        self._declare_objects(name, p.objects)
+        self._declare_objects(name, p.objects, p.protected)
         self.register_outputs({})
 
-    def _declare_objects(self, name: str, objects: tuple[Manifest, ...]) -> None:
-        """In dependency order: what ClusterQueues name, the queues, then the LocalQueues that name them."""
+    def _declare_objects(self, name: str, objects: tuple[Manifest, ...], protected: tuple[str, ...]) -> None:
+        """In dependency order: what ClusterQueues name, the queues, then the LocalQueues that name them. A team
+        namespace the manager protects is protected here too: deleting it would end the work running in it."""
         first = [m for m in objects if m["kind"] not in ("ClusterQueue", "LocalQueue")]
-        made = [declare(_object_name(name, m), m, pulumi.ResourceOptions(parent=self)) for m in first]
+        made = [declare(_object_name(name, m), m, pulumi.ResourceOptions(
+            parent=self, protect=m["kind"] == "Namespace" and m["metadata"]["name"] in protected)) for m in first]
         queues = [declare(_object_name(name, m), m, pulumi.ResourceOptions(parent=self, depends_on=made))
                   for m in objects if m["kind"] == "ClusterQueue"]
         for m in objects:
             if m["kind"] == "LocalQueue":
                 declare(_object_name(name, m), m, pulumi.ResourceOptions(parent=self, depends_on=[*made, *queues]))
+
+
+def _worker_kubeconfig(plan: WorkerPlan, worker: FleetWorker) -> pulumi.Output[str]:
+    """The worker's kubeconfig for Kueue, secret: it holds the token."""
+    facts = plan.facts
+    config: pulumi.Output[str] = worker.token.apply(
+        lambda token: _kubeconfig(plan.name, facts.server, facts.ca_certificate, token))
+    return pulumi.Output.secret(config)
 
 
 def _object_name(prefix: str, m: Manifest) -> str:
@@ -124,9 +134,8 @@ class FleetManager(pulumi.ComponentResource):
             worker = FleetWorker(f"{name}-{w.name}", FleetWorkerArgs(w), pulumi.ResourceOptions(
                 parent=self, providers=[provider]))
             body = secrets[cluster["spec"]["clusterSource"]["kubeConfig"]["location"]]
-            config = worker.token.apply(lambda t, w=w: _kubeconfig(w.name, w.facts.server, w.facts.ca_certificate, t))
             secret = k8s.core.v1.Secret(f"{name}-{w.name}-kubeconfig", metadata=body["metadata"], type=body["type"],
-                                        string_data={"kubeconfig": pulumi.Output.secret(config)},
+                                        string_data={"kubeconfig": _worker_kubeconfig(w, worker)},
                                         opts=pulumi.ResourceOptions(parent=self, depends_on=[args.kueue]))
             declare(f"{name}-{w.name}-cluster", cluster, pulumi.ResourceOptions(
                 parent=self, depends_on=[secret, args.kueue]))

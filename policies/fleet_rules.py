@@ -58,7 +58,8 @@ def multikueue_queues(resources: Sequence[Res]) -> Findings:
             continue
         if len(mine) > 1:
             found.append((cq.urn, f"ClusterQueue {name}: Cannot use multiple MultiKueue AdmissionChecks on the same "
-                                  f"ClusterQueue, found: {name_list(c['name'] for c in mine)} (Kueue keeps it inactive)"))
+                                  f"ClusterQueue, found: {name_list(c['name'] for c in mine)} (Kueue keeps it "
+                                  "inactive)"))
         on = set(mine[0].get("onFlavors") or [])
         if on and on != _flavors(cq):
             found.append((cq.urn, f"ClusterQueue {name}: Cannot specify MultiKueue AdmissionCheck per flavor, found: "
@@ -103,7 +104,8 @@ def _cluster_source(cluster: Res, secrets: set[Any], times: int) -> Findings:
     source = _spec(cluster).get("clusterSource") or {}
     config = source.get("kubeConfig") or {}
     if times > 1:
-        found.append((cluster.urn, f"MultiKueueCluster {cluster.name} is declared {times} times: name each worker once"))
+        found.append((cluster.urn, f"MultiKueueCluster {cluster.name} is declared {times} times: name each worker "
+                                   "once"))
     if "clusterProfileRef" in source:
         found.append((cluster.urn, f"MultiKueueCluster {cluster.name}: a ClusterProfile needs the alpha gate "
                                    "MultiKueueClusterProfile, off in Kueue 0.19: connect through a kubeconfig Secret"))
@@ -120,15 +122,17 @@ def teams_on_workers(resources: Sequence[Res]) -> Findings:
     manager's namespaces and LocalQueues, or the dispatched workload is never admitted)."""
     ix, found = StackIndex(resources), Findings()
     checks = {name: (_spec(ac).get("parameters") or {}).get("name")
-              for name, ac in ix.kueue["AdmissionCheck"].items() if _spec(ac).get("controllerName") == MULTIKUEUE_CONTROLLER}
+              for name, ac in ix.kueue["AdmissionCheck"].items()
+              if _spec(ac).get("controllerName") == MULTIKUEUE_CONTROLLER}
     local = [r for r in ix.kueue_objects if r.kind == "LocalQueue"]
     for name, cq in ix.kueue["ClusterQueue"].items():
         checks_here = (_spec(cq).get("admissionChecksStrategy") or {}).get("admissionChecks") or []
-        config = next((ix.kueue["MultiKueueConfig"].get(checks[c["name"]]) for c in checks_here
+        config = next((ix.kueue["MultiKueueConfig"].get(str(checks[c["name"]])) for c in checks_here
                        if c.get("name") in checks), None)
         if config is None:
             continue
-        queues = [(lq.props["metadata"].get("namespace"), lq.name) for lq in local if _spec(lq).get("clusterQueue") == name]
+        queues = [(lq.props["metadata"].get("namespace"), lq.name) for lq in local
+                  if _spec(lq).get("clusterQueue") == name]
         for worker in _spec(config).get("clusters") or []:
             found += _mirrored(cq, name, worker, queues, ix.workers.get(worker, []))
     return found

@@ -77,7 +77,8 @@ def test_the_manager_dispatches_incrementally_in_the_stack_order(plan):
     from gke_ai_batch.admission.cluster import kueue_config_from_values
     kueue = next(r for r in plan(MANAGER) if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs["name"] == "kueue")
     assert kueue_config_from_values(kueue.inputs["values"])["multiKueue"] == {
-        "dispatcherName": "kueue.x-k8s.io/multikueue-dispatcher-incremental", "incrementalDispatcherConfig": {"stepSize": 1}}
+        "dispatcherName": "kueue.x-k8s.io/multikueue-dispatcher-incremental",
+        "incrementalDispatcherConfig": {"stepSize": 1}}
 
 
 def test_workers_get_an_inline_token_kubeconfig_and_a_new_generation_replaces_the_token():
@@ -253,3 +254,23 @@ def test_admit_dispatches_each_sample_workload_to_the_expected_worker_and_says_w
             "[checks: multikueue-east-west]\n  dispatched (incremental, in order east, west): worker east") in out
     assert ("worker east: not admitted: couldn't assign flavors to pod set slice: flavor v5p-res doesn't match "
             "node affinity\n  dispatched (incremental, in order east, west): worker west") in out
+
+
+@pytest.mark.parametrize("key,value", [("workers", [{"name": "x", "stack": "fleet-west"}]),
+                                       ("dispatcher", "all-at-once"), ("credentials", {"generation": 2})])
+def test_a_worker_stack_refuses_the_managers_keys(key, value):
+    raw = platform_of("fleet-east")
+    raw["fleet"][key] = value
+    with pytest.raises(ConfigError) as e:
+        build_platform(raw)
+    assert e.value.path == f"platform.fleet.{key}" and "manager" in e.value.message
+
+
+def test_a_production_managers_team_namespaces_are_protected_on_its_workers_too():
+    """Removing a worker or a team from the manager deletes its namespaces there, and the work running in them."""
+    raw = manager()
+    raw["production"] = True
+    namespaces = [r for r in run_config(raw, MANAGER) if r.type == "kubernetes:core/v1:Namespace"]
+    on_east = {r.inputs["metadata"]["name"]: r.options.get("protect") for r in namespaces
+               if (r.inputs["metadata"].get("annotations") or {}).get("gke-ai-batch.io/fleet-worker") == "east"}
+    assert on_east == {"training": True}

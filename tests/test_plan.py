@@ -149,6 +149,7 @@ def test_every_declared_node_pool_reads_back_to_its_plan(plan, stack):
     from gke_ai_batch.offline.render import cluster_zones
     from gke_ai_batch.offline.stackfile import resolve
     from gke_ai_batch.plan.platform import build_platform
+
     from .conftest import fleet_outputs
     raw = resolve(stack).config["gke-ai-batch:platform"]
     plans = {p.name: p for p in build_platform(raw, worker_outputs=fleet_outputs).pools}

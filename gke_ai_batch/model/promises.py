@@ -16,7 +16,14 @@ from typing import Any
 
 from gke_ai_batch.model.pool_facts import pool_facts
 from gke_ai_batch.model.quantity import parse_quantity
-from gke_ai_batch.vocabulary import ACCELERATOR_RESOURCES, CLUSTER, FLEET_WORKER_ANNOTATION, HELM_RELEASE, KUEUE_GROUP_TYPE_PREFIX, NODE_POOL
+from gke_ai_batch.vocabulary import (
+    ACCELERATOR_RESOURCES,
+    CLUSTER,
+    FLEET_WORKER_ANNOTATION,
+    HELM_RELEASE,
+    KUEUE_GROUP_TYPE_PREFIX,
+    NODE_POOL,
+)
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,8 @@ from gke_ai_batch.admission.results import AdmissionResult, PodSetAssignment
 from gke_ai_batch.model.pool_facts import pool_facts
 from gke_ai_batch.vocabulary import HELM_RELEASE, NODE_POOL
 
-from .render import cluster_zones, is_manifest, manifest_of
 from .dispatch import Dispatch, Fleet
+from .render import cluster_zones, is_manifest, manifest_of
 from .runtime import PlanError, Registration, close_thread_loops, run_program
 from .stackfile import resolve
 from .tenant_path import Passage, TenantPath

@@ -8,6 +8,7 @@ and the first to admit takes it (pkg/controller/workloaddispatcher, pkg/controll
 On empty clusters both come to the first worker in order that admits it, which is what is said."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gke_ai_batch.admission.cluster import Cluster, kueue_config_from_values
@@ -16,7 +17,7 @@ from gke_ai_batch.model.pool_facts import pool_facts
 from gke_ai_batch.vocabulary import FLEET_STACK_ANNOTATION, HELM_RELEASE, MULTIKUEUE_CONTROLLER, NODE_POOL, Obj
 
 from .render import cluster_zones, is_manifest, manifest_of, worker_manifests
-from .runtime import Planned, reference_key
+from .runtime import Planned, Registration, reference_key
 
 
 @dataclass(frozen=True)
@@ -32,9 +33,10 @@ class Dispatch:
         return next((w for w, r in self.tried if r.admitted), None)
 
 
-def _cluster(regs: list, extra: list[Obj]) -> Cluster:  # type: ignore[type-arg]  # Registration lists
-    manifests = [manifest_of(r) for r in regs if is_manifest(r)] + list(extra)
-    kueue = next((r.inputs for r in regs if r.type == HELM_RELEASE and r.inputs.get("name") == "kueue"), {})
+def _cluster(regs: list[Registration], extra: Sequence[Obj]) -> Cluster:
+    manifests: list[Obj] = [manifest_of(r) for r in regs if is_manifest(r)]
+    manifests += extra
+    kueue: Obj = next((r.inputs for r in regs if r.type == HELM_RELEASE and r.inputs.get("name") == "kueue"), {})
     pools = [pool_facts(r.inputs, cluster_zones(regs)) for r in regs if r.type == NODE_POOL]
     return Cluster.build(manifests, kueue_config_from_values(kueue.get("values")), pools)
 

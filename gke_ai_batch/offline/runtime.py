@@ -279,7 +279,7 @@ def referenced_stacks(stack: StackFile) -> list[tuple[str, str]]:
     fleet = platform.get("fleet") if isinstance(platform, dict) else None
     if not isinstance(fleet, dict) or fleet.get("role") != "manager" or not isinstance(fleet.get("workers"), list):
         return []
-    out = []
+    out: list[tuple[str, str]] = []
     for i, w in enumerate(fleet["workers"]):
         name = reference_key(str(w.get("stack"))) if isinstance(w, dict) and w.get("stack") else None
         if name and name not in (n for _, n in out):

@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from gke_ai_batch.model.promises import FlavorCapacity, show_amount, worker_of
 from gke_ai_batch.model.words import name_list, plural
@@ -14,11 +15,14 @@ from gke_ai_batch.vocabulary import (
     BUCKET,
     BUCKET_IAM_MEMBER,
     FIXED_CAPACITY,
+    FLEET_STACK_ANNOTATION,
     HELM_RELEASE,
     KUEUE_GROUP_TYPE_PREFIX,
+    KUEUE_VERSION_ANNOTATION,
     NODE_POOL,
     ROUTER_NAT,
     SUBNETWORK,
+    kueue_type,
 )
 
 from .mermaid import Diagram, diagram
@@ -267,8 +271,39 @@ class PlanSummary:
         return "\n".join(lines) + "\n"
 
 
+def _flavor_names(cq: dict[str, Any]) -> list[str]:
+    return [f["name"] for g in cq["spec"]["resourceGroups"] for f in g["flavors"]]
+
+
+def fleet_table(regs: Sequence[Registration]) -> Table | None:
+    """A fleet manager's workers: the stack each is read from, its Kueue release, and what the manager declares
+    on it (its ClusterQueues' flavors, and the teams' LocalQueues)."""
+    clusters = [r.inputs for r in regs if r.type == kueue_type("MultiKueueCluster")]
+    if not clusters:
+        return None
+    on: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in regs:
+        if r.type.startswith("kubernetes:") and (worker := worker_of(r.inputs)):
+            on[worker].append(r.inputs)
+    rows: list[Row] = []
+    for c in clusters:
+        name, notes = str(c["metadata"]["name"]), c["metadata"].get("annotations") or {}
+        objects = on.get(name, [])
+        queues = sorted(f"{o['metadata']['name']} ({', '.join(_flavor_names(o))})"
+                        for o in objects if o.get("kind") == "ClusterQueue")
+        local = sorted(f"{o['metadata']['namespace']}/{o['metadata']['name']}"
+                       for o in objects if o.get("kind") == "LocalQueue")
+        rows.append((name, str(notes.get(FLEET_STACK_ANNOTATION, "-")), str(notes.get(KUEUE_VERSION_ANNOTATION, "-")),
+                     ", ".join(queues) or "-", ", ".join(local) or "-"))
+    return Table("Fleet", f"fleet: {plural(len(rows), 'worker')} this manager dispatches to (MultiKueue)",
+                 ("worker", "stack", "kueue", "ClusterQueues (flavors)", "LocalQueues"), rows,
+                 notes=["each worker's objects are declared through its own provider (manifests/worker-<name>/)"])
+
+
 def plan_summary(regs: Sequence[Registration]) -> PlanSummary:
-    """The stack's own cluster (a fleet manager's objects on its workers are summarised per worker apart)."""
+    """The stack's own cluster, then a fleet manager's workers (what it declares on them is theirs, apart)."""
+    fleet = fleet_table(regs)
     regs = [r for r in regs if not (r.type.startswith("kubernetes:") and worker_of(r.inputs))]
     view = stack_view(regs)
-    return PlanSummary(blocks(regs, view), diagram(view))
+    out = blocks(regs, view)
+    return PlanSummary(out[:-2] + [fleet] + out[-2:] if fleet else out, diagram(view))

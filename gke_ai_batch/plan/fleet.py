@@ -84,6 +84,7 @@ class WorkerPlan:
     facts: WorkerFacts
     objects: tuple[Manifest, ...]  # priorities, cohorts, namespaces, ClusterQueues, LocalQueues, guards
     access: tuple[Manifest, ...]  # ServiceAccount, ClusterRole, ClusterRoleBinding, token Secret
+    protected: tuple[str, ...] = ()  # its team namespaces that refuse deletion, as on the manager (plan.lifecycle)
 
     @property
     def token_secret(self) -> str:
@@ -131,7 +132,7 @@ def check_manager(cfg: PlatformConfig) -> None:
     assert cfg.fleet is not None and cfg.fleet.role == "manager"
     for key in ("tpu_pools", "gpu_pools", "cpu_pools", "autopilot_flavors"):
         if getattr(cfg, key):
-            raise ConfigError(path_of(key), f"a fleet manager runs no jobs: its ClusterQueues dispatch every workload "
+            raise ConfigError(path_of(key), "a fleet manager runs no jobs: its ClusterQueues dispatch every workload "
                               "to a worker, so its pools would stay idle (and a queued-provisioning pool would put a "
                               "ProvisioningRequest check on a manager ClusterQueue, which Kueue marks inactive: "
                               "kueue#8347); declare them in a worker's stack")
@@ -324,11 +325,14 @@ def plan_fleet(cfg: PlatformConfig, scheduling: SchedulingPlan, workers: Mapping
         _check_within_workers(cq, scheduling.flavors, workers)
         queues.append(_with_check(cq, _config_name(dispatch[cq.name])))
     access = worker_access(fleet, frameworks)
-    plans = tuple(WorkerPlan(
-        name=w.name, path=path_of("fleet", "workers", i), stack=w.stack, facts=workers[w.name],
-        objects=_worker_objects(w.name, [q for q in scheduling.cluster_queues if w.name in dispatch[q.name]],
-                                scheduling, workers[w.name]),
-        access=tuple(_marked(m, w.name) for m in access)) for i, w in enumerate(fleet.workers))
+    plans = []
+    for i, w in enumerate(fleet.workers):
+        queues = [q for q in scheduling.cluster_queues if w.name in dispatch[q.name]]
+        names = {q.name for q in queues}
+        protected = tuple(ns for t in scheduling.teams if names & set(t.cluster_queues) for ns in t.protected)
+        plans.append(WorkerPlan(name=w.name, path=path_of("fleet", "workers", i), stack=w.stack, facts=workers[w.name],
+                                objects=_worker_objects(w.name, queues, scheduling, workers[w.name]),
+                                access=tuple(_marked(m, w.name) for m in access), protected=protected))
     clusters = tuple({"apiVersion": KUEUE_API, "kind": "MultiKueueCluster", "metadata": {
         "name": w.name, "annotations": {FLEET_STACK_ANNOTATION: w.stack,
                                         KUEUE_VERSION_ANNOTATION: w.facts.kueue_version}},
@@ -340,4 +344,4 @@ def plan_fleet(cfg: PlatformConfig, scheduling: SchedulingPlan, workers: Mapping
             TOKEN_ROTATION_ANNOTATION: str(fleet.credentials.rotate_every_days)}}} for w in plans)
     mk = _dispatch_objects(list(dispatch.values()))
     scheduled = replace(scheduling, cluster_queues=tuple(queues), admission_checks=scheduling.admission_checks + mk)
-    return scheduled, FleetPlan(fleet, plans, dispatch, clusters, secrets)
+    return scheduled, FleetPlan(fleet, tuple(plans), dispatch, clusters, secrets)

@@ -23,8 +23,10 @@ def check_worker(cfg: PlatformConfig) -> None:
         if getattr(cfg, key):
             raise ConfigError(path_of(key), f"a fleet worker's {key} are its manager's: the manager stack declares "
                               "them on every worker it dispatches to (docs/fleet.md); move them there")
-    if cfg.fleet.workers:
-        raise ConfigError(path_of("fleet", "workers"), "only a manager names workers (fleet.role: manager)")
+    for key in ("workers", "dispatcher", "credentials"):
+        if key in cfg.fleet.model_fields_set:
+            raise ConfigError(path_of("fleet", key), f"a worker has no {key}: they are its manager's "
+                              "(fleet.role: manager), which dispatches to it and makes its credentials")
     if cfg.cluster.mode == ClusterMode.AUTOPILOT:
         raise ConfigError(path_of("cluster", "mode"), "a fleet worker is a Standard cluster: the manager checks "
                           "each team's quota against the worker's node pools, which Autopilot does not have")
