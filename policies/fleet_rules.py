@@ -14,11 +14,12 @@ from typing import Any
 
 from gke_ai_batch.model.promises import Res, StackIndex
 from gke_ai_batch.model.words import name_list
-from gke_ai_batch.plan.fleet import MAX_DISPATCH
+from gke_ai_batch.plan.fleet import MAX_DISPATCH, version_skew
 from gke_ai_batch.vocabulary import (
     KUEUE_NAMESPACE,
     KUEUE_VERSION_ANNOTATION,
     MULTIKUEUE_CONTROLLER,
+    NODES_ON_WORKER_ANNOTATION,
     PROVISIONING_CONTROLLER,
     TOKEN_GENERATION_ANNOTATION,
     TOKEN_ROTATION_ANNOTATION,
@@ -47,7 +48,8 @@ def _flavors(cq: Res) -> set[str]:
 
 def multikueue_queues(resources: Sequence[Res]) -> Findings:
     """A ClusterQueue Kueue would keep inactive: several MultiKueue checks, one on some flavors only, or one
-    beside a ProvisioningRequest check (that belongs on the worker's ClusterQueue)."""
+    beside a ProvisioningRequest check (that belongs on the worker's ClusterQueue); and one with quota on a
+    worker's nodes that does not dispatch."""
     ix, found = StackIndex(resources), Findings()
     multikueue = _checks_by_controller(ix, MULTIKUEUE_CONTROLLER)
     provisioning = _checks_by_controller(ix, PROVISIONING_CONTROLLER)
@@ -55,6 +57,7 @@ def multikueue_queues(resources: Sequence[Res]) -> Findings:
         checks = (_spec(cq).get("admissionChecksStrategy") or {}).get("admissionChecks") or []
         mine = [c for c in checks if c.get("name") in multikueue]
         if not mine:
+            found += _not_dispatching(ix, name, cq)
             continue
         if len(mine) > 1:
             found.append((cq.urn, f"ClusterQueue {name}: Cannot use multiple MultiKueue AdmissionChecks on the same "
@@ -70,6 +73,17 @@ def multikueue_queues(resources: Sequence[Res]) -> Findings:
                                   f"AdmissionChecks together, found: {mine[0]['name']}, {name_list(prov)} (Kueue keeps "
                                   "it inactive, kueue#8347): queued provisioning belongs on the worker's ClusterQueue"))
     return found
+
+
+def _not_dispatching(ix: StackIndex, name: str, cq: Res) -> Findings:
+    """A queue with quota in a flavor whose nodes are a worker's, without a MultiKueue check: it would admit
+    jobs to run on the manager, which has no such nodes."""
+    remote = sorted(f for f in _flavors(cq) if (flavor := ix.kueue["ResourceFlavor"].get(f)) is not None
+                    and _annotations(flavor).get(NODES_ON_WORKER_ANNOTATION))
+    if not remote:
+        return Findings()
+    return Findings([(cq.urn, f"ClusterQueue {name} has quota in {name_list(remote)}, whose nodes are a worker's, "
+                              "but no MultiKueue check: it would admit jobs to run here, where no node can take them")])
 
 
 def multikueue_dispatch(resources: Sequence[Res]) -> Findings:
@@ -154,7 +168,8 @@ def _mirrored(cq: Res, name: str, worker: str, queues: list[tuple[Any, str]], ob
 
 
 def worker_versions(resources: Sequence[Res]) -> Findings:
-    """Each worker states its Kueue release on its MultiKueueCluster, and it is the manager's."""
+    """Each worker states its Kueue release on its MultiKueueCluster: the manager's minor release, at its patch
+    or a later one."""
     ix, found = StackIndex(resources), Findings()
     releases = ix.releases("kueue")
     manager = str(releases[0].props.get("version")) if releases else None
@@ -163,9 +178,8 @@ def worker_versions(resources: Sequence[Res]) -> Findings:
         if version is None:
             found.append((cluster.urn, f"MultiKueueCluster {name}: its Kueue release is not stated "
                                        f"({KUEUE_VERSION_ANNOTATION})"))
-        elif manager is not None and str(version) != manager:
-            found.append((cluster.urn, f"worker {name} runs Kueue {version}, the manager {manager}: a fleet runs "
-                                       "one release (upgrade the workers first, then the manager)"))
+        elif manager is not None and (problem := version_skew(manager, str(version))):
+            found.append((cluster.urn, f"worker {name} {problem}"))
     return found
 
 

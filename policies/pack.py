@@ -140,8 +140,8 @@ STACK_POLICIES = [
                 MANDATORY, fr.multikueue_dispatch),
     StackPolicy("fleet-teams-on-workers", "Every LocalQueue of a dispatching ClusterQueue exists on each worker it "
                 "may be dispatched to, pointing at a ClusterQueue declared there.", MANDATORY, fr.teams_on_workers),
-    StackPolicy("fleet-kueue-version", "Every worker runs the manager's Kueue release, stated on its "
-                "MultiKueueCluster.", MANDATORY, fr.worker_versions),
+    StackPolicy("fleet-kueue-version", "Every worker runs the manager's Kueue minor release, at its patch or a "
+                "later one, stated on its MultiKueueCluster.", MANDATORY, fr.worker_versions),
     StackPolicy("fleet-credentials", "Every worker's kubeconfig Secret states its token's generation and its "
                 "rotation, at most yearly.", MANDATORY, fr.worker_credentials),
 ]

@@ -164,9 +164,14 @@ def test_a_queue_that_would_dispatch_to_more_than_20_workers_is_refused():
     assert e.path == "platform.teams[0].queue.quotas" and "at most 20 clusters" in e.message
 
 
-def test_a_worker_on_another_kueue_release_is_refused():
-    e = refused(manager(), changed_outputs(lambda out: out["east"].update(kueue_version="0.19.1")))
-    assert e.path == "platform.fleet.workers[0]" and "runs Kueue 0.19.1, the manager 0.19.2" in e.message
+@pytest.mark.parametrize("version", ["0.19.1", "0.18.2", "0.20.0"])
+def test_a_worker_on_an_older_patch_or_another_minor_kueue_release_is_refused(version):
+    e = refused(manager(), changed_outputs(lambda out: out["east"].update(kueue_version=version)))
+    assert e.path == "platform.fleet.workers[0]" and f"runs Kueue {version}, the manager 0.19.2" in e.message
+
+
+def test_a_worker_upgraded_first_to_a_later_patch_still_plans():
+    build_platform(manager(), worker_outputs=changed_outputs(lambda out: out["east"].update(kueue_version="0.19.5")))
 
 
 def test_a_worker_without_a_framework_the_manager_enables_is_refused():
@@ -274,3 +279,14 @@ def test_a_production_managers_team_namespaces_are_protected_on_its_workers_too(
     on_east = {r.inputs["metadata"]["name"]: r.options.get("protect") for r in namespaces
                if (r.inputs["metadata"].get("annotations") or {}).get("gke-ai-batch.io/fleet-worker") == "east"}
     assert on_east == {"training": True}
+
+
+def test_a_manager_queue_on_a_workers_flavor_without_a_multikueue_check_is_a_violation(plan):
+    """A plan once lost its queues' checks: its jobs would have been admitted to run on the manager."""
+    def drop_check(r: Any) -> bool:
+        if r.inputs.get("kind") == "ClusterQueue" and "annotations" not in r.inputs["metadata"]:
+            r.inputs["spec"].pop("admissionChecksStrategy")
+        return True
+    found = findings(fleet_rules.multikueue_queues, _edited(plan(MANAGER), drop_check))
+    assert "ClusterQueue research has quota in v6e-spot, whose nodes are a worker's, but no MultiKueue check" in \
+        " ".join(found)

@@ -177,16 +177,29 @@ def check_workers(cfg: PlatformConfig, workers: Mapping[str, WorkerFacts], frame
     assert cfg.fleet is not None
     for i, w in enumerate(cfg.fleet.workers):
         facts, path = workers[w.name], path_of("fleet", "workers", i)
-        if facts.kueue_version != cfg.kueue.version:
-            raise ConfigError(path, f"worker {w.name!r} runs Kueue {facts.kueue_version}, the manager "
-                              f"{cfg.kueue.version}: the manager writes Workloads on its workers in its own API, so "
-                              "a fleet runs one release (upgrade the workers first, then the manager)")
+        if problem := version_skew(cfg.kueue.version, facts.kueue_version):
+            raise ConfigError(path, f"worker {w.name!r} {problem}")
         missing = [f for f in frameworks if f not in facts.frameworks]
         if missing:
             raise ConfigError(path, f"worker {w.name!r} does not run {name_list(missing)}, which the manager "
                               "enables: Kueue watches every enabled framework on every worker, and one missing CRD "
                               "fails the whole connection (kueue#12400); install it on the worker (jobset.install: "
                               "always), or not on the manager")
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".") if part.isdigit())
+
+
+def version_skew(manager: str, worker: str) -> str | None:
+    """Why a worker's Kueue release cannot serve the manager's, or None. The manager writes Workloads on its
+    workers in its own API, and Kueue states no skew for MultiKueue, so a worker runs the manager's minor
+    release, at the manager's patch or a later one: the workers are upgraded first, one at a time, then the
+    manager."""
+    if _release(worker)[:2] == _release(manager)[:2] and _release(worker) >= _release(manager):
+        return None
+    return (f"runs Kueue {worker}, the manager {manager}: a worker runs the manager's minor release, at its patch "
+            "or a later one (upgrade the workers first, then the manager)")
 
 
 def _dispatch_set(cfg: PlatformConfig, cq: ClusterQueuePlan, flavors: Mapping[str, FlavorPlan]) -> tuple[str, ...]:
@@ -312,6 +325,20 @@ def _worker_objects(worker: str, queues: list[ClusterQueuePlan], scheduling: Sch
     return tuple(_marked(m, worker) for m in objects)
 
 
+def _worker_plans(fleet: FleetConfig, scheduling: SchedulingPlan, workers: Mapping[str, WorkerFacts],
+                  dispatch: dict[str, tuple[str, ...]], access: tuple[Manifest, ...]) -> tuple[WorkerPlan, ...]:
+    """Each worker's objects: the queues dispatched to it, their teams, the namespaces the manager protects."""
+    plans = []
+    for i, w in enumerate(fleet.workers):
+        queues = [q for q in scheduling.cluster_queues if w.name in dispatch[q.name]]
+        names = {q.name for q in queues}
+        protected = tuple(ns for t in scheduling.teams if names & set(t.cluster_queues) for ns in t.protected)
+        plans.append(WorkerPlan(name=w.name, path=path_of("fleet", "workers", i), stack=w.stack, facts=workers[w.name],
+                                objects=_worker_objects(w.name, queues, scheduling, workers[w.name]),
+                                access=tuple(_marked(m, w.name) for m in access), protected=protected))
+    return tuple(plans)
+
+
 def plan_fleet(cfg: PlatformConfig, scheduling: SchedulingPlan, workers: Mapping[str, WorkerFacts],
                frameworks: list[str]) -> tuple[SchedulingPlan, FleetPlan]:
     """The manager's scheduling with its MultiKueue checks, and the fleet's objects."""
@@ -324,15 +351,7 @@ def plan_fleet(cfg: PlatformConfig, scheduling: SchedulingPlan, workers: Mapping
         dispatch[cq.name] = _dispatch_set(cfg, cq, scheduling.flavors)
         _check_within_workers(cq, scheduling.flavors, workers)
         queues.append(_with_check(cq, _config_name(dispatch[cq.name])))
-    access = worker_access(fleet, frameworks)
-    plans = []
-    for i, w in enumerate(fleet.workers):
-        queues = [q for q in scheduling.cluster_queues if w.name in dispatch[q.name]]
-        names = {q.name for q in queues}
-        protected = tuple(ns for t in scheduling.teams if names & set(t.cluster_queues) for ns in t.protected)
-        plans.append(WorkerPlan(name=w.name, path=path_of("fleet", "workers", i), stack=w.stack, facts=workers[w.name],
-                                objects=_worker_objects(w.name, queues, scheduling, workers[w.name]),
-                                access=tuple(_marked(m, w.name) for m in access), protected=protected))
+    plans = _worker_plans(fleet, scheduling, workers, dispatch, worker_access(fleet, frameworks))
     clusters = tuple({"apiVersion": KUEUE_API, "kind": "MultiKueueCluster", "metadata": {
         "name": w.name, "annotations": {FLEET_STACK_ANNOTATION: w.stack,
                                         KUEUE_VERSION_ANNOTATION: w.facts.kueue_version}},
@@ -344,4 +363,4 @@ def plan_fleet(cfg: PlatformConfig, scheduling: SchedulingPlan, workers: Mapping
             TOKEN_ROTATION_ANNOTATION: str(fleet.credentials.rotate_every_days)}}} for w in plans)
     mk = _dispatch_objects(list(dispatch.values()))
     scheduled = replace(scheduling, cluster_queues=tuple(queues), admission_checks=scheduling.admission_checks + mk)
-    return scheduled, FleetPlan(fleet, tuple(plans), dispatch, clusters, secrets)
+    return scheduled, FleetPlan(fleet, plans, dispatch, clusters, secrets)
