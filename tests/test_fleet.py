@@ -290,3 +290,10 @@ def test_a_manager_queue_on_a_workers_flavor_without_a_multikueue_check_is_a_vio
     found = findings(fleet_rules.multikueue_queues, _edited(plan(MANAGER), drop_check))
     assert "ClusterQueue research has quota in v6e-spot, whose nodes are a worker's, but no MultiKueue check" in \
         " ".join(found)
+
+
+def test_a_manager_on_a_kubernetes_version_without_job_managed_by_is_refused():
+    raw = manager()
+    raw["cluster"]["version"] = "1.31.6-gke.1000000"
+    e = refused(raw)
+    assert e.path == "platform.cluster.version" and "JobManagedBy" in e.message

@@ -28,6 +28,7 @@ from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.fleet_config import FleetConfig
 from gke_ai_batch.model.fleet_facts import WORKER_OUTPUT, FlavorFacts, WorkerFacts
+from gke_ai_batch.model.gke_pool_rules import version_below
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.scheduling import BASE_RESOURCES, ClusterQueuePlan, FlavorPlan, SchedulingPlan
@@ -47,6 +48,7 @@ from gke_ai_batch.vocabulary import (
     Manifest,
 )
 
+MANAGED_BY_JOBS = "1.32"  # Kubernetes' JobManagedBy gate: beta and on by default from 1.32
 MAX_DISPATCH = 20  # MultiKueueConfig CRD (v0.19.2): spec.clusters maxItems
 MAX_NAME = 63  # AdmissionCheck parameters.name: a DNS label
 DISPATCHERS = {"incremental": f"{KUEUE_GROUP}/multikueue-dispatcher-incremental",
@@ -136,6 +138,11 @@ def check_manager(cfg: PlatformConfig) -> None:
                               "to a worker, so its pools would stay idle (and a queued-provisioning pool would put a "
                               "ProvisioningRequest check on a manager ClusterQueue, which Kueue marks inactive: "
                               "kueue#8347); declare them in a worker's stack")
+    if version_below(cfg.cluster.version, MANAGED_BY_JOBS):
+        raise ConfigError(path_of("cluster", "version"), f"a fleet manager runs Kubernetes {MANAGED_BY_JOBS} or "
+                          f"later, not {cfg.cluster.version}: MultiKueue hands a batch Job to a worker through "
+                          "spec.managedBy, which Kubernetes honours by default from 1.32 (JobManagedBy, "
+                          "kubernetes/enhancements#4368); before, the manager would run the Job itself")
     workers = cfg.fleet.workers
     if not workers:
         raise ConfigError(path_of("fleet", "workers"), "a manager names at least one worker stack")
