@@ -31,7 +31,11 @@ class WorkerStacks:
 
     The outputs are awaited before the plan is derived, so that every quota is checked against the workers
     before any resource is registered: the SDK's own synchronous invokes wait the same way
-    (pulumi/runtime/invoke.py, `_sync_await`). A worker stack must be deployed before its manager."""
+    (pulumi/runtime/invoke.py, `_sync_await`); StackReferences are reads, which run in previews too, so the
+    values are the worker's last deployment's. A worker stack must be deployed before its manager.
+
+    A bare stack name is qualified with this stack's organization and project: the engine would complete it
+    with the backend's default organization instead (pulumi/pkg/backend/httpstate/backend.go)."""
 
     def __init__(self) -> None:
         self.references: dict[str, pulumi.StackReference] = {}
@@ -39,7 +43,7 @@ class WorkerStacks:
     def __call__(self, fleet: FleetConfig) -> dict[str, Any]:
         outputs = {}
         for i, w in enumerate(fleet.workers):
-            reference = pulumi.StackReference(f"fleet-{w.name}", stack_name=w.stack)
+            reference = pulumi.StackReference(f"fleet-{w.name}", stack_name=qualified(w.stack))
             self.references[w.name] = reference
             try:
                 details = _sync_await(reference.get_output_details(WORKER_OUTPUT))
@@ -48,6 +52,11 @@ class WorkerStacks:
                                   f"stack {w.stack!r} cannot be read: {e}") from None
             outputs[w.name] = details.value if details.value is not None else details.secret_value
         return outputs
+
+
+def qualified(stack: str) -> str:
+    """`organization/project/stack` for a stack of this project named alone."""
+    return stack if "/" in stack else f"{pulumi.get_organization()}/{pulumi.get_project()}/{stack}"
 
 
 def _kubeconfig(worker: str, server: str, ca_certificate: str, token: str) -> str:

@@ -297,3 +297,16 @@ def test_a_manager_on_a_kubernetes_version_without_job_managed_by_is_refused():
     raw["cluster"]["version"] = "1.31.6-gke.1000000"
     e = refused(raw)
     assert e.path == "platform.cluster.version" and "JobManagedBy" in e.message
+
+
+def test_a_worker_in_another_project_is_refused_offline_at_its_path():
+    raw = manager()
+    raw["fleet"]["workers"][0]["stack"] = "acme/other-project/fleet-east"
+    with pytest.raises(PlanError) as e:
+        run_config(raw, MANAGER)
+    assert "platform.fleet.workers[0].stack" in str(e.value) and "another project's stack" in str(e.value)
+
+
+def test_a_bare_stack_name_is_referenced_in_this_organization_and_project(plan):
+    names = sorted(r.inputs["name"] for r in plan(MANAGER) if r.type == "pulumi:pulumi:StackReference")
+    assert names == ["organization/gke-ai-batch/fleet-east", "organization/gke-ai-batch/fleet-west"]

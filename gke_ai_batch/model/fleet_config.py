@@ -21,7 +21,8 @@ class FleetWorkerConfig(Model):
     name: str = text(DNS_LABEL, max_length=63)
     """The worker's name: its MultiKueueCluster, and what `make admit` says a workload goes to."""
     stack: str = text(STACK_REFERENCE)
-    """The worker's stack (a pulumi.StackReference): `fleet-east`, or `acme/gke-ai-batch/fleet-east`."""
+    """The worker's stack (a pulumi.StackReference): `fleet-east` (a stack of this project and organization), or
+    `acme/gke-ai-batch/fleet-east`."""
 
 
 class FleetCredentials(Model):

@@ -30,6 +30,7 @@ MOCK_DNS_ENDPOINT = "gke-0123456789abcdef0123456789abcdef0123.us-east5.gke.goog"
 MOCK_PROJECT_NUMBER = "123456789012"
 MOCK_TOKEN = "b2ZmbGluZS1wbGFuLXRva2Vu"  # base64 of "offline-plan-token"
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
+ORGANIZATION = "organization"  # what a DIY backend calls every stack's organization
 SECRET = "kubernetes:core/v1:Secret"
 SERVICE_ACCOUNT_TOKEN = "kubernetes.io/service-account-token"
 MOCK_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm9mZmxpbmUtcGxhbgotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="
@@ -139,7 +140,8 @@ class PlanMocks(mocks.Mocks):
 
 
 def reference_key(name: str) -> str | None:
-    """The stack of this project a StackReference names (`stack` or `organization/project/stack`)."""
+    """The stack of this project a StackReference names (`stack` or `organization/project/stack`); another
+    project's stacks are not in this repository's stack folder."""
     parts = name.split("/")
     if len(parts) == 3 and parts[1] != project().name:
         return None
@@ -229,7 +231,8 @@ def record(program: Callable[[], Any], stack: str, config: dict[str, str] | None
     """Run any Pulumi program callable under the mock runtime and return its registrations."""
     settings.ROOT.set(None)
     monitor = RecordingMonitor(PlanMocks({name: p.outputs for name, p in (references or {}).items()}))
-    mocks.set_mocks(monitor.mocks, project=project().name, stack=stack, preview=False, monitor=monitor)
+    mocks.set_mocks(monitor.mocks, project=project().name, stack=stack, preview=False, monitor=monitor,
+                    organization=ORGANIZATION)
     pulumi.runtime.set_all_config(config or {})
     with long_lived_heap(), without_source_positions():
         _sync_await(run_pulumi_func(program))
@@ -253,7 +256,11 @@ def run_program(stack: StackFile, planning: frozenset[str] = frozenset()) -> Pla
     """Register every resource of the stack's `__main__.py` under mocks, after planning the stacks its fleet
     block references; PlanError for bad config (a referenced stack's own error names that stack)."""
     references = {}
-    for path, name in referenced_stacks(stack):
+    for path, reference in referenced_stacks(stack):
+        name = reference_key(reference)
+        if name is None:
+            raise PlanError(f"invalid stack config at {path}: {reference!r} is another project's stack; the offline "
+                            f"plan reads the stacks of this project ({project().name}) only")
         if name not in project().stacks():
             raise PlanError(f"invalid stack config at {path}: no stack {name!r} in this project "
                             f"({project().stack_dir}: {', '.join(project().stacks())})")
@@ -272,18 +279,18 @@ def run_program(stack: StackFile, planning: frozenset[str] = frozenset()) -> Pla
 
 
 def referenced_stacks(stack: StackFile) -> list[tuple[str, str]]:
-    """(config path, stack name) of each worker stack a fleet manager's config names, as the program will
+    """(config path, stack reference) of each worker stack a fleet manager's config names, as the program will
     reference them: the engine refuses a reference to a stack it lacks, and so does the offline plan, at its
-    path. The program judges the rest of the config (a reference to another project is its to refuse)."""
+    path. The program judges the rest of the config."""
     platform = stack.config.get(f"{project().name}:platform")
     fleet = platform.get("fleet") if isinstance(platform, dict) else None
     if not isinstance(fleet, dict) or fleet.get("role") != "manager" or not isinstance(fleet.get("workers"), list):
         return []
     out: list[tuple[str, str]] = []
     for i, w in enumerate(fleet["workers"]):
-        name = reference_key(str(w.get("stack"))) if isinstance(w, dict) and w.get("stack") else None
-        if name and name not in (n for _, n in out):
-            out.append((f"platform.fleet.workers[{i}].stack", name))
+        reference = str(w.get("stack")) if isinstance(w, dict) and w.get("stack") else None
+        if reference and reference not in (r for _, r in out):
+            out.append((f"platform.fleet.workers[{i}].stack", reference))
     return out
 
 
