@@ -51,7 +51,16 @@ class WorkerStacks:
                 raise ConfigError(path_of("fleet", "workers", i, "stack"),
                                   f"stack {w.stack!r} cannot be read: {e}") from None
             outputs[w.name] = details.value if details.value is not None else details.secret_value
+            if outputs[w.name] is not None and not _has_output(reference, KUBECONFIG_OUTPUT):
+                raise ConfigError(path_of("fleet", "workers", i, "stack"), f"stack {w.stack!r} has no "
+                                  f"`{KUBECONFIG_OUTPUT}` output, through which the manager declares the worker's "
+                                  "objects: export it as the project's program does")
         return outputs
+
+
+def _has_output(reference: pulumi.StackReference, name: str) -> bool:
+    details = _sync_await(reference.get_output_details(name))
+    return details.value is not None or details.secret_value is not None
 
 
 def qualified(stack: str) -> str:
@@ -82,9 +91,9 @@ class FleetWorker(pulumi.ComponentResource):
     def __init__(self, name: str, args: FleetWorkerArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(component_type("FleetWorker"), name, None, opts)
         p = args.plan
-        account, role, binding, token = p.access
-        made = [declare(f"{name}-{m['kind'].lower()}", m, pulumi.ResourceOptions(parent=self))
-                for m in (account, role, binding)]
+        *identity, token = p.access
+        made = [declare(f"{name}-{m['kind'].lower()}-{m['metadata']['name']}", m, pulumi.ResourceOptions(parent=self))
+                for m in identity]
         # The token controller fills the Secret, and the provider waits for it (pulumi-kubernetes#2048);
         # the ServiceAccount first (pulumi-kubernetes#4396).
         secret = k8s.core.v1.Secret(f"{name}-token-{token['metadata']['name'].rsplit('-', 1)[-1]}",
@@ -96,16 +105,18 @@ class FleetWorker(pulumi.ComponentResource):
         self.register_outputs({})
 
     def _declare_objects(self, name: str, objects: tuple[Manifest, ...], protected: tuple[str, ...]) -> None:
-        """In dependency order: what ClusterQueues name, the queues, then the LocalQueues that name them. A team
-        namespace the manager protects is protected here too: deleting it would end the work running in it."""
-        first = [m for m in objects if m["kind"] not in ("ClusterQueue", "LocalQueue")]
-        made = [declare(_object_name(name, m), m, pulumi.ResourceOptions(
-            parent=self, protect=m["kind"] == "Namespace" and m["metadata"]["name"] in protected)) for m in first]
-        queues = [declare(_object_name(name, m), m, pulumi.ResourceOptions(parent=self, depends_on=made))
-                  for m in objects if m["kind"] == "ClusterQueue"]
-        for m in objects:
-            if m["kind"] == "LocalQueue":
-                declare(_object_name(name, m), m, pulumi.ResourceOptions(parent=self, depends_on=[*made, *queues]))
+        """In dependency order: namespaces and what ClusterQueues name, what lives in the namespaces, the queues,
+        then the LocalQueues that name them. A team namespace the manager protects is protected here too:
+        deleting it would end the work running in it."""
+        def layer(ms: list[Manifest], after: list[pulumi.Resource]) -> list[pulumi.Resource]:
+            return [declare(_object_name(name, m), m, pulumi.ResourceOptions(
+                parent=self, depends_on=after,
+                protect=m["kind"] == "Namespace" and m["metadata"]["name"] in protected)) for m in ms]
+        queues = ("ClusterQueue", "LocalQueue")
+        first = layer([m for m in objects if m["kind"] not in queues and not m["metadata"].get("namespace")], [])
+        inside = layer([m for m in objects if m["kind"] not in queues and m["metadata"].get("namespace")], first)
+        cqs = layer([m for m in objects if m["kind"] == "ClusterQueue"], first)
+        layer([m for m in objects if m["kind"] == "LocalQueue"], [*first, *inside, *cqs])
 
 
 def _worker_kubeconfig(plan: WorkerPlan, worker: FleetWorker) -> pulumi.Output[str]:
@@ -137,8 +148,11 @@ class FleetManager(pulumi.ComponentResource):
     def __init__(self, name: str, args: FleetManagerArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(component_type("FleetManager"), name, None, opts)
         secrets = {s["metadata"]["name"]: s for s in args.plan.secrets}
+        for policy in args.plan.policies:
+            declare(f"{name}-{policy['kind'].lower()}", policy, pulumi.ResourceOptions(parent=self))
         for w, cluster in zip(args.plan.workers, args.plan.clusters, strict=True):
-            provider = k8s.Provider(f"{name}-{w.name}-k8s", kubeconfig=args.references[w.name].get_output(
+            # require_output: a provider without a kubeconfig would use the deployer's current context.
+            provider = k8s.Provider(f"{name}-{w.name}-k8s", kubeconfig=args.references[w.name].require_output(
                 KUBECONFIG_OUTPUT), opts=pulumi.ResourceOptions(parent=self))
             worker = FleetWorker(f"{name}-{w.name}", FleetWorkerArgs(w), pulumi.ResourceOptions(
                 parent=self, providers=[provider]))

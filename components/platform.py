@@ -10,6 +10,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gke_ai_batch.model.config import PlatformConfig
+from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.plan import component_plans, gpudirect_networks, lifecycle
 from gke_ai_batch.plan.gke_inputs import is_production
 from gke_ai_batch.plan.platform import Platform as PlatformPlan
@@ -152,6 +153,10 @@ class Platform(pulumi.ComponentResource):
         raw = args.config.model_dump(mode="json") if isinstance(args.config, PlatformConfig) else args.config
         workers = WorkerStacks()
         platform = build_platform(raw, worker_outputs=workers)  # refused before anything registers
+        if platform.config.fleet is not None and platform.config.fleet.role == "worker":
+            raise ConfigError(path_of("fleet", "role"), "a fleet worker's stack exports `fleetWorker` and "
+                              "`kubeconfig` for its manager, which this component cannot do for its program: plan "
+                              "a worker with the project's own __main__.py")
         super().__init__(component_type("Platform"), name, None, opts)
         self.resources = declare_platform(platform, parent=self, workers=workers)
         self.register_outputs({"cluster": self.resources.cluster.name})

@@ -81,6 +81,7 @@ COST_CENTER_LABEL = "cost-center"  # on every resource and team namespace
 SHARED_QUEUE_LABEL = "gke-ai-batch.io/shared-queue"  # on a ClusterQueue declared shared by several teams
 FLEET_WORKER_ANNOTATION = "gke-ai-batch.io/fleet-worker"  # on what a fleet manager declares on a worker: its name
 NODES_ON_WORKER_ANNOTATION = "gke-ai-batch.io/nodes-on-worker"  # on a fleet manager's flavor: whose nodes it names
+WORKER_HOLDS_ANNOTATION = "gke-ai-batch.io/worker-holds"  # on a fleet manager's flavor: its worker's capacity (JSON)
 FLEET_STACK_ANNOTATION = "gke-ai-batch.io/fleet-stack"  # on a MultiKueueCluster: the worker's stack
 KUEUE_VERSION_ANNOTATION = "gke-ai-batch.io/kueue-version"  # on a MultiKueueCluster: the worker's Kueue release
 TOKEN_GENERATION_ANNOTATION = "gke-ai-batch.io/token-generation"  # on a worker's kubeconfig Secret

@@ -89,7 +89,11 @@ def quota_not_guaranteed(resources: Sequence[Res]) -> list[tuple[str | None, str
 
 
 def quota_below_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    """Fixed capacity in no team's quota. A stack without ClusterQueues is not judged: a fleet worker's queues
+    are its manager's, declared from the manager's stack."""
     ix = StackIndex(resources)
+    if not ix.kueue["ClusterQueue"]:
+        return []
     quotas, found = nominal_quotas(ix), Findings()
     for flavor, caps in flavor_capacity(ix).items():
         for resource, cap in caps.items():

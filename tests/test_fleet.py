@@ -58,7 +58,7 @@ def test_manager_quota_is_the_workers_and_each_team_dispatches_to_the_workers_ho
     flavors = p.scheduling.flavors
     assert (flavors["v5p-res"].worker, flavors["v6e-spot"].worker) == ("east", "west")
     cq = {q.name: q.manifest for q in p.scheduling.cluster_queues}["training"]
-    assert cq["spec"]["admissionChecksStrategy"] == {"admissionChecks": [{"name": "multikueue-east-west"}]}
+    assert cq["spec"]["admissionChecksStrategy"] == {"admissionChecks": [{"name": "multikueue-east-west-52c973fc"}]}
 
 
 def test_each_worker_gets_only_the_teams_and_flavors_dispatched_to_it(plan):
@@ -73,12 +73,39 @@ def test_each_worker_gets_only_the_teams_and_flavors_dispatched_to_it(plan):
     assert "admissionChecksStrategy" not in east_cq["spec"]  # MultiKueue's check is the manager's only
 
 
-def test_the_manager_dispatches_incrementally_in_the_stack_order(plan):
-    from gke_ai_batch.admission.cluster import kueue_config_from_values
-    kueue = next(r for r in plan(MANAGER) if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs["name"] == "kueue")
-    assert kueue_config_from_values(kueue.inputs["values"])["multiKueue"] == {
+def test_the_manager_dispatches_all_at_once_or_incrementally_in_the_stack_order():
+    from gke_ai_batch.plan.installs import kueue_manager_config
+    raw = manager()
+    assert kueue_manager_config(build_platform(raw, worker_outputs=fleet_outputs))["multiKueue"] == {
+        "dispatcherName": "kueue.x-k8s.io/multikueue-dispatcher-all-at-once"}
+    raw["fleet"]["dispatcher"] = "incremental"
+    assert kueue_manager_config(build_platform(raw, worker_outputs=fleet_outputs))["multiKueue"] == {
         "dispatcherName": "kueue.x-k8s.io/multikueue-dispatcher-incremental",
         "incrementalDispatcherConfig": {"stepSize": 1}}
+
+
+def test_dispatch_sets_whose_worker_names_join_alike_get_different_names():
+    """Workers east, west and east-west once gave (east, west) and (east-west,) the same MultiKueueConfig."""
+    from gke_ai_batch.plan.fleet import _config_name
+    assert _config_name(("east", "west")) != _config_name(("east-west",))
+    assert len(_config_name(tuple(f"worker-{i:02d}" for i in range(20)))) <= 63
+
+
+def test_the_manager_identity_writes_only_in_the_team_namespaces_of_its_worker(plan):
+    on = worker_manifests(plan(MANAGER))["east"]
+    role = next(m for m in on if m["kind"] == "ClusterRole" and m["metadata"]["name"] == "multikueue-sa-role")
+    assert {v for r in role["rules"] for v in r["verbs"]} == {"get", "list", "watch"}
+    writers = sorted(m["metadata"]["namespace"] for m in on if m["kind"] == "RoleBinding")
+    assert writers == ["training"]
+
+
+def test_two_teams_promising_more_reserved_chips_than_the_worker_holds_is_a_violation():
+    """Each team's quota fit east's 32 chips; together they promised 64."""
+    from policies import stack_rules
+    raw = manager()
+    raw["teams"][1]["queue"]["quotas"]["v5p-res"] = {"google.com/tpu": 32}
+    found = findings(stack_rules.quota_over_capacity, run_config(raw, MANAGER))
+    assert any("v5p-res" in m and "64" in m for m in found), found
 
 
 def test_workers_get_an_inline_token_kubeconfig_and_a_new_generation_replaces_the_token():
@@ -219,7 +246,7 @@ def test_a_manager_queue_with_a_provisioning_request_check_is_a_violation(plan):
         if r.inputs.get("kind") == "ClusterQueue" and r.inputs["metadata"]["name"] == "training" \
                 and "annotations" not in r.inputs["metadata"]:
             r.inputs["spec"]["admissionChecksStrategy"]["admissionChecks"].append({"name": "dws-prov"})
-        if r.inputs.get("kind") == "AdmissionCheck" and r.inputs["metadata"]["name"] == "multikueue-west":
+        if r.inputs.get("kind") == "AdmissionCheck" and r.inputs["metadata"]["name"].startswith("multikueue-west"):
             r.inputs["metadata"]["name"] = "dws-prov"
             r.inputs["spec"] = {"controllerName": "kueue.x-k8s.io/provisioning-request"}
         return True
@@ -256,9 +283,30 @@ def test_admit_dispatches_each_sample_workload_to_the_expected_worker_and_says_w
     out = capsys.readouterr().out
     assert code == 0, out
     assert ("admitted: training/llm-pretrain -> ClusterQueue training, pod set slice: flavor v5p-res "
-            "[checks: multikueue-east-west]\n  dispatched (incremental, in order east, west): worker east") in out
+            "[checks: multikueue-east-west-52c973fc]\n  worker west: not admitted: couldn't assign flavors to pod set "
+            "slice: flavor v6e-spot doesn't match node affinity\n  dispatched (all-at-once: east, west): worker "
+            "east") in out
     assert ("worker east: not admitted: couldn't assign flavors to pod set slice: flavor v5p-res doesn't match "
-            "node affinity\n  dispatched (incremental, in order east, west): worker west") in out
+            "node affinity\n  dispatched (all-at-once: east, west): worker west") in out
+
+
+def test_incremental_dispatch_says_how_long_a_workload_waits_on_the_workers_before(tmp_path, capsys):
+    from gke_ai_batch.admission.results import AdmissionResult
+    from gke_ai_batch.offline.dispatch import Dispatch
+    no, yes = AdmissionResult("JobSet", "t", "j", reason="no room"), AdmissionResult("JobSet", "t", "j", "cq")
+    lines = admit.dispatched(Dispatch("incremental", ("east", "west"), (("east", no), ("west", yes))))
+    assert lines[-1].startswith("  dispatched (incremental: east, west, after 1 round of 5 minutes): worker west")
+
+
+def test_a_job_that_names_no_flavor_is_refused_on_the_manager(tmp_path, capsys):
+    """It was admitted in east's v5p-res and, offered to west first, could run there in v6e-spot."""
+    doc = next(yaml.safe_load_all((ROOT / "examples" / "workloads" / "fleet-manager.yaml").read_text()))
+    for spec in (r["template"]["spec"]["template"]["spec"] for r in doc["spec"]["replicatedJobs"]):
+        spec["nodeSelector"].pop("gke-ai-batch.io/flavor")
+    (tmp_path / "w.yaml").write_text(yaml.safe_dump(doc))
+    assert admit.main([MANAGER, str(tmp_path / "w.yaml")]) == 1
+    assert "ValidatingAdmissionPolicy gke-ai-batch-fleet-flavor: on a fleet manager a job names the flavor" in \
+        capsys.readouterr().out
 
 
 @pytest.mark.parametrize("key,value", [("workers", [{"name": "x", "stack": "fleet-west"}]),
@@ -310,3 +358,12 @@ def test_a_worker_in_another_project_is_refused_offline_at_its_path():
 def test_a_bare_stack_name_is_referenced_in_this_organization_and_project(plan):
     names = sorted(r.inputs["name"] for r in plan(MANAGER) if r.type == "pulumi:pulumi:StackReference")
     assert names == ["organization/gke-ai-batch/fleet-east", "organization/gke-ai-batch/fleet-west"]
+
+
+def test_a_worker_whose_control_plane_only_its_own_vpc_reaches_is_refused():
+    """Production's default for private nodes is a private endpoint: the manager's Kueue could not connect."""
+    raw = platform_of("fleet-east")
+    raw["production"] = True
+    with pytest.raises(ConfigError) as e:
+        build_platform(raw)
+    assert e.value.path == "platform.cluster.ip_endpoint" and "ip_endpoint: authorized" in e.value.message

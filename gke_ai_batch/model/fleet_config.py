@@ -47,9 +47,9 @@ class FleetConfig(Model):
     worker: this stack's cluster runs the jobs a manager dispatches (its teams come from the manager)."""
     workers: list[FleetWorkerConfig] = []
     """Manager only: the workers, in the order the dispatcher tries them (1 to 20 per ClusterQueue)."""
-    dispatcher: Literal["incremental", "all-at-once"] = "incremental"
-    """Manager only. incremental: Kueue offers a workload to one worker at a time, in the order above,
-    and to the next after 5 minutes without admission; all-at-once: to every worker, the first to admit
-    takes it (Kueue's default)."""
+    dispatcher: Literal["all-at-once", "incremental"] = "all-at-once"
+    """Manager only. all-at-once (Kueue's default): Kueue offers a workload to every worker of its queue; a
+    job names its flavor, which one worker holds, so that worker takes it. incremental: one worker at a time,
+    in the order above, the next after 5 minutes without admission."""
     credentials: FleetCredentials = FleetCredentials()
     """Manager only: the workers' MultiKueue tokens."""

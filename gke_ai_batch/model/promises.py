@@ -8,6 +8,7 @@ that is guaranteed: on-demand and reserved pools, not spot, flex-start or queued
 come. A promise is the ClusterQueues' nominal quota of one resource in one flavor."""
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from gke_ai_batch.vocabulary import (
     HELM_RELEASE,
     KUEUE_GROUP_TYPE_PREFIX,
     NODE_POOL,
+    WORKER_HOLDS_ANNOTATION,
 )
 
 
@@ -87,11 +89,28 @@ class FlavorCapacity:
     fixed: Decimal = Decimal(0)
 
 
+def worker_holds(props: Mapping[str, Any]) -> tuple[str, dict[str, FlavorCapacity]] | None:
+    """A fleet manager's flavor: its worker's pools' capacity mode and what they hold, as the flavor states it
+    (plan.fleet); None for any other flavor, or a hand-written annotation the quota rules cannot read."""
+    stated = ((props.get("metadata") or {}).get("annotations") or {}).get(WORKER_HOLDS_ANNOTATION)
+    if not stated:
+        return None
+    try:
+        doc = json.loads(str(stated))
+        return str(doc["capacity"]), {r: FlavorCapacity(parse_quantity(total), parse_quantity(fixed))
+                                      for r, (total, fixed) in doc["resources"].items()}
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
 def flavor_capacity(ix: StackIndex) -> dict[str, dict[str, FlavorCapacity]]:
-    """flavor -> resource -> FlavorCapacity, for flavors that serve nodes of this stack's pools. On Autopilot
-    there are no pools, so nothing is judged."""
+    """flavor -> resource -> FlavorCapacity, for flavors that serve nodes of this stack's pools, or state
+    what a fleet worker's pools hold. On Autopilot there are no pools, so nothing is judged."""
     out: dict[str, dict[str, FlavorCapacity]] = {}
     for name, flavor in ix.kueue["ResourceFlavor"].items():
+        if (held := worker_holds(flavor.props)) is not None:
+            out[name] = held[1]
+            continue
         spec = flavor.props.get("spec") or {}
         for f in (f for _, f in ix.pools if f.serves(spec)):
             for resource, amount in f.provides_in(spec.get("nodeLabels") or {}).items():

@@ -136,15 +136,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def dispatched(d: Dispatch | None) -> list[str]:
-    """The workers tried, in order: why each before the taker did not admit it, then where it runs."""
+    """The workers offered it: why each that does not take it does not admit it, then where it runs."""
     if d is None:
         return []
     lines = [f"  worker {w}: not admitted: {r.reason or '; '.join(r.warnings)}" for w, r in d.tried if not r.admitted]
     taker = next((r for _, r in d.tried if r.admitted), None)
-    order = ", ".join(d.order)
+    how = f"{d.dispatcher}: {', '.join(d.order)}"
     if taker is None:
-        return [*lines, f"  refused: MultiKueue: no worker admits it ({d.dispatcher} dispatch, tried {order})"]
-    return [*lines, f"  dispatched ({d.dispatcher}, in order {order}): worker {d.worker} -> {placement(taker)}"]
+        return [*lines, f"  refused: MultiKueue: no worker admits it ({how})"]
+    wait = f", after {d.rounds} round{'s' if d.rounds > 1 else ''} of 5 minutes" if d.rounds else ""
+    return [*lines, f"  dispatched ({how}{wait}): worker {d.worker} -> {placement(taker)}"]
 
 
 if __name__ == "__main__":

@@ -2,10 +2,11 @@
 workload's MultiKueueConfig, in its order, judged as its own cluster (its stack's plan, planned before the
 manager's, with the objects the manager declares on it), by Kueue on an empty cluster.
 
-Kueue v0.19.2: the incremental dispatcher offers a workload to `stepSize` workers at a time in the config's
-order (the platform sets 1) and to the next after a 5-minute round; all-at-once offers it to every worker
-and the first to admit takes it (pkg/controller/workloaddispatcher, pkg/controller/admissionchecks/multikueue).
-On empty clusters both come to the first worker in order that admits it, which is what is said."""
+Kueue v0.19.2: all-at-once offers a workload to every worker and the first to admit takes it; the incremental
+dispatcher offers it to `stepSize` workers at a time in the config's order (the platform sets 1), the next
+after a 5-minute round (pkg/controller/workloaddispatcher, pkg/controller/admissionchecks/multikueue). On a
+manager every job names its flavor, which one worker holds, so one worker can take it; were there several,
+the first in order is shown."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -19,6 +20,8 @@ from gke_ai_batch.vocabulary import FLEET_STACK_ANNOTATION, HELM_RELEASE, MULTIK
 from .render import cluster_zones, is_manifest, manifest_of, worker_manifests
 from .runtime import Planned, Registration, reference_key
 
+INCREMENTAL, ALL_AT_ONCE = "incremental", "all-at-once"
+
 
 @dataclass(frozen=True)
 class Dispatch:
@@ -26,11 +29,16 @@ class Dispatch:
 
     dispatcher: str
     order: tuple[str, ...]  # the MultiKueueConfig's clusters
-    tried: tuple[tuple[str, AdmissionResult], ...]
+    tried: tuple[tuple[str, AdmissionResult], ...]  # every worker (all-at-once), or up to the taker (incremental)
 
     @property
     def worker(self) -> str | None:
         return next((w for w, r in self.tried if r.admitted), None)
+
+    @property
+    def rounds(self) -> int:
+        """Incremental: the 5-minute rounds before the taker is offered the workload."""
+        return [w for w, _ in self.tried].index(self.worker) if self.worker and self.dispatcher == INCREMENTAL else 0
 
 
 def _cluster(regs: list[Registration], extra: Sequence[Obj]) -> Cluster:
@@ -73,13 +81,14 @@ class Fleet:
         clusters = self.clusters_of(result)
         if clusters is None:
             return None
-        dispatcher = str((self.cluster.config.get("multiKueue") or {}).get("dispatcherName", "all-at-once"))
+        named = str((self.cluster.config.get("multiKueue") or {}).get("dispatcherName", ""))
+        dispatcher = INCREMENTAL if INCREMENTAL in named else ALL_AT_ONCE
         tried: list[tuple[str, AdmissionResult]] = []
         for worker in clusters:
             cluster = self.workers.get(worker)
             verdict = cluster.admit(workload) if cluster else AdmissionResult(
                 result.kind, result.namespace, result.name, reason=f"worker {worker}'s stack is not planned here")
             tried.append((worker, verdict))
-            if verdict.admitted:
+            if verdict.admitted and dispatcher == INCREMENTAL:
                 break
-        return Dispatch("incremental" if "incremental" in dispatcher else "all-at-once", clusters, tuple(tried))
+        return Dispatch(dispatcher, clusters, tuple(tried))

@@ -133,7 +133,8 @@ def _quota_group(view: StackView, flavor: str, resource: str,
     """One flavor and resource: what its pools hold and the sum promised on the first row, then one row
     per ClusterQueue with its nominal quota, borrowing limit and lending limit."""
     fl = view.flavors.get(flavor)
-    cap = fl.capacity.get(resource, FlavorCapacity()) if fl and fl.pools else None  # no pools: nothing to judge
+    # No pools and no fleet worker's stated capacity: nothing to judge.
+    cap = fl.capacity.get(resource, FlavorCapacity()) if fl and (fl.pools or fl.capacity) else None
     full = "-" if cap is None else show_amount(resource, cap.total)
     guaranteed = "-" if cap is None else show_amount(resource, cap.fixed) + (
         f" {NOT_GUARANTEED}" if cap.fixed < cap.total else "")

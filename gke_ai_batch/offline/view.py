@@ -151,9 +151,10 @@ def _flavors(regs: Sequence[Registration], pools: Sequence[Pool]) -> dict[str, F
     for r in _kueue(regs, "ResourceFlavor"):
         name, spec = str(_meta(r).get("name")), _spec(r)
         matched = [p.facts for p in pools if p.facts.serves(spec)]
-        out[name] = Flavor(name, dict(spec.get("nodeLabels") or {}),
-                           tolerates_queued(spec),
-                           [p.name for p in matched], sorted({p.capacity for p in matched}), caps.get(name, {}))
+        remote = promises.worker_holds(r.inputs)  # a fleet manager's flavor: its worker's pools' mode
+        modes = sorted({p.capacity for p in matched} | ({remote[0]} if remote else set()))
+        out[name] = Flavor(name, dict(spec.get("nodeLabels") or {}), tolerates_queued(spec),
+                           [p.name for p in matched], modes, caps.get(name, {}))
     return dict(sorted(out.items()))
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from gke_ai_batch.vocabulary import (
+    FLAVOR_LABEL,
     GPU_RESOURCE,
     GPU_TAINT_KEY,
     PRIORITIES_ANNOTATION,
@@ -111,6 +112,27 @@ def _policy(name: str, rules: list[dict[str, Any]], variables: list[dict[str, st
                "spec": {"policyName": name, "validationActions": ["Deny"],
                         "matchResources": {"namespaceSelector": TEAM_NAMESPACES}}}
     return policy, binding
+
+
+FLEET_FLAVOR = f"{PREFIX}-fleet-flavor"
+POD_SPECS = ("object.kind == 'Pod' ? [object.spec] : object.kind == 'JobSet' ? "
+             "object.spec.replicatedJobs.map(r, r.template.spec.template.spec) : [object.spec.template.spec]")
+
+
+def fleet_flavor_policy(flavors: list[str]) -> tuple[Manifest, Manifest]:
+    """On a fleet manager, every pod template names its flavor (`gke-ai-batch.io/flavor`): MultiKueue copies a
+    workload's spec to a worker, not the flavor the manager charged (kueue v0.19.2 multikueue/workload.go
+    `cloneForCreate`), so a job that does not name one could be charged to one worker's flavor and run in
+    another's. Fleet flavors are each one worker's, so naming one names the worker too."""
+    allowed = "[" + ", ".join(f"'{f}'" for f in flavors) + "]"
+    return _policy(FLEET_FLAVOR, _rules([r for _, rs, _ in PRIORITY_SHAPES for r in rs], ["CREATE", "UPDATE"]), [
+        {"name": "podSpecs", "expression": POD_SPECS},
+        {"name": "flavors", "expression": allowed},
+    ], [{"expression": f"variables.podSpecs.all(s, has(s.nodeSelector) && '{FLAVOR_LABEL}' in s.nodeSelector && "
+                       f"s.nodeSelector['{FLAVOR_LABEL}'] in variables.flavors)",
+         "message": f"on a fleet manager a job names the flavor it runs in (nodeSelector {FLAVOR_LABEL}: one of "
+                    f"{', '.join(flavors)}): the worker holding that flavor runs it, and the manager charges its "
+                    "quota; without it another worker could run it in another flavor", "reason": "Invalid"}])
 
 
 def admission_policies() -> tuple[Manifest, ...]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -31,9 +32,11 @@ from gke_ai_batch.model.fleet_facts import WORKER_OUTPUT, FlavorFacts, WorkerFac
 from gke_ai_batch.model.gke_pool_rules import version_below
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.words import name_list
+from gke_ai_batch.plan.admission_policies import fleet_flavor_policy
 from gke_ai_batch.plan.scheduling import BASE_RESOURCES, ClusterQueuePlan, FlavorPlan, SchedulingPlan
 from gke_ai_batch.plan.team_namespaces import TeamPlan
 from gke_ai_batch.vocabulary import (
+    FLAVOR_LABEL,
     FLEET_STACK_ANNOTATION,
     FLEET_WORKER_ANNOTATION,
     KUEUE_API,
@@ -56,6 +59,8 @@ DISPATCHERS = {"incremental": f"{KUEUE_GROUP}/multikueue-dispatcher-incremental"
 # Kueue's create-multikueue-kubeconfig.sh (site/static/examples/multikueue, v0.19.2) names these.
 SERVICE_ACCOUNT = "multikueue-sa"
 WORKER_ROLE = "multikueue-sa-role"
+WRITER = "multikueue-sa-writer"  # the part of the script's rules that writes, bound per team namespace
+READ_VERBS = ("get", "list", "watch")
 _CRUD = ["create", "delete", "get", "list", "watch"]
 # The script's rules per framework the manager enables (only those: a framework the manager enables must
 # be watchable on every worker, and nothing more is granted).
@@ -90,7 +95,7 @@ class WorkerPlan:
 
     @property
     def token_secret(self) -> str:
-        return str(self.access[-1]["metadata"]["name"])
+        return str(self.access[-1]["metadata"]["name"])  # worker_access ends with it
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,7 @@ class FleetPlan:
     dispatch: dict[str, tuple[str, ...]]  # manager ClusterQueue -> its workers, in order
     clusters: tuple[Manifest, ...]  # MultiKueueClusters
     secrets: tuple[Manifest, ...]  # the kubeconfig Secrets, without their data (a token the worker makes)
+    policies: tuple[Manifest, ...]  # the manager's: every job names its flavor (fleet_flavor_policy)
 
     @property
     def dispatcher(self) -> str:
@@ -160,6 +166,13 @@ def _host_share(facts: FlavorFacts) -> dict[str, Decimal] | None:
     return {r: parse_quantity(v) for r, v in facts.host_share.items()} if facts.host_share else None
 
 
+def _holds(facts: FlavorFacts) -> str:
+    """What the worker's pools hold in the flavor, at full size and guaranteed, as the manager's flavor states it
+    for the quota policies (model.promises.flavor_capacity)."""
+    return json.dumps({"capacity": facts.capacity, "resources": {
+        r: [v, facts.guaranteed.get(r, "0")] for r, v in sorted(facts.resources.items())}}, separators=(",", ":"))
+
+
 def fleet_flavors(cfg: PlatformConfig, workers: Mapping[str, WorkerFacts]) -> dict[str, FlavorPlan]:
     """The workers' flavors as the manager's: the same names and node labels, so that the manager assigns a
     job the flavor its nodes are on; each flavor is one worker's (a name on two workers is refused)."""
@@ -175,7 +188,7 @@ def fleet_flavors(cfg: PlatformConfig, workers: Mapping[str, WorkerFacts]) -> di
             flavors[name] = FlavorPlan(
                 name=name, node_labels=dict(f.node_labels), tolerations=tuple(dict(t) for t in f.tolerations),
                 resources=BASE_RESOURCES + ((f.accelerator,) if f.accelerator else ()), host_share=_host_share(f),
-                capacity=Capacity(f.capacity), worker=w.name)
+                capacity=Capacity(f.capacity), worker=w.name, worker_holds=_holds(f))
     return flavors
 
 
@@ -242,10 +255,10 @@ def _check_within_workers(cq: ClusterQueuePlan, flavors: Mapping[str, FlavorPlan
 
 
 def _config_name(workers: tuple[str, ...]) -> str:
-    name = "multikueue-" + "-".join(workers)
-    if len(name) <= MAX_NAME:
-        return name
-    return f"multikueue-{hashlib.sha256(','.join(workers).encode()).hexdigest()[:12]}"
+    """`multikueue-<workers>-<hash>`: the hash of the ordered list keeps two sets apart whose names join alike
+    (east + west, and a worker named east-west), and the name a DNS label of at most 63 characters."""
+    digest = hashlib.sha256(",".join(workers).encode()).hexdigest()[:8]
+    return f"{'multikueue-' + '-'.join(workers)}"[:MAX_NAME - len(digest) - 1].rstrip("-") + f"-{digest}"
 
 
 def _dispatch_objects(sets: list[tuple[str, ...]]) -> tuple[Manifest, ...]:
@@ -300,22 +313,39 @@ def _worker_queue(cq: ClusterQueuePlan, facts: WorkerFacts) -> Manifest:
 
 
 def worker_access(fleet: FleetConfig, frameworks: list[str]) -> tuple[Manifest, ...]:
-    """The manager's identity on a worker, as Kueue's setup script makes it, granting only the frameworks the
-    manager enables; its token Secret is named by generation, so raising it replaces the token."""
-    rules = [dict(r) for f in frameworks for r in FRAMEWORK_RULES[f]]
-    unique = [r for i, r in enumerate(rules) if r not in rules[:i]]
+    """The manager's identity on a worker: Kueue's setup script's rules, for the frameworks the manager enables
+    only, split so that it reads cluster-wide (Kueue watches every namespace) and writes only where a team the
+    manager dispatches there lives (WRITER, bound per namespace by _writer_bindings), not in kube-system.
+    Its token Secret is named by generation, so raising the generation replaces the token."""
+    rules = [dict(r) for f in frameworks for r in FRAMEWORK_RULES[f]] + [dict(r) for r in KUEUE_RULES]
+    read = _unique([{**r, "verbs": [v for v in r["verbs"] if v in READ_VERBS]} for r in rules])
+    write = _unique([{**r, "verbs": [v for v in r["verbs"] if v not in READ_VERBS]} for r in rules
+                     if set(r["verbs"]) - set(READ_VERBS)])
     sa = {"name": SERVICE_ACCOUNT, "namespace": KUEUE_NAMESPACE}
     return (
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": dict(sa)},
-        {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRole", "metadata": {"name": WORKER_ROLE},
-         "rules": [*unique, *(dict(r) for r in KUEUE_RULES)]},
+        {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRole", "metadata": {"name": WORKER_ROLE}, "rules": read},
         {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRoleBinding", "metadata": {"name": f"{SERVICE_ACCOUNT}-crb"},
          "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": WORKER_ROLE},
          "subjects": [{"kind": "ServiceAccount", **sa}]},
+        {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRole", "metadata": {"name": WRITER}, "rules": write},
         {"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
          "metadata": {"name": f"{SERVICE_ACCOUNT}-token-{fleet.credentials.generation}", "namespace": KUEUE_NAMESPACE,
                       "annotations": {"kubernetes.io/service-account.name": SERVICE_ACCOUNT}}},
     )
+
+
+def _unique(rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for i, r in enumerate(rules) if r["verbs"] and r not in rules[:i]]
+
+
+def _writer_bindings(namespaces: list[str]) -> list[Manifest]:
+    """The manager's identity may create and delete jobs, pods and Workloads in these namespaces only."""
+    return [{"apiVersion": f"{RBAC_GROUP}/v1", "kind": "RoleBinding",
+             "metadata": {"name": f"{SERVICE_ACCOUNT}-writer", "namespace": ns},
+             "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": WRITER},
+             "subjects": [{"kind": "ServiceAccount", "name": SERVICE_ACCOUNT, "namespace": KUEUE_NAMESPACE}]}
+            for ns in namespaces]
 
 
 def _worker_objects(worker: str, queues: list[ClusterQueuePlan], scheduling: SchedulingPlan,
@@ -327,7 +357,7 @@ def _worker_objects(worker: str, queues: list[ClusterQueuePlan], scheduling: Sch
     objects = [*scheduling.priority_classes, *scheduling.workload_priority_classes, *scheduling.cohorts,
                *(_worker_queue(q, facts) for q in queues)]
     for t in teams:
-        objects += [*t.namespace_manifests, *t.guard_manifests]
+        objects += [*t.namespace_manifests, *t.guard_manifests, *_writer_bindings(list(t.namespaces))]
         objects += [lq for lq in t.local_queue_manifests if lq["spec"]["clusterQueue"] in names]
     return tuple(_marked(m, worker) for m in objects)
 
@@ -370,4 +400,5 @@ def plan_fleet(cfg: PlatformConfig, scheduling: SchedulingPlan, workers: Mapping
             TOKEN_ROTATION_ANNOTATION: str(fleet.credentials.rotate_every_days)}}} for w in plans)
     mk = _dispatch_objects(list(dispatch.values()))
     scheduled = replace(scheduling, cluster_queues=tuple(queues), admission_checks=scheduling.admission_checks + mk)
-    return scheduled, FleetPlan(fleet, plans, dispatch, clusters, secrets)
+    pinned = sorted({f.node_labels[FLAVOR_LABEL] for f in scheduling.flavors.values() if FLAVOR_LABEL in f.node_labels})
+    return scheduled, FleetPlan(fleet, plans, dispatch, clusters, secrets, fleet_flavor_policy(pinned))

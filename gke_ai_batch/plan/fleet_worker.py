@@ -7,6 +7,7 @@ from typing import Any
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.plan.gke_inputs import ip_endpoint
 from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.plan.scheduling import FlavorPlan, provisioning_check
 from gke_ai_batch.vocabulary import ZONE_LABEL, ClusterMode
@@ -27,6 +28,12 @@ def check_worker(cfg: PlatformConfig) -> None:
         if key in cfg.fleet.model_fields_set:
             raise ConfigError(path_of("fleet", key), f"a worker has no {key}: they are its manager's "
                               "(fleet.role: manager), which dispatches to it and makes its credentials")
+    if ip_endpoint(cfg) == "private":
+        raise ConfigError(path_of("cluster", "ip_endpoint"), "a fleet worker's control plane is reached by its "
+                          "manager's Kueue, with a ServiceAccount token, from the manager's network: a private "
+                          "endpoint answers only networks connected to the worker's VPC, and the DNS endpoint "
+                          "refuses such tokens; set ip_endpoint: authorized and list the manager's egress "
+                          "addresses in master_authorized_networks")
     if cfg.cluster.mode == ClusterMode.AUTOPILOT:
         raise ConfigError(path_of("cluster", "mode"), "a fleet worker is a Standard cluster: the manager checks "
                           "each team's quota against the worker's node pools, which Autopilot does not have")

@@ -31,6 +31,7 @@ from gke_ai_batch.vocabulary import (
     PROVISIONING_CONTROLLER,
     QUEUED_PROVISIONING_CLASS,
     SHARED_QUEUE_LABEL,
+    WORKER_HOLDS_ANNOTATION,
     ZONE_LABEL,
     Capacity,
     ClusterMode,
@@ -64,6 +65,7 @@ class FlavorPlan:
     topology: tuple[str, ...] = ()  # Kueue TAS levels: the flavor names the Topology of them
     capacity: Capacity | None = None  # a fleet manager's flavor: its worker's pools' capacity (plan.fleet)
     worker: str | None = None  # a fleet manager's flavor: the worker whose nodes it names
+    worker_holds: str | None = None  # and what they hold (JSON: capacity mode, resource -> [full size, guaranteed])
 
     @property
     def topology_name(self) -> str | None:
@@ -83,7 +85,8 @@ class FlavorPlan:
             spec["topologyName"] = self.topology_name
         meta: dict[str, Any] = {"name": self.name}
         if self.worker:
-            meta["annotations"] = {NODES_ON_WORKER_ANNOTATION: self.worker}
+            meta["annotations"] = {NODES_ON_WORKER_ANNOTATION: self.worker,
+                                   **({WORKER_HOLDS_ANNOTATION: self.worker_holds} if self.worker_holds else {})}
         return {"apiVersion": KUEUE_API, "kind": "ResourceFlavor", "metadata": meta, "spec": spec}
 
 
