@@ -152,7 +152,7 @@ class Platform(pulumi.ComponentResource):
     def __init__(self, name: str, args: PlatformArgs, opts: pulumi.ResourceOptions | None = None):
         raw = args.config.model_dump(mode="json") if isinstance(args.config, PlatformConfig) else args.config
         workers = WorkerStacks()
-        platform = build_platform(raw, worker_outputs=workers)  # refused before anything registers
+        platform = build_platform(raw, pulumi.get_project(), worker_outputs=workers)  # refused before any registers
         if platform.config.fleet is not None and platform.config.fleet.role == "worker":
             raise ConfigError(path_of("fleet", "role"), "a fleet worker's stack exports `fleetWorker` and "
                               "`kubeconfig` for its manager, which this component cannot do for its program: plan "

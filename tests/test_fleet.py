@@ -367,3 +367,17 @@ def test_a_worker_whose_control_plane_only_its_own_vpc_reaches_is_refused():
     with pytest.raises(ConfigError) as e:
         build_platform(raw)
     assert e.value.path == "platform.cluster.ip_endpoint" and "ip_endpoint: authorized" in e.value.message
+
+
+def test_a_worker_stack_named_twice_in_two_spellings_is_refused():
+    raw = manager()
+    raw["fleet"]["workers"][1]["stack"] = "acme/gke-ai-batch/fleet-east"
+    e = refused(raw)
+    assert e.path == "platform.fleet.workers[1].stack" and "already worker fleet.workers[0]'s" in e.message
+
+
+def test_the_summary_counts_every_registered_resource_and_lists_the_workers(plan):
+    from gke_ai_batch.offline.render import summary
+    shown = summary(plan(MANAGER))
+    assert f"{len(plan(MANAGER))} resources registered" in shown
+    assert "east    fleet-east  0.19.2  training (v5p-res)" in shown

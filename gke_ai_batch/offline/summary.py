@@ -303,8 +303,8 @@ def fleet_table(regs: Sequence[Registration]) -> Table | None:
 
 def plan_summary(regs: Sequence[Registration]) -> PlanSummary:
     """The stack's own cluster, then a fleet manager's workers (what it declares on them is theirs, apart)."""
-    fleet = fleet_table(regs)
+    fleet, registered = fleet_table(regs), plural(len(regs), "resource")
     regs = [r for r in regs if not (r.type.startswith("kubernetes:") and worker_of(r.inputs))]
     view = stack_view(regs)
-    out = blocks(regs, view)
-    return PlanSummary(out[:-2] + [fleet] + out[-2:] if fleet else out, diagram(view))
+    *out, helm, _ = blocks(regs, view)
+    return PlanSummary([*out, *([fleet] if fleet else []), helm, f"{registered} registered"], diagram(view))

@@ -134,7 +134,7 @@ def read_workers(cfg: PlatformConfig, outputs: Mapping[str, Any]) -> dict[str, W
     return facts
 
 
-def check_manager(cfg: PlatformConfig) -> None:
+def check_manager(cfg: PlatformConfig, project: str) -> None:
     """A manager runs no jobs (a ClusterQueue with a MultiKueue check dispatches every workload), so it has no
     pools of its own; its workers are named once each."""
     assert cfg.fleet is not None and cfg.fleet.role == "manager"
@@ -155,11 +155,17 @@ def check_manager(cfg: PlatformConfig) -> None:
     for key in ("name", "stack"):
         seen: dict[str, int] = {}
         for i, w in enumerate(workers):
-            value = getattr(w, key)
+            value = w.name if key == "name" else _stack_key(w.stack, project)
             if value in seen:
-                raise ConfigError(path_of("fleet", "workers", i, key), f"{key} {value!r} is already worker "
+                raise ConfigError(path_of("fleet", "workers", i, key), f"{key} {getattr(w, key)!r} is already worker "
                                   f"fleet.workers[{seen[value]}]'s: each worker is one cluster, named once")
             seen[value] = i
+
+
+def _stack_key(stack: str, project: str) -> str:
+    """A worker stack as the duplicate check compares it, `project/stack`: `fleet-east` and
+    `acme/<this project>/fleet-east` are one stack."""
+    return f"{project}/{stack}" if "/" not in stack else "/".join(stack.split("/")[-2:])
 
 
 def _host_share(facts: FlavorFacts) -> dict[str, Decimal] | None:

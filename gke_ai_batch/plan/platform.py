@@ -77,7 +77,7 @@ def build_platform(raw: Any, project: str = "gke-ai-batch", config_keys: Iterabl
         cfg = PlatformConfig.model_validate(raw)
     except ValidationError as e:
         raise config_error(e, raw) from None
-    return derive_platform(cfg, check_gke_rules=True, worker_outputs=worker_outputs)
+    return derive_platform(cfg, check_gke_rules=True, worker_outputs=worker_outputs, project=project)
 
 
 def _no_platform_key(key: str, found: list[str]) -> str:
@@ -88,7 +88,7 @@ def _no_platform_key(key: str, found: list[str]) -> str:
 
 
 def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False,
-                    worker_outputs: WorkerOutputs | None = None) -> Platform:
+                    worker_outputs: WorkerOutputs | None = None, project: str = "gke-ai-batch") -> Platform:
     """The network, pools, GKE's rules over the cluster, pools and network (a pool GKE refuses is
     reported before the queues that name it), a fleet manager's workers, scheduling, then the teams'
     storage. The KueueLayer component skips the rules: the pools' components check them."""
@@ -98,7 +98,7 @@ def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False,
         refuse_overlaps(pools, network.ranges.nodes)
     if check_gke_rules:
         enforce_gke_rules(cfg, pools, network)
-    workers = _fleet_workers(cfg, worker_outputs)
+    workers = _fleet_workers(cfg, worker_outputs, project)
     fleet_jobs = any(JOBSET_FRAMEWORK in w.frameworks for w in workers.values())
     scheduling = derive_scheduling(cfg, pools, fleet_plan.fleet_flavors(cfg, workers) if workers else None)
     platform = Platform(config=cfg, pools=tuple(pools), scheduling=scheduling, identity=node_identity(cfg),
@@ -110,12 +110,13 @@ def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False,
     return replace(platform, scheduling=scheduling, storage=storage, fleet=fleet)
 
 
-def _fleet_workers(cfg: PlatformConfig, worker_outputs: WorkerOutputs | None) -> dict[str, WorkerFacts]:
+def _fleet_workers(cfg: PlatformConfig, worker_outputs: WorkerOutputs | None,
+                   project: str) -> dict[str, WorkerFacts]:
     """A manager's workers, read and checked; a worker's own rules; nothing for other stacks."""
     if cfg.fleet is None:
         return {}
     if cfg.fleet.role == "worker":
         check_worker(cfg)
         return {}
-    fleet_plan.check_manager(cfg)
+    fleet_plan.check_manager(cfg, project)
     return fleet_plan.read_workers(cfg, worker_outputs(cfg.fleet) if worker_outputs else {})
