@@ -116,3 +116,25 @@ def test_an_update_that_recreates_or_shrinks_a_pool_needs_an_acknowledgement():
     assert refusals([("update", smaller)], [old], [smaller], Decisions(), ACK) == []
     larger = pool(nodeConfig={"diskSizeGb": 100}, autoscaling={"maxNodeCount": 8})
     assert refusals([("update", larger)], [old], [larger], Decisions(), Decisions()) == []
+
+
+def test_a_namespace_on_a_fleet_worker_goes_once_the_worker_drained():
+    """Removing a worker deletes the team namespaces its manager made there; the advice was to drain the team,
+    which stops it on every cluster."""
+    on_east = namespace("training", "training")
+    on_east["inputs"]["metadata"]["annotations"] = {"gke-ai-batch.io/fleet-worker": "east"}
+    [line] = refusals([("delete", on_east)], [on_east], [], Decisions(), Decisions())
+    assert "drain worker east first (`state: draining` in its fleet.workers entry)" in line
+    assert refusals([("delete", on_east)], [on_east], [], Decisions(draining_workers=frozenset({"east"})),
+                    Decisions()) == []
+
+
+def test_a_team_namespace_moved_between_fleet_workers_is_not_a_taken_name():
+    """The same namespace on two clusters is two objects: moving a flavor from one worker to another was refused."""
+    west, east = namespace("research", "research"), namespace("research", "research")
+    west["inputs"]["metadata"]["annotations"] = {"gke-ai-batch.io/fleet-worker": "west"}
+    east["inputs"]["metadata"]["annotations"] = {"gke-ai-batch.io/fleet-worker": "east"}
+    east["name"], east["urn"] = "fleet-east-namespace-research", "ns::east/research"
+    steps = [("delete", west), ("create", east)]
+    assert not [line for line in refusals(steps, [west], [east], Decisions(draining_workers=frozenset({"west"})),
+                                          Decisions()) if "still taken" in line]

@@ -381,3 +381,14 @@ def test_the_summary_counts_every_registered_resource_and_lists_the_workers(plan
     shown = summary(plan(MANAGER))
     assert f"{len(plan(MANAGER))} resources registered" in shown
     assert "east    fleet-east  0.19.2  training (v5p-res)" in shown
+
+
+def test_a_draining_workers_flavors_take_no_new_jobs(tmp_path, capsys):
+    raw = manager()
+    raw["fleet"]["workers"][0]["state"] = "draining"
+    stack = tmp_path / "Pulumi.fleet-manager.yaml"
+    stack.write_text(yaml.safe_dump({"config": {"gke-ai-batch:platform": raw}}))
+    assert admit.main([str(stack), str(ROOT / "examples" / "workloads" / "fleet-manager.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert "refused: training/llm-pretrain: ValidatingAdmissionPolicy gke-ai-batch-fleet-flavor" in out
+    assert "one of v6e-spot" in out and "admitted: training/eval-v6e" in out

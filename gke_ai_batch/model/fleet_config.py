@@ -23,6 +23,10 @@ class FleetWorkerConfig(Model):
     stack: str = text(STACK_REFERENCE)
     """The worker's stack (a pulumi.StackReference): `fleet-east` (a stack of this project and organization), or
     `acme/gke-ai-batch/fleet-east`."""
+    state: Literal["active", "draining"] = "active"
+    """active, or draining: jobs may no longer name its flavors (the manager's fleet-flavor policy refuses
+    them), so it gets no new work while what runs there finishes; everything else stays, and a later change
+    may remove it (`make diff` refuses removing a worker that was not draining first)."""
 
 
 class FleetCredentials(Model):

@@ -6,6 +6,8 @@ or updating a node pool in a way that evicts its pods (GKE recreates the nodes, 
 `make diff` refuses such a change unless the stack file decides on it:
 - a team, its namespaces and its buckets go once the team was `state: draining` at BASE (its queues stopped
   admitting, and production's protection lifted, by a change before this one);
+- what a fleet manager declares on a worker goes once the worker was `state: draining` at BASE (no job may
+  name its flavors any more);
 - a retained bucket (production) is never replaced: the old one stays under its global name;
 - anything else needs `acknowledge:` naming it: in this change for a replacement or an evicting update (the
   engine allows unprotecting and replacing in one update), at BASE or in this change for a deletion, and at
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from gke_ai_batch.model.config import CONFIG_KEY
+from gke_ai_batch.model.promises import worker_of
 from gke_ai_batch.model.replacement import recreating_nodes
 from gke_ai_batch.model.team_config import DECISION_KINDS
 from gke_ai_batch.vocabulary import BUCKET, CLUSTER, HELM_RELEASE, NODE_POOL, TEAM_COST_LABEL, TEAM_LABEL
@@ -55,6 +58,7 @@ class Decisions:
     """What one side's stack file decides: its acknowledgements as (kind, name) in order, and its draining teams."""
     acknowledged: tuple[tuple[str, str], ...] = ()
     draining: frozenset[str] = frozenset()
+    draining_workers: frozenset[str] = frozenset()  # a fleet manager's workers that take no new work
 
 
 def guarded(r: Resource) -> Guarded | None:
@@ -93,7 +97,9 @@ def read_decisions(stack: Path | None) -> Decisions:
         return Decisions()
     acks = tuple((k, str(a[k])) for a in _dicts(platform.get("acknowledge")) for k in DECISION_KINDS if a.get(k))
     draining = frozenset(str(t.get("name")) for t in _dicts(platform.get("teams")) if t.get("state") == "draining")
-    return Decisions(acks, draining)
+    fleet = platform.get("fleet") if isinstance(platform.get("fleet"), dict) else {}
+    workers = frozenset(str(w.get("name")) for w in _dicts(fleet.get("workers")) if w.get("state") == "draining")
+    return Decisions(acks, draining, workers)
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:
@@ -136,10 +142,11 @@ def _taken_names(steps: list[tuple[str, Resource]]) -> list[str]:
 
 
 def _real_name(r: Resource) -> str:
-    """The name the cloud or the cluster knows the resource by."""
+    """The name the cloud or the cluster knows the resource by (a fleet worker's objects: on that worker)."""
     inputs = r.get("inputs") or {}
     meta = inputs.get("metadata") or {}
-    return "/".join(str(p) for p in (inputs.get("cluster"), meta.get("namespace") or inputs.get("namespace"),
+    return "/".join(str(p) for p in (inputs.get("cluster") or worker_of(inputs),
+                                      meta.get("namespace") or inputs.get("namespace"),
                                       meta.get("name") or inputs.get("name", r["name"])) if p)
 
 
@@ -190,6 +197,9 @@ def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now:
     g = guarded(r)
     if g is None or op == "create" or (g.team is not None and (g.team in base.draining or g.team in gone)):
         return None
+    worker = worker_of(r.get("inputs") or {})
+    if worker is not None and worker in base.draining_workers:
+        return None  # BASE stopped sending it work
     what = f"{op} {WORDS[g.kind]} {g.name} ({r['type']} {r['name']})"
     key = (g.kind, g.name)
     if op == "update":
@@ -204,7 +214,10 @@ def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now:
     protected = bool((r.get("options") or {}).get("protect"))
     if key in base.acknowledged or (key in now.acknowledged and not protected):
         return None
-    if g.kind == "namespace" or (g.kind == "bucket" and g.team):
+    if g.kind == "namespace" and worker is not None:
+        first = (f"drain worker {worker} first (`state: draining` in its fleet.workers entry) and land that change "
+                 "before this one")
+    elif g.kind == "namespace" or (g.kind == "bucket" and g.team):
         first = (f"drain team {g.team} first (`state: draining` in its block) and land that change before this "
                  f"one, or acknowledge this {WORDS[g.kind]}" + (" in a change before this one (BASE protects it)"
                                                                   if protected else ""))

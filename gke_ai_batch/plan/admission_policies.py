@@ -131,8 +131,9 @@ def fleet_flavor_policy(flavors: list[str]) -> tuple[Manifest, Manifest]:
     ], [{"expression": f"variables.podSpecs.all(s, has(s.nodeSelector) && '{FLAVOR_LABEL}' in s.nodeSelector && "
                        f"s.nodeSelector['{FLAVOR_LABEL}'] in variables.flavors)",
          "message": f"on a fleet manager a job names the flavor it runs in (nodeSelector {FLAVOR_LABEL}: one of "
-                    f"{', '.join(flavors)}): the worker holding that flavor runs it, and the manager charges its "
-                    "quota; without it another worker could run it in another flavor", "reason": "Invalid"}])
+                    f"{', '.join(flavors) or 'none, every worker is draining'}): the worker holding that flavor runs "
+                    "it, and the manager charges its quota; without it another worker could run it in another "
+                    "flavor; a draining worker's flavors take no new jobs", "reason": "Invalid"}])
 
 
 def admission_policies() -> tuple[Manifest, ...]:

@@ -406,5 +406,7 @@ def plan_fleet(cfg: PlatformConfig, scheduling: SchedulingPlan, workers: Mapping
             TOKEN_ROTATION_ANNOTATION: str(fleet.credentials.rotate_every_days)}}} for w in plans)
     mk = _dispatch_objects(list(dispatch.values()))
     scheduled = replace(scheduling, cluster_queues=tuple(queues), admission_checks=scheduling.admission_checks + mk)
-    pinned = sorted({f.node_labels[FLAVOR_LABEL] for f in scheduling.flavors.values() if FLAVOR_LABEL in f.node_labels})
+    draining = {w.name for w in fleet.workers if w.state == "draining"}
+    pinned = sorted({f.node_labels[FLAVOR_LABEL] for f in scheduling.flavors.values()
+                     if FLAVOR_LABEL in f.node_labels and f.worker not in draining})
     return scheduled, FleetPlan(fleet, plans, dispatch, clusters, secrets, fleet_flavor_policy(pinned))
