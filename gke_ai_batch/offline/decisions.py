@@ -97,8 +97,9 @@ def read_decisions(stack: Path | None) -> Decisions:
         return Decisions()
     acks = tuple((k, str(a[k])) for a in _dicts(platform.get("acknowledge")) for k in DECISION_KINDS if a.get(k))
     draining = frozenset(str(t.get("name")) for t in _dicts(platform.get("teams")) if t.get("state") == "draining")
-    fleet = platform.get("fleet") if isinstance(platform.get("fleet"), dict) else {}
-    workers = frozenset(str(w.get("name")) for w in _dicts(fleet.get("workers")) if w.get("state") == "draining")
+    fleet = platform.get("fleet")
+    entries = _dicts(fleet.get("workers")) if isinstance(fleet, dict) else []
+    workers = frozenset(str(w.get("name")) for w in entries if w.get("state") == "draining")
     return Decisions(acks, draining, workers)
 
 
