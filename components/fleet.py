@@ -17,7 +17,8 @@ from pulumi.runtime.sync_await import _sync_await
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.fleet_config import FleetConfig
 from gke_ai_batch.model.fleet_facts import KUBECONFIG_OUTPUT, WORKER_OUTPUT
-from gke_ai_batch.plan.fleet import SERVICE_ACCOUNT, FleetPlan, WorkerPlan
+from gke_ai_batch.plan.fleet import FleetPlan, WorkerPlan
+from gke_ai_batch.plan.fleet_access import SERVICE_ACCOUNT
 from gke_ai_batch.plan.fleet_worker import worker_facts
 from gke_ai_batch.plan.platform import Platform
 from gke_ai_batch.vocabulary import Manifest, component_type

@@ -33,6 +33,7 @@ from gke_ai_batch.model.gke_pool_rules import version_below
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.admission_policies import fleet_flavor_policy
+from gke_ai_batch.plan.fleet_access import worker_access, writer_bindings
 from gke_ai_batch.plan.scheduling import BASE_RESOURCES, ClusterQueuePlan, FlavorPlan, SchedulingPlan
 from gke_ai_batch.plan.team_namespaces import TeamPlan
 from gke_ai_batch.vocabulary import (
@@ -44,7 +45,6 @@ from gke_ai_batch.vocabulary import (
     KUEUE_NAMESPACE,
     KUEUE_VERSION_ANNOTATION,
     MULTIKUEUE_CONTROLLER,
-    RBAC_GROUP,
     TOKEN_GENERATION_ANNOTATION,
     TOKEN_ROTATION_ANNOTATION,
     Capacity,
@@ -56,31 +56,6 @@ MAX_DISPATCH = 20  # MultiKueueConfig CRD (v0.19.2): spec.clusters maxItems
 MAX_NAME = 63  # AdmissionCheck parameters.name: a DNS label
 DISPATCHERS = {"incremental": f"{KUEUE_GROUP}/multikueue-dispatcher-incremental",
                "all-at-once": f"{KUEUE_GROUP}/multikueue-dispatcher-all-at-once"}
-# Kueue's create-multikueue-kubeconfig.sh (site/static/examples/multikueue, v0.19.2) names these.
-SERVICE_ACCOUNT = "multikueue-sa"
-WORKER_ROLE = "multikueue-sa-role"
-WRITER = "multikueue-sa-writer"  # the part of the script's rules that writes, bound per team namespace
-READ_VERBS = ("get", "list", "watch")
-_CRUD = ["create", "delete", "get", "list", "watch"]
-# The script's rules per framework the manager enables (only those: a framework the manager enables must
-# be watchable on every worker, and nothing more is granted).
-FRAMEWORK_RULES: dict[str, tuple[dict[str, Any], ...]] = {
-    "batch/job": ({"apiGroups": ["batch"], "resources": ["jobs"], "verbs": _CRUD},
-                  {"apiGroups": ["batch"], "resources": ["jobs/status"], "verbs": ["get"]}),
-    "jobset.x-k8s.io/jobset": ({"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets"], "verbs": _CRUD},
-                               {"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets/status"], "verbs": ["get"]}),
-    "pod": ({"apiGroups": [""], "resources": ["pods"], "verbs": _CRUD},),
-    "deployment": ({"apiGroups": [""], "resources": ["pods"], "verbs": _CRUD},),  # dispatched as its pods
-    "statefulset": ({"apiGroups": ["apps"], "resources": ["statefulsets"], "verbs": _CRUD},
-                    {"apiGroups": ["apps"], "resources": ["statefulsets/status"], "verbs": ["get"]}),
-}
-KUEUE_RULES = (
-    {"apiGroups": [KUEUE_GROUP], "resources": ["workloads"], "verbs": [*_CRUD, "update", "patch"]},
-    {"apiGroups": [KUEUE_GROUP], "resources": ["workloads/status"], "verbs": ["get", "patch", "update"]},
-    {"apiGroups": [KUEUE_GROUP], "resources": ["clusterqueues", "localqueues"], "verbs": ["get", "list", "watch"]},
-)
-
-
 @dataclass(frozen=True)
 class WorkerPlan:
     """One worker: its facts, the objects the manager declares on it, and its MultiKueue credentials."""
@@ -318,42 +293,6 @@ def _worker_queue(cq: ClusterQueuePlan, facts: WorkerFacts) -> Manifest:
     return m
 
 
-def worker_access(fleet: FleetConfig, frameworks: list[str]) -> tuple[Manifest, ...]:
-    """The manager's identity on a worker: Kueue's setup script's rules, for the frameworks the manager enables
-    only, split so that it reads cluster-wide (Kueue watches every namespace) and writes only where a team the
-    manager dispatches there lives (WRITER, bound per namespace by _writer_bindings), not in kube-system.
-    Its token Secret is named by generation, so raising the generation replaces the token."""
-    rules = [dict(r) for f in frameworks for r in FRAMEWORK_RULES[f]] + [dict(r) for r in KUEUE_RULES]
-    read = _unique([{**r, "verbs": [v for v in r["verbs"] if v in READ_VERBS]} for r in rules])
-    write = _unique([{**r, "verbs": [v for v in r["verbs"] if v not in READ_VERBS]} for r in rules
-                     if set(r["verbs"]) - set(READ_VERBS)])
-    sa = {"name": SERVICE_ACCOUNT, "namespace": KUEUE_NAMESPACE}
-    return (
-        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": dict(sa)},
-        {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRole", "metadata": {"name": WORKER_ROLE}, "rules": read},
-        {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRoleBinding", "metadata": {"name": f"{SERVICE_ACCOUNT}-crb"},
-         "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": WORKER_ROLE},
-         "subjects": [{"kind": "ServiceAccount", **sa}]},
-        {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRole", "metadata": {"name": WRITER}, "rules": write},
-        {"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
-         "metadata": {"name": f"{SERVICE_ACCOUNT}-token-{fleet.credentials.generation}", "namespace": KUEUE_NAMESPACE,
-                      "annotations": {"kubernetes.io/service-account.name": SERVICE_ACCOUNT}}},
-    )
-
-
-def _unique(rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [r for i, r in enumerate(rules) if r["verbs"] and r not in rules[:i]]
-
-
-def _writer_bindings(namespaces: list[str]) -> list[Manifest]:
-    """The manager's identity may create and delete jobs, pods and Workloads in these namespaces only."""
-    return [{"apiVersion": f"{RBAC_GROUP}/v1", "kind": "RoleBinding",
-             "metadata": {"name": f"{SERVICE_ACCOUNT}-writer", "namespace": ns},
-             "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": WRITER},
-             "subjects": [{"kind": "ServiceAccount", "name": SERVICE_ACCOUNT, "namespace": KUEUE_NAMESPACE}]}
-            for ns in namespaces]
-
-
 def _worker_objects(worker: str, queues: list[ClusterQueuePlan], scheduling: SchedulingPlan,
                     facts: WorkerFacts) -> tuple[Manifest, ...]:
     """What a worker needs to admit what the manager dispatches to it: the same priorities, cohorts,
@@ -363,7 +302,7 @@ def _worker_objects(worker: str, queues: list[ClusterQueuePlan], scheduling: Sch
     objects = [*scheduling.priority_classes, *scheduling.workload_priority_classes, *scheduling.cohorts,
                *(_worker_queue(q, facts) for q in queues)]
     for t in teams:
-        objects += [*t.namespace_manifests, *t.guard_manifests, *_writer_bindings(list(t.namespaces))]
+        objects += [*t.namespace_manifests, *t.guard_manifests, *writer_bindings(list(t.namespaces))]
         objects += [lq for lq in t.local_queue_manifests if lq["spec"]["clusterQueue"] in names]
     return tuple(_marked(m, worker) for m in objects)
 
