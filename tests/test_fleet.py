@@ -392,3 +392,16 @@ def test_a_draining_workers_flavors_take_no_new_jobs(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "refused: training/llm-pretrain: ValidatingAdmissionPolicy gke-ai-batch-fleet-flavor" in out
     assert "one of v6e-spot" in out and "admitted: training/eval-v6e" in out
+
+
+def test_a_per_zone_flavor_of_a_total_autoscaling_pool_holds_what_all_its_nodes_could():
+    """The worker's facts split such a pool evenly over its zones, where the worker's own policies count every
+    node in each zone (a total limit may put them all there), so the manager refused what the worker accepted."""
+    from gke_ai_batch.plan.fleet_worker import worker_facts
+    raw = platform_of("fleet-west")
+    raw["gpu_pools"] = [{"name": "l4-spot", "gpu": "nvidia-l4", "machine_type": "g2-standard-24", "capacity": "spot",
+                         "zones": ["us-east1-b", "us-east1-c"], "zone_flavors": True,
+                         "autoscaling": {"max_nodes": 8, "total": True, "location_policy": "ANY"}}]
+    p = build_platform(raw)
+    flavors = worker_facts(p.config, p.scheduling.flavors, p.frameworks)["flavors"]
+    assert flavors["l4-spot-us-east1-b"]["resources"]["nvidia.com/gpu"] == "16"  # 8 VMs x 2 L4s

@@ -39,6 +39,11 @@ class _Sized(Protocol):
     def machine_type(self) -> str: ...
     @property
     def accelerators(self) -> int: ...
+    @property
+    def zones(self) -> tuple[str, ...]: ...
+    @property
+    def zone_nodes(self) -> int: ...
+    def provides(self) -> dict[str, Decimal]: ...
 
 
 class PoolCapacity:
@@ -60,6 +65,14 @@ class PoolCapacity:
         for name, amount in (allocatable(self.machine_type) or {}).items():
             out[name] = amount * self.nodes
         return out
+
+    def provides_in(self: _Sized, node_labels: Mapping[str, str]) -> dict[str, Decimal]:
+        """What a flavor with these node labels can use of the pool: all of it, or with a zone label the
+        nodes of one zone (a total autoscaling limit may put every node there)."""
+        if ZONE_LABEL not in node_labels or len(self.zones) < 2:
+            return self.provides()
+        return {name: amount / self.nodes * self.zone_nodes for name, amount in self.provides().items()} \
+            if self.nodes else {}
 
 
 
@@ -90,6 +103,11 @@ class PoolFacts(PoolCapacity):
         return self.slice_vms > 1
 
     @property
+    def zone_nodes(self) -> int:
+        """Most nodes one zone can have: its fixed size, or the autoscaling maximum (a total one may all be there)."""
+        return self.fixed_nodes if self.fixed_nodes is not None else (self.max_nodes or 0)
+
+    @property
     def nodes(self) -> int:
         zones = max(len(self.zones), 1)
         if self.fixed_nodes is not None:
@@ -112,15 +130,6 @@ class PoolFacts(PoolCapacity):
         if (self.capacity == vocabulary.Capacity.QUEUED) != tolerates_queued(flavor_spec):
             return False
         return (bool(labels) or self.kind == PoolKind.CPU) and self.selected_by(labels)
-
-    def provides_in(self, node_labels: Mapping[str, str]) -> dict[str, Decimal]:
-        """What a flavor with these node labels can use of the pool: all of it, or with a zone label the
-        nodes of one zone (a total autoscaling limit may put every node there)."""
-        if ZONE_LABEL not in node_labels or len(self.zones) < 2:
-            return self.provides()
-        per_zone = self.fixed_nodes if self.fixed_nodes is not None else (self.max_nodes or 0)
-        return {name: amount / self.nodes * per_zone for name, amount in self.provides().items()} \
-            if self.nodes else {}
 
     def sizing(self) -> str:
         if self.fixed_nodes is not None:

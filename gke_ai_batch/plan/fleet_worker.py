@@ -8,9 +8,8 @@ from typing import Any
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.plan.gke_inputs import ip_endpoint
-from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.plan.scheduling import FlavorPlan, provisioning_check
-from gke_ai_batch.vocabulary import ZONE_LABEL, ClusterMode
+from gke_ai_batch.vocabulary import ClusterMode
 
 # What a worker leaves to its manager, which declares it on the worker from the one team block.
 MANAGER_KEYS = ("teams", "shared_queues", "cohorts", "priorities")
@@ -39,11 +38,6 @@ def check_worker(cfg: PlatformConfig) -> None:
                           "each team's quota against the worker's node pools, which Autopilot does not have")
 
 
-def _zone_share(pool: PoolPlan, flavor: FlavorPlan) -> Decimal:
-    """The part of a pool a flavor serves: all of it, or one zone's for a per-zone flavor."""
-    return Decimal(1) / len(pool.zones) if ZONE_LABEL in flavor.node_labels else Decimal(1)
-
-
 def _quantity(amount: Decimal) -> str:
     """A quantity string: whole units, or millis (cpu per accelerator unit)."""
     return str(int(amount)) if amount == int(amount) else f"{int(amount * 1000)}m"
@@ -53,8 +47,7 @@ def flavor_facts(cfg: PlatformConfig, flavor: FlavorPlan) -> dict[str, Any]:
     held: dict[str, Decimal] = {}
     fixed: dict[str, Decimal] = {}
     for pool in flavor.pools:
-        for resource, amount in pool.provides().items():
-            part = amount * _zone_share(pool, flavor)
+        for resource, part in pool.provides_in(flavor.node_labels).items():  # as the worker's own policies count
             held[resource] = held.get(resource, Decimal(0)) + part
             fixed[resource] = fixed.get(resource, Decimal(0)) + (part if pool.fixed_capacity else 0)
     facts: dict[str, Any] = {

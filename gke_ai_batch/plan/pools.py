@@ -128,6 +128,11 @@ class PoolPlan(PoolCapacity):
         return not (self.flex_start or self.queued)
 
     @property
+    def zone_nodes(self) -> int:
+        """Most nodes one zone can have: its fixed size, or the autoscaling maximum (a total one may all be there)."""
+        return self.node_count if self.node_count is not None else (self.max_nodes or 0)
+
+    @property
     def nodes(self) -> int:
         """Most nodes the pool can have: what it provides at full size (an autoscaled pool's maximum)."""
         if self.node_count is not None:
