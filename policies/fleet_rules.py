@@ -23,11 +23,27 @@ from gke_ai_batch.vocabulary import (
     PROVISIONING_CONTROLLER,
     TOKEN_GENERATION_ANNOTATION,
     TOKEN_ROTATION_ANNOTATION,
+    kueue_type,
 )
 
 from .stack_rules import Findings
 
 MAX_ROTATION_DAYS = 365
+
+
+FLEET_KINDS = (kueue_type("MultiKueueCluster"), kueue_type("MultiKueueConfig"))
+
+
+def _is_fleet_object(r: Res) -> bool:
+    return r.type in FLEET_KINDS or (r.type == kueue_type("AdmissionCheck")
+                                      and _spec(r).get("controllerName") == MULTIKUEUE_CONTROLLER)
+
+
+def _fleet(resources: Sequence[Res]) -> StackIndex | None:
+    """The stack indexed, if it has MultiKueue objects; else None, and the fleet rules have nothing to judge (a
+    stack without them pays one pass over the types, not an index). A flavor on a worker no MultiKueueCluster
+    names is flavor-has-nodes' to judge."""
+    return StackIndex(resources) if any(_is_fleet_object(r) for r in resources) else None
 
 
 def _spec(r: Res) -> dict[str, Any]:
@@ -50,7 +66,9 @@ def multikueue_queues(resources: Sequence[Res]) -> Findings:
     """A ClusterQueue Kueue would keep inactive: several MultiKueue checks, one on some flavors only, or one
     beside a ProvisioningRequest check (that belongs on the worker's ClusterQueue); and one with quota on a
     worker's nodes that does not dispatch."""
-    ix, found = StackIndex(resources), Findings()
+    ix, found = _fleet(resources), Findings()
+    if ix is None:
+        return found
     multikueue = _checks_by_controller(ix, MULTIKUEUE_CONTROLLER)
     provisioning = _checks_by_controller(ix, PROVISIONING_CONTROLLER)
     for name, cq in ix.kueue["ClusterQueue"].items():
@@ -89,7 +107,9 @@ def _not_dispatching(ix: StackIndex, name: str, cq: Res) -> Findings:
 def multikueue_dispatch(resources: Sequence[Res]) -> Findings:
     """Each MultiKueue check names a declared MultiKueueConfig of 1 to 20 declared clusters, each named once,
     each connecting through a kubeconfig Secret the stack declares in Kueue's namespace."""
-    ix, found = StackIndex(resources), Findings()
+    ix, found = _fleet(resources), Findings()
+    if ix is None:
+        return found
     configs, clusters = ix.kueue["MultiKueueConfig"], ix.kueue["MultiKueueCluster"]
     for name in sorted(_checks_by_controller(ix, MULTIKUEUE_CONTROLLER)):
         ac = ix.kueue["AdmissionCheck"][name]
@@ -134,7 +154,9 @@ def teams_on_workers(resources: Sequence[Res]) -> Findings:
     """Every LocalQueue of a dispatching ClusterQueue exists, in the same namespace, on each worker it may be
     dispatched to, pointing at a ClusterQueue declared there (Kueue's MultiKueue setup: the workers mirror the
     manager's namespaces and LocalQueues, or the dispatched workload is never admitted)."""
-    ix, found = StackIndex(resources), Findings()
+    ix, found = _fleet(resources), Findings()
+    if ix is None:
+        return found
     checks = {name: (_spec(ac).get("parameters") or {}).get("name")
               for name, ac in ix.kueue["AdmissionCheck"].items()
               if _spec(ac).get("controllerName") == MULTIKUEUE_CONTROLLER}
@@ -170,7 +192,9 @@ def _mirrored(cq: Res, name: str, worker: str, queues: list[tuple[Any, str]], ob
 def worker_versions(resources: Sequence[Res]) -> Findings:
     """Each worker states its Kueue release on its MultiKueueCluster: the manager's minor release, at its patch
     or a later one."""
-    ix, found = StackIndex(resources), Findings()
+    ix, found = _fleet(resources), Findings()
+    if ix is None:
+        return found
     releases = ix.releases("kueue")
     manager = str(releases[0].props.get("version")) if releases else None
     for name, cluster in ix.kueue["MultiKueueCluster"].items():
@@ -186,7 +210,9 @@ def worker_versions(resources: Sequence[Res]) -> Findings:
 def worker_credentials(resources: Sequence[Res]) -> Findings:
     """Each worker's kubeconfig Secret states its token's generation and how often it is rotated (at most
     yearly): Kueue takes only an inline token, which lives until its Secret on the worker is deleted."""
-    ix, found = StackIndex(resources), Findings()
+    ix, found = _fleet(resources), Findings()
+    if ix is None:
+        return found
     secrets = {(s.props.get("metadata") or {}).get("name"): s for s in ix.by_type["kubernetes:core/v1:Secret"]}
     for name, cluster in ix.kueue["MultiKueueCluster"].items():
         location = ((_spec(cluster).get("clusterSource") or {}).get("kubeConfig") or {}).get("location")
