@@ -97,6 +97,7 @@ KUEUE_API = f"{KUEUE_GROUP}/v1beta2"
 KUEUE_CONFIG_API = f"config.{KUEUE_GROUP}/v1beta2"
 QUEUE_LABEL = f"{KUEUE_GROUP}/queue-name"
 PRIORITY_LABEL = f"{KUEUE_GROUP}/priority-class"
+POD_GROUP_LABEL = f"{KUEUE_GROUP}/pod-group-name"  # Kueue's plain-pod groups
 PROVISIONING_CONTROLLER = f"{KUEUE_GROUP}/provisioning-request"
 MULTIKUEUE_CONTROLLER = f"{KUEUE_GROUP}/multikueue"  # the AdmissionCheck controller of MultiKueue
 QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"

@@ -12,23 +12,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gke_ai_batch.model.promises import Res, StackIndex
+from gke_ai_batch.model.promises import Res, StackIndex, worker_holds
 from gke_ai_batch.model.words import name_list
+from gke_ai_batch.plan.admission_policies import FLEET_FLAVOR
 from gke_ai_batch.plan.fleet import MAX_DISPATCH, version_skew
+from gke_ai_batch.plan.fleet_access import READ_VERBS, SERVICE_ACCOUNT
 from gke_ai_batch.vocabulary import (
     KUEUE_NAMESPACE,
     KUEUE_VERSION_ANNOTATION,
     MULTIKUEUE_CONTROLLER,
     NODES_ON_WORKER_ANNOTATION,
     PROVISIONING_CONTROLLER,
+    TEAM_LABEL,
     TOKEN_GENERATION_ANNOTATION,
     TOKEN_ROTATION_ANNOTATION,
+    WORKER_HOLDS_ANNOTATION,
     kueue_type,
 )
 
 from .stack_rules import Findings
 
 MAX_ROTATION_DAYS = 365
+VAP = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
+VAP_BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
 
 
 FLEET_KINDS = (kueue_type("MultiKueueCluster"), kueue_type("MultiKueueConfig"))
@@ -71,6 +77,10 @@ def multikueue_queues(resources: Sequence[Res]) -> Findings:
         return found
     multikueue = _checks_by_controller(ix, MULTIKUEUE_CONTROLLER)
     provisioning = _checks_by_controller(ix, PROVISIONING_CONTROLLER)
+    for name, flavor in ix.kueue["ResourceFlavor"].items():
+        if _annotations(flavor).get(NODES_ON_WORKER_ANNOTATION) and worker_holds(flavor.props) is None:
+            found.append((flavor.urn, f"flavor {name} names a worker's nodes but does not state what they hold "
+                                      f"({WORKER_HOLDS_ANNOTATION}): the quota policies could not judge its quota"))
     for name, cq in ix.kueue["ClusterQueue"].items():
         checks = (_spec(cq).get("admissionChecksStrategy") or {}).get("admissionChecks") or []
         mine = [c for c in checks if c.get("name") in multikueue]
@@ -130,6 +140,12 @@ def multikueue_dispatch(resources: Sequence[Res]) -> Findings:
     all_clusters = [r for r in ix.kueue_objects if r.kind == "MultiKueueCluster"]
     for cluster in all_clusters:
         found += _cluster_source(cluster, secrets, [c.name for c in all_clusters].count(cluster.name))
+    policies = {r.name for r in ix.by_type[VAP]}
+    bound = {(r.props.get("spec") or {}).get("policyName") for r in ix.by_type[VAP_BINDING]}
+    if all_clusters and not {FLEET_FLAVOR} <= policies & bound:
+        found.append((None, f"the stack dispatches to workers without the admission policy {FLEET_FLAVOR} and its "
+                            "binding: a job naming no flavor could be charged to one worker's flavor and run on "
+                            "another"))
     return found
 
 
@@ -151,9 +167,10 @@ def _cluster_source(cluster: Res, secrets: set[Any], times: int) -> Findings:
 
 
 def teams_on_workers(resources: Sequence[Res]) -> Findings:
-    """Every LocalQueue of a dispatching ClusterQueue exists, in the same namespace, on each worker it may be
-    dispatched to, pointing at a ClusterQueue declared there (Kueue's MultiKueue setup: the workers mirror the
-    manager's namespaces and LocalQueues, or the dispatched workload is never admitted)."""
+    """Every LocalQueue of a dispatching ClusterQueue exists, in a namespace declared there, on each worker it may
+    be dispatched to (Kueue's MultiKueue setup: the workers mirror the manager's namespaces and LocalQueues, or
+    the dispatched workload is never admitted), pointing at a ClusterQueue there that holds the manager's quota
+    in that worker's flavors and no other: more would run work the manager never charged."""
     ix, found = _fleet(resources), Findings()
     if ix is None:
         return found
@@ -169,24 +186,48 @@ def teams_on_workers(resources: Sequence[Res]) -> Findings:
             continue
         queues = [(lq.props["metadata"].get("namespace"), lq.name) for lq in local
                   if _spec(lq).get("clusterQueue") == name]
+        owners = {f: _annotations(r).get(NODES_ON_WORKER_ANNOTATION) for f, r in ix.kueue["ResourceFlavor"].items()}
         for worker in _spec(config).get("clusters") or []:
-            found += _mirrored(cq, name, worker, queues, ix.workers.get(worker, []))
+            found += _mirrored(cq, name, worker, queues, ix.workers.get(worker, []), owners)
     return found
 
 
-def _mirrored(cq: Res, name: str, worker: str, queues: list[tuple[Any, str]], objects: list[Res]) -> Findings:
-    there = {(r.props["metadata"].get("namespace"), r.name): _spec(r).get("clusterQueue")
+def _mirrored(cq: Res, name: str, worker: str, queues: list[tuple[Any, str]], objects: list[Res],
+              owners: dict[str, Any]) -> Findings:
+    there = {(r.props["metadata"].get("namespace"), r.name): str(_spec(r).get("clusterQueue"))
              for r in objects if r.kind == "LocalQueue"}
-    worker_queues = {r.name for r in objects if r.kind == "ClusterQueue"}
+    worker_queues = {r.name: r for r in objects if r.kind == "ClusterQueue"}
+    namespaces = {r.name for r in objects if r.kind == "Namespace"}
     found = Findings()
     for ns, lq in queues:
-        if (ns, lq) not in there:
-            found.append((cq.urn, f"ClusterQueue {name} dispatches to worker {worker}, which has no LocalQueue "
-                                  f"{ns}/{lq}: a workload dispatched there is never admitted"))
+        if (ns, lq) not in there or ns not in namespaces:
+            found.append((cq.urn, f"ClusterQueue {name} dispatches to worker {worker}, which has no "
+                                  f"{'LocalQueue' if ns in namespaces else 'namespace or LocalQueue'} {ns}/{lq}: a "
+                                  "workload dispatched there is never admitted"))
         elif there[(ns, lq)] not in worker_queues:
             found.append((cq.urn, f"worker {worker}'s LocalQueue {ns}/{lq} points at ClusterQueue "
                                   f"{there[(ns, lq)]!r}, which is not declared there"))
+        elif problem := _quota_mirrors(cq, worker_queues[there[(ns, lq)]], worker, owners):
+            found.append((cq.urn, f"worker {worker}'s ClusterQueue {there[(ns, lq)]} {problem}"))
     return found
+
+
+def _entries(cq: Res) -> dict[str, Any]:
+    """flavor -> its resources' quotas."""
+    return {f["name"]: f.get("resources")
+            for g in _spec(cq).get("resourceGroups") or [] for f in g.get("flavors") or []}
+
+
+def _quota_mirrors(manager: Res, there: Res, worker: str, owners: dict[str, Any]) -> str | None:
+    """Why a worker's ClusterQueue does not hold what the manager's holds in that worker's flavors, or None."""
+    mine, theirs = _entries(manager), _entries(there)
+    foreign = sorted(f for f in theirs if owners.get(f) != worker)
+    if foreign:
+        return f"has flavors that are not worker {worker}'s on the manager: {name_list(foreign)}"
+    differ = sorted(f for f, resources in theirs.items() if resources != mine.get(f))
+    if differ:
+        return f"holds other quota than the manager's ClusterQueue {manager.name} in {name_list(differ)}"
+    return None
 
 
 def worker_versions(resources: Sequence[Res]) -> Findings:
@@ -207,12 +248,38 @@ def worker_versions(resources: Sequence[Res]) -> Findings:
     return found
 
 
+def _identity_reach(worker: str, objects: list[Res]) -> Findings:
+    """The manager's identity on a worker reads cluster-wide and writes only in team namespaces: a token read
+    from the manager's Secret must not create pods in kube-system."""
+    roles = {r.name: r for r in objects if r.kind == "ClusterRole"}
+    teams = {r.name for r in objects
+             if r.kind == "Namespace" and TEAM_LABEL in (r.props["metadata"].get("labels") or {})}
+    found = Findings()
+    for b in (r for r in objects if r.kind in ("ClusterRoleBinding", "RoleBinding")):
+        if not any(s.get("kind") == "ServiceAccount" and s.get("name") == SERVICE_ACCOUNT
+                   and s.get("namespace") == KUEUE_NAMESPACE for s in b.props.get("subjects") or []):
+            continue
+        ref = (b.props.get("roleRef") or {}).get("name")
+        writes = ref not in roles or any(set(rule.get("verbs") or []) - set(READ_VERBS)
+                                         for rule in roles[ref].props.get("rules") or [])
+        where = b.props["metadata"].get("namespace")
+        if writes and (b.kind == "ClusterRoleBinding" or where not in teams):
+            scope = "cluster-wide" if b.kind == "ClusterRoleBinding" else f"in {where}"
+            found.append((b.urn, f"worker {worker}: the manager's identity ({KUEUE_NAMESPACE}/{SERVICE_ACCOUNT}) may "
+                                 f"write {scope} through {b.kind} {b.name} ({ref}): it reads cluster-wide and writes "
+                                 "only in team namespaces"))
+    return found
+
+
 def worker_credentials(resources: Sequence[Res]) -> Findings:
     """Each worker's kubeconfig Secret states its token's generation and how often it is rotated (at most
-    yearly): Kueue takes only an inline token, which lives until its Secret on the worker is deleted."""
+    yearly): Kueue takes only an inline token, which lives until its Secret on the worker is deleted; and the
+    token's identity reads cluster-wide and writes only in team namespaces (_identity_reach)."""
     ix, found = _fleet(resources), Findings()
     if ix is None:
         return found
+    for worker, objects in ix.workers.items():
+        found += _identity_reach(worker, objects)
     secrets = {(s.props.get("metadata") or {}).get("name"): s for s in ix.by_type["kubernetes:core/v1:Secret"]}
     for name, cluster in ix.kueue["MultiKueueCluster"].items():
         location = ((_spec(cluster).get("clusterSource") or {}).get("kubeConfig") or {}).get("location")

@@ -185,8 +185,12 @@ def test_a_queue_that_would_dispatch_to_more_than_20_workers_is_refused():
                                                                for i in range(21)}}}]
     west = fleet_outputs(build_platform(manager(), worker_outputs=fleet_outputs).config.fleet)["west"]
 
+    def flavor(i: int) -> dict[str, Any]:
+        spot = west["flavors"]["v6e-spot"]
+        return {**spot, "node_labels": {**spot["node_labels"], "gke-ai-batch.io/flavor": f"v6e-w{i}"}}
+
     def outputs(fleet: Any) -> dict[str, Any]:
-        return {f"w{i}": {**west, "flavors": {f"v6e-w{i}": west["flavors"]["v6e-spot"]}} for i in range(21)}
+        return {f"w{i}": {**west, "flavors": {f"v6e-w{i}": flavor(i)}} for i in range(21)}
     e = refused(raw, outputs)
     assert e.path == "platform.teams[0].queue.quotas" and "at most 20 clusters" in e.message
 
@@ -405,3 +409,130 @@ def test_a_per_zone_flavor_of_a_total_autoscaling_pool_holds_what_all_its_nodes_
     p = build_platform(raw)
     flavors = worker_facts(p.config, p.scheduling.flavors, p.frameworks)["flavors"]
     assert flavors["l4-spot-us-east1-b"]["resources"]["nvidia.com/gpu"] == "16"  # 8 VMs x 2 L4s
+
+
+def test_the_platform_component_reads_its_workers_as_the_program_does(plan):
+    """The component builds its plan from the same StackReferences, in its program's project."""
+    from gke_ai_batch.components.platform import Platform, PlatformArgs
+    from gke_ai_batch.offline.runtime import record
+    references = {w: plan(w) for w in ("fleet-east", "fleet-west")}
+    regs = record(lambda: Platform("ml", PlatformArgs(manager())), MANAGER, references=references)
+    assert {r.inputs["metadata"]["name"] for r in regs if r.type.endswith(":MultiKueueCluster")} == {"east", "west"}
+
+
+def test_the_platform_component_refuses_to_be_a_worker_it_cannot_export():
+    from gke_ai_batch.components.platform import Platform, PlatformArgs
+    from gke_ai_batch.offline.runtime import record
+    with pytest.raises(Exception, match=r"platform.fleet.role: a fleet worker's stack exports"):
+        record(lambda: Platform("ml", PlatformArgs(platform_of("fleet-east"))), "fleet-east")
+
+
+# The second review's attempts, kept.
+
+def test_a_flavor_label_on_two_workers_is_refused():
+    """Per-zone flavors of a pool named alike on two workers had distinct names but one gke-ai-batch.io/flavor label:
+    a job naming it could be charged to one worker and run on the other."""
+    def shared(out: dict[str, Any]) -> None:
+        spot = out["west"]["flavors"]["v6e-spot"]
+        out["east"]["flavors"]["v6e-spot-east"] = {**spot}
+    e = refused(manager(), changed_outputs(shared))
+    assert e.path == "platform.fleet.workers[1]"
+    assert "gke-ai-batch.io/flavor=v6e-spot nodes, as worker 'east'" in e.message
+
+
+def _manager_policies(raw: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    from gke_ai_batch.offline.render import is_manifest, manifest_of
+    manifests = [manifest_of(r) for r in run_config(raw, MANAGER)
+                 if is_manifest(r) and r.inputs["metadata"]["name"] == "gke-ai-batch-fleet-flavor"]
+    return ([m for m in manifests if m["kind"] == "ValidatingAdmissionPolicy"],
+            [m for m in manifests if m["kind"] == "ValidatingAdmissionPolicyBinding"])
+
+
+def _jobset(flavors: list[str]) -> dict[str, Any]:
+    doc = next(yaml.safe_load_all((ROOT / "examples" / "workloads" / "fleet-manager.yaml").read_text()))
+    template = doc["spec"]["replicatedJobs"][0]
+    doc["spec"]["replicatedJobs"] = [copy.deepcopy(template) for _ in flavors]
+    for i, (r, f) in enumerate(zip(doc["spec"]["replicatedJobs"], flavors, strict=True)):
+        r["name"] = f"slice-{i}"
+        r["template"]["spec"]["template"]["spec"]["nodeSelector"] = {"gke-ai-batch.io/flavor": f}
+    return doc
+
+
+def test_kueue_may_still_update_a_draining_workers_jobs_but_nobody_may_name_its_flavor_anew():
+    """The policy matched updates too, so Kueue could not unsuspend a job it had admitted for a draining worker."""
+    from gke_ai_batch.offline.cel_policies import evaluate
+    raw = manager()
+    raw["fleet"]["workers"][0]["state"] = "draining"
+    policies, bindings = _manager_policies(raw)
+    namespace = {"apiVersion": "v1", "kind": "Namespace",
+                 "metadata": {"name": "training", "labels": {"gke-ai-batch.io/team": "training"}}}
+    job = _jobset(["v5p-res"])
+    unsuspended = copy.deepcopy(job)
+    unsuspended["spec"]["suspend"] = False
+    assert evaluate(policies, bindings, unsuspended, namespace, "UPDATE", old_object=job) == []
+    assert evaluate(policies, bindings, job, namespace, "CREATE")
+    moved = _jobset(["v6e-spot"])
+    assert evaluate(policies, bindings, job, namespace, "UPDATE", old_object=moved)
+
+
+def test_one_job_naming_two_workers_flavors_is_refused(tmp_path, capsys):
+    """It held quota on the manager in both flavors, and no worker could admit it whole."""
+    (tmp_path / "w.yaml").write_text(yaml.safe_dump(_jobset(["v5p-res", "v6e-spot"])))
+    assert admit.main([MANAGER, str(tmp_path / "w.yaml")]) == 1
+    assert "a job's pod templates name the flavors of one worker" in capsys.readouterr().out
+
+
+def test_a_pod_group_is_refused_on_the_manager(tmp_path, capsys):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {
+        "name": "p0", "namespace": "training", "labels": {"kueue.x-k8s.io/queue-name": "training-queue",
+                                                           "kueue.x-k8s.io/pod-group-name": "g"},
+        "annotations": {"kueue.x-k8s.io/pod-group-total-count": "2"}},
+        "spec": {"nodeSelector": {"gke-ai-batch.io/flavor": "v5p-res"},
+                 "containers": [{"name": "c", "image": "python:3.11"}]}}
+    (tmp_path / "w.yaml").write_text(yaml.safe_dump(pod))
+    assert admit.main([MANAGER, str(tmp_path / "w.yaml")]) == 1
+    assert "a pod group's pods are separate objects" in capsys.readouterr().out
+
+
+def test_a_hand_built_fleet_without_the_flavor_policy_or_with_a_stronger_identity_is_a_violation(plan):
+    def weaken(r: Any) -> bool:
+        if r.inputs.get("kind", "").startswith("ValidatingAdmissionPolicy") and \
+                r.inputs["metadata"]["name"] == "gke-ai-batch-fleet-flavor":
+            return False
+        meta = r.inputs.get("metadata") or {}
+        if r.inputs.get("kind") == "ClusterRoleBinding" and meta.get("name") == "multikueue-sa-crb":
+            r.inputs["roleRef"]["name"] = "cluster-admin"
+        if r.inputs.get("kind") == "ResourceFlavor" and meta.get("name") == "v5p-res":
+            meta["annotations"].pop("gke-ai-batch.io/worker-holds")
+        return True
+    edited = _edited(plan(MANAGER), weaken)
+    assert any("without the admission policy gke-ai-batch-fleet-flavor" in m
+               for m in findings(fleet_rules.multikueue_dispatch, edited))
+    assert any("may write cluster-wide through ClusterRoleBinding multikueue-sa-crb (cluster-admin)" in m
+               for m in findings(fleet_rules.worker_credentials, edited))
+    assert any("flavor v5p-res names a worker's nodes but does not state what they hold" in m
+               for m in findings(fleet_rules.multikueue_queues, edited))
+
+
+def test_a_workers_queue_holding_more_than_the_managers_is_a_violation(plan):
+    def raise_quota(r: Any) -> bool:
+        meta = r.inputs.get("metadata") or {}
+        if r.inputs.get("kind") == "ClusterQueue" and (meta.get("annotations") or {}).get(
+                "gke-ai-batch.io/fleet-worker") == "east":
+            r.inputs["spec"]["resourceGroups"][0]["flavors"][0]["resources"][2]["nominalQuota"] = 1000
+        return True
+    found = findings(fleet_rules.teams_on_workers, _edited(plan(MANAGER), raise_quota))
+    assert found == ["worker east's ClusterQueue training holds other quota than the manager's ClusterQueue "
+                     "training in v5p-res"]
+
+
+def test_a_worker_that_would_take_a_workload_whose_pods_find_no_nodes_is_refused_after_dispatch():
+    """Kueue dispatches on quota; the pods then wait on the worker, which `make admit` says, as in one cluster."""
+    from gke_ai_batch.admission.results import AdmissionResult
+    from gke_ai_batch.offline.dispatch import Dispatch
+    stuck = AdmissionResult("JobSet", "t", "j", "cq", warnings=("no node pool fits",))
+    d = Dispatch("all-at-once", ("east", "west"), (("east", stuck), ("west", stuck)))
+    lines = admit.dispatched(d)
+    assert d.worker == "east" and not d.admitted
+    assert "workers east, west would all admit it: the first to reserve quota takes it" in lines[0]
+    assert lines[-1] == "  refused: worker east: no node pool fits"

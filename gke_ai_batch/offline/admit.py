@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             print(describe(passage))
             for line in dispatched(dispatch):
                 print(line)
-            refused |= passage.refused or (dispatch is not None and dispatch.worker is None)
+            refused |= passage.refused or (dispatch is not None and not dispatch.admitted)
     except (ValueError, KeyError, TypeError) as e:
         print(f"error: an object cannot be judged (is it a valid Kubernetes object?): {e!r}", file=sys.stderr)
         return 2
@@ -136,16 +136,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def dispatched(d: Dispatch | None) -> list[str]:
-    """The workers offered it: why each that does not take it does not admit it, then where it runs."""
+    """The workers offered it: why each that does not take it does not admit it, where it runs, and what stops
+    its pods there (the workload is then refused, as in one cluster)."""
     if d is None:
         return []
-    lines = [f"  worker {w}: not admitted: {r.reason or '; '.join(r.warnings)}" for w, r in d.tried if not r.admitted]
-    taker = next((r for _, r in d.tried if r.admitted), None)
+    lines = [f"  worker {w}: not admitted: {r.reason}" for w, r in d.tried if not r.quota_reserved]
+    taker = next((r for w, r in d.tried if w == d.worker), None)
     how = f"{d.dispatcher}: {', '.join(d.order)}"
     if taker is None:
         return [*lines, f"  refused: MultiKueue: no worker admits it ({how})"]
+    if len(d.takers) > 1:
+        lines.append(f"  workers {', '.join(d.takers)} would all admit it: the first to reserve quota takes it")
     wait = f", after {d.rounds} round{'s' if d.rounds > 1 else ''} of 5 minutes" if d.rounds else ""
-    return [*lines, f"  dispatched ({how}{wait}): worker {d.worker} -> {placement(taker)}"]
+    lines.append(f"  dispatched ({how}{wait}): worker {d.worker} -> {placement(taker)}")
+    return lines + [f"  refused: worker {d.worker}: {w}" for w in taker.warnings]
 
 
 if __name__ == "__main__":

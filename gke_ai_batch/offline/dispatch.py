@@ -33,7 +33,19 @@ class Dispatch:
 
     @property
     def worker(self) -> str | None:
-        return next((w for w, r in self.tried if r.admitted), None)
+        """The first worker whose Kueue reserves quota for it (Kueue dispatches on that; a pod that then finds
+        no node, a physical warning, still runs there, or waits)."""
+        return next((w for w, r in self.tried if r.quota_reserved), None)
+
+    @property
+    def admitted(self) -> bool:
+        """A worker takes it and nothing physical stops its pods there."""
+        return any(w == self.worker and r.admitted for w, r in self.tried)
+
+    @property
+    def takers(self) -> list[str]:
+        """Every worker that would reserve quota: with all-at-once, the first to do so wins."""
+        return [w for w, r in self.tried if r.quota_reserved]
 
     @property
     def rounds(self) -> int:
@@ -89,6 +101,6 @@ class Fleet:
             verdict = cluster.admit(workload) if cluster else AdmissionResult(
                 result.kind, result.namespace, result.name, reason=f"worker {worker}'s stack is not planned here")
             tried.append((worker, verdict))
-            if verdict.admitted and dispatcher == INCREMENTAL:
+            if verdict.quota_reserved and dispatcher == INCREMENTAL:
                 break
         return Dispatch(dispatcher, clusters, tuple(tried))

@@ -246,10 +246,24 @@ def _exports() -> dict[str, Any]:
     root = settings.get_root_resource()
     out: dict[str, Any] = {}
     for name, value in (getattr(root, "outputs", None) or {}).items():
-        output = pulumi.Output.from_input(value)
-        resolved = _sync_await(output.future())
-        out[name] = {SIG_KEY: SECRET_VALUE_SIG, "value": resolved} if _sync_await(output.is_secret()) else resolved
+        resolved, secret = _resolved(value)
+        out[name] = {SIG_KEY: SECRET_VALUE_SIG, "value": resolved} if secret else resolved
     return out
+
+
+def _resolved(value: Any) -> tuple[Any, bool]:
+    """A value with its Outputs awaited, and whether any was secret. Plain values are walked, not wrapped:
+    Output.from_input of a 1,000-team export made an Output per value and cost a second of each plan."""
+    if isinstance(value, pulumi.Output):
+        inner, secret = _resolved(_sync_await(value.future()))
+        return inner, secret or bool(_sync_await(value.is_secret()))
+    if isinstance(value, dict):
+        pairs = {k: _resolved(v) for k, v in value.items()}
+        return {k: v for k, (v, _) in pairs.items()}, any(s for _, s in pairs.values())
+    if isinstance(value, list | tuple):
+        items = [_resolved(v) for v in value]
+        return [v for v, _ in items], any(s for _, s in items)
+    return value, False
 
 
 def run_program(stack: StackFile, planning: frozenset[str] = frozenset()) -> Planned:

@@ -19,6 +19,7 @@ from gke_ai_batch.vocabulary import (
     FLAVOR_LABEL,
     GPU_RESOURCE,
     GPU_TAINT_KEY,
+    POD_GROUP_LABEL,
     PRIORITIES_ANNOTATION,
     PRIORITY_LABEL,
     SYSTEM_POOL_TAINT,
@@ -115,25 +116,43 @@ def _policy(name: str, rules: list[dict[str, Any]], variables: list[dict[str, st
 
 
 FLEET_FLAVOR = f"{PREFIX}-fleet-flavor"
-POD_SPECS = ("object.kind == 'Pod' ? [object.spec] : object.kind == 'JobSet' ? "
-             "object.spec.replicatedJobs.map(r, r.template.spec.template.spec) : [object.spec.template.spec]")
+POD_SPECS = ("{o}.kind == 'Pod' ? [{o}.spec] : {o}.kind == 'JobSet' ? "
+             "{o}.spec.replicatedJobs.map(r, r.template.spec.template.spec) : [{o}.spec.template.spec]")
+NAMED = f"map(s, has(s.nodeSelector) && '{FLAVOR_LABEL}' in s.nodeSelector ? s.nodeSelector['{FLAVOR_LABEL}'] : '')"
+UNCHANGED = "(request.operation == 'UPDATE' && variables.named == variables.oldNamed)"
 
 
-def fleet_flavor_policy(flavors: list[str]) -> tuple[Manifest, Manifest]:
-    """On a fleet manager, every pod template names its flavor (`gke-ai-batch.io/flavor`): MultiKueue copies a
+def fleet_flavor_policy(workers: dict[str, str]) -> tuple[Manifest, Manifest]:
+    """On a fleet manager, every pod template names its flavor (`gke-ai-batch.io/flavor` -> the worker holding it,
+    draining workers' left out), and one object's templates name one worker's flavors: MultiKueue copies a
     workload's spec to a worker, not the flavor the manager charged (kueue v0.19.2 multikueue/workload.go
-    `cloneForCreate`), so a job that does not name one could be charged to one worker's flavor and run in
-    another's. Fleet flavors are each one worker's, so naming one names the worker too."""
-    allowed = "[" + ", ".join(f"'{f}'" for f in flavors) + "]"
+    `cloneForCreate`), so a job naming none could be charged to one worker and run on another, and one naming two
+    workers' flavors would hold quota no worker admits. An update that keeps the flavors passes: Kueue itself
+    unsuspends jobs and removes pod finalizers, also for a draining worker's work. A pod group is several pods,
+    which no policy sees together, so the manager takes none."""
+    literal = "{" + ", ".join(f"'{f}': '{w}'" for f, w in sorted(workers.items())) + "}"
     return _policy(FLEET_FLAVOR, _rules([r for _, rs, _ in PRIORITY_SHAPES for r in rs], ["CREATE", "UPDATE"]), [
-        {"name": "podSpecs", "expression": POD_SPECS},
-        {"name": "flavors", "expression": allowed},
-    ], [{"expression": f"variables.podSpecs.all(s, has(s.nodeSelector) && '{FLAVOR_LABEL}' in s.nodeSelector && "
-                       f"s.nodeSelector['{FLAVOR_LABEL}'] in variables.flavors)",
+        {"name": "podSpecs", "expression": POD_SPECS.format(o="object")},
+        {"name": "named", "expression": f"variables.podSpecs.{NAMED}"},
+        {"name": "oldNamed", "expression": f"request.operation == 'UPDATE' ? ({POD_SPECS.format(o='oldObject')})"
+                                           f".{NAMED} : []"},
+        {"name": "workers", "expression": literal},
+    ], [
+        {"expression": f"{UNCHANGED} || variables.named.all(f, f in variables.workers)",
          "message": f"on a fleet manager a job names the flavor it runs in (nodeSelector {FLAVOR_LABEL}: one of "
-                    f"{', '.join(flavors) or 'none, every worker is draining'}): the worker holding that flavor runs "
-                    "it, and the manager charges its quota; without it another worker could run it in another "
-                    "flavor; a draining worker's flavors take no new jobs", "reason": "Invalid"}])
+                    f"{', '.join(sorted(workers)) or 'none, every worker is draining'}): the worker holding that "
+                    "flavor runs it, and the manager charges its quota; without it another worker could run it in "
+                    "another flavor; a draining worker's flavors take no new jobs", "reason": "Invalid"},
+        {"expression": f"{UNCHANGED} || !variables.named.all(f, f in variables.workers) || "
+                       "variables.named.all(f, variables.workers[f] == variables.workers[variables.named[0]])",
+         "message": "a job's pod templates name the flavors of one worker: MultiKueue runs a workload whole on one "
+                    "worker, so one naming two workers' flavors would hold the manager's quota with no worker to "
+                    "admit it", "reason": "Invalid"},
+        {"expression": "request.operation != 'CREATE' || object.kind != 'Pod' || !has(object.metadata.labels) || "
+                       f"!('{POD_GROUP_LABEL}' in object.metadata.labels)",
+         "message": "a pod group's pods are separate objects, which no admission policy sees together, so the "
+                    "manager cannot hold them to one worker: run the group as a Job or JobSet", "reason": "Invalid"},
+    ])
 
 
 def admission_policies() -> tuple[Manifest, ...]:

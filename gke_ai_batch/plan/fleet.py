@@ -156,21 +156,34 @@ def _holds(facts: FlavorFacts) -> str:
 
 def fleet_flavors(cfg: PlatformConfig, workers: Mapping[str, WorkerFacts]) -> dict[str, FlavorPlan]:
     """The workers' flavors as the manager's: the same names and node labels, so that the manager assigns a
-    job the flavor its nodes are on; each flavor is one worker's (a name on two workers is refused)."""
+    job the flavor its nodes are on; each flavor is one worker's (_one_workers)."""
     assert cfg.fleet is not None
     flavors: dict[str, FlavorPlan] = {}
     for i, w in enumerate(cfg.fleet.workers):
         for name, f in workers[w.name].flavors.items():
-            if name in flavors:
-                raise ConfigError(path_of("fleet", "workers", i), f"flavor {name!r} is on worker "
-                                  f"{flavors[name].worker!r} and on {w.name!r}: a fleet flavor names one worker's "
-                                  "nodes, so that the manager's quota in it is that worker's; rename one (a pool's "
-                                  "`flavor:` key)")
+            _one_workers(flavors, name, f, w.name, path_of("fleet", "workers", i))
             flavors[name] = FlavorPlan(
                 name=name, node_labels=dict(f.node_labels), tolerations=tuple(dict(t) for t in f.tolerations),
                 resources=BASE_RESOURCES + ((f.accelerator,) if f.accelerator else ()), host_share=_host_share(f),
                 capacity=Capacity(f.capacity), worker=w.name, worker_holds=_holds(f))
     return flavors
+
+
+def _one_workers(flavors: Mapping[str, FlavorPlan], name: str, facts: FlavorFacts, worker: str, path: str) -> None:
+    """A flavor, and the gke-ai-batch.io/flavor label jobs name it by, belong to one worker: the manager's quota in
+    it is that worker's, and a job naming it runs there (per-zone flavors of one pool share the label)."""
+    if name in flavors:
+        raise ConfigError(path, f"flavor {name!r} is on worker {flavors[name].worker!r} and on {worker!r}: a fleet "
+                          "flavor names one worker's nodes, so that the manager's quota in it is that worker's; "
+                          "rename one (a pool's `flavor:` key)")
+    label = facts.node_labels.get(FLAVOR_LABEL)
+    other = next((g.worker for g in flavors.values()
+                  if g.node_labels.get(FLAVOR_LABEL) == label and g.worker != worker), None)
+    if label is None or other is not None:
+        shared = f"as worker {other!r}'s do" if other else "or none"
+        raise ConfigError(path, f"flavor {name!r} of worker {worker!r} selects {FLAVOR_LABEL}={label} nodes, {shared}: "
+                          "jobs name their flavor by that label, which must name one worker's nodes; rename the "
+                          "pool's flavor (`flavor:` key) on one of them")
 
 
 def check_workers(cfg: PlatformConfig, workers: Mapping[str, WorkerFacts], frameworks: list[str]) -> None:
@@ -346,6 +359,6 @@ def plan_fleet(cfg: PlatformConfig, scheduling: SchedulingPlan, workers: Mapping
     mk = _dispatch_objects(list(dispatch.values()))
     scheduled = replace(scheduling, cluster_queues=tuple(queues), admission_checks=scheduling.admission_checks + mk)
     draining = {w.name for w in fleet.workers if w.state == "draining"}
-    pinned = sorted({f.node_labels[FLAVOR_LABEL] for f in scheduling.flavors.values()
-                     if FLAVOR_LABEL in f.node_labels and f.worker not in draining})
-    return scheduled, FleetPlan(fleet, plans, dispatch, clusters, secrets, fleet_flavor_policy(pinned))
+    named = {f.node_labels[FLAVOR_LABEL]: f.worker for f in scheduling.flavors.values()
+             if FLAVOR_LABEL in f.node_labels and f.worker and f.worker not in draining}
+    return scheduled, FleetPlan(fleet, plans, dispatch, clusters, secrets, fleet_flavor_policy(named))

@@ -17,7 +17,9 @@ _CRUD = ["create", "delete", "get", "list", "watch"]
 # The script's rules per framework the manager enables (only those: a framework the manager enables must
 # be watchable on every worker, and nothing more is granted).
 FRAMEWORK_RULES: dict[str, tuple[dict[str, Any], ...]] = {
-    "batch/job": ({"apiGroups": ["batch"], "resources": ["jobs"], "verbs": _CRUD},
+    # patch beyond the script: Kueue resizes an elastic Job on its worker by patching it (multikueue
+    # job_multikueue_adapter.go `syncElasticJob`; ElasticJobsViaWorkloadSlices is beta and on in 0.19).
+    "batch/job": ({"apiGroups": ["batch"], "resources": ["jobs"], "verbs": [*_CRUD, "patch"]},
                   {"apiGroups": ["batch"], "resources": ["jobs/status"], "verbs": ["get"]}),
     "jobset.x-k8s.io/jobset": ({"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets"], "verbs": _CRUD},
                                {"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets/status"], "verbs": ["get"]}),
