@@ -133,17 +133,21 @@ STACK_POLICIES = [
                 "nodes can pull images from registries outside Google (Kueue's and JobSet's: registry.k8s.io).",
                 MANDATORY, sr.private_node_egress),
     StackPolicy("multikueue-queues", "A fleet manager's ClusterQueue has one MultiKueue check, on all its flavors, "
-                "and no ProvisioningRequest check (Kueue keeps such a queue inactive; kueue#8347).",
+                "and no ProvisioningRequest check (Kueue keeps such a queue inactive; kueue#8347); a queue with "
+                "quota in a worker's flavor dispatches, and that flavor states what the worker holds.",
                 MANDATORY, fr.multikueue_queues),
     StackPolicy("multikueue-dispatch", "Each MultiKueue check names a MultiKueueConfig of 1 to 20 declared "
-                "MultiKueueClusters, each connecting through a kubeconfig Secret in Kueue's namespace.",
+                "MultiKueueClusters, each connecting through a kubeconfig Secret in Kueue's namespace; the manager "
+                "holds jobs to one worker's flavor (ValidatingAdmissionPolicy gke-ai-batch-fleet-flavor).",
                 MANDATORY, fr.multikueue_dispatch),
     StackPolicy("fleet-teams-on-workers", "Every LocalQueue of a dispatching ClusterQueue exists on each worker it "
-                "may be dispatched to, pointing at a ClusterQueue declared there.", MANDATORY, fr.teams_on_workers),
+                "may be dispatched to, pointing at a ClusterQueue there that holds the manager's quota in that "
+                "worker's flavors.", MANDATORY, fr.teams_on_workers),
     StackPolicy("fleet-kueue-version", "Every worker runs the manager's Kueue minor release, at its patch or a "
                 "later one, stated on its MultiKueueCluster.", MANDATORY, fr.worker_versions),
     StackPolicy("fleet-credentials", "Every worker's kubeconfig Secret states its token's generation and its "
-                "rotation, at most yearly.", MANDATORY, fr.worker_credentials),
+                "rotation, at most yearly; the token's identity writes only in team namespaces.", MANDATORY,
+                fr.worker_credentials),
 ]
 
 
