@@ -38,10 +38,11 @@ VAP_BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPol
 
 
 FLEET_KINDS = (kueue_type("MultiKueueCluster"), kueue_type("MultiKueueConfig"))
+ADMISSION_CHECK = kueue_type("AdmissionCheck")
 
 
 def _is_fleet_object(r: Res) -> bool:
-    return r.type in FLEET_KINDS or (r.type == kueue_type("AdmissionCheck")
+    return r.type in FLEET_KINDS or (r.type == ADMISSION_CHECK
                                       and _spec(r).get("controllerName") == MULTIKUEUE_CONTROLLER)
 
 
