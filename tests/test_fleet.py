@@ -536,3 +536,10 @@ def test_a_worker_that_would_take_a_workload_whose_pods_find_no_nodes_is_refused
     assert d.worker == "east" and not d.admitted
     assert "workers east, west would all admit it: the first to reserve quota takes it" in lines[0]
     assert lines[-1] == "  refused: worker east: no node pool fits"
+
+
+def test_a_workers_summary_says_its_queues_are_its_managers(plan):
+    """A worker's plan showed 0 ClusterQueues and nothing more, as if it had no teams at all."""
+    from gke_ai_batch.offline.render import summary
+    assert "fleet: a worker (stack output fleetWorker); its teams' namespaces, LocalQueues and ClusterQueues are " \
+           "declared by its manager's stack" in summary(plan("fleet-west"))

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from gke_ai_batch.model.fleet_facts import WORKER_OUTPUT
 from gke_ai_batch.model.promises import FlavorCapacity, show_amount, worker_of
 from gke_ai_batch.model.words import name_list, plural
 from gke_ai_batch.vocabulary import (
@@ -303,7 +304,11 @@ def fleet_table(regs: Sequence[Registration]) -> Table | None:
 
 def plan_summary(regs: Sequence[Registration]) -> PlanSummary:
     """The stack's own cluster, then a fleet manager's workers (what it declares on them is theirs, apart)."""
-    fleet, registered = fleet_table(regs), plural(len(regs), "resource")
+    fleet: Block | None = fleet_table(regs)
+    if WORKER_OUTPUT in (getattr(regs, "outputs", None) or {}):  # a planned stack (runtime.Planned) knows its outputs
+        fleet = (f"fleet: a worker (stack output {WORKER_OUTPUT}); its teams' namespaces, LocalQueues and "
+                 "ClusterQueues are declared by its manager's stack")
+    registered = plural(len(regs), "resource")
     regs = [r for r in regs if not (r.type.startswith("kubernetes:") and worker_of(r.inputs))]
     view = stack_view(regs)
     *out, helm, _ = blocks(regs, view)
