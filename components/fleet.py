@@ -1,6 +1,6 @@
 """The MultiKueue fleet in a program: a manager stack reads its workers through pulumi.StackReference
-(WorkerStacks), declares on each worker what it dispatches needs, with the worker's own Kubernetes
-provider (FleetWorker), and connects its Kueue to them (FleetManager); a worker stack exports what its
+(WorkerStacks), declares on each worker what the work it dispatches there needs, with the worker's own
+Kubernetes provider (FleetWorker), and connects its Kueue to them (FleetManager); a worker stack exports what its
 manager reads (worker_output). The decisions are plan.fleet's.
 
 No `from __future__ import annotations`: the component analyzer reads the annotations at run time."""
@@ -92,9 +92,9 @@ class FleetWorker(pulumi.ComponentResource):
     def __init__(self, name: str, args: FleetWorkerArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(component_type("FleetWorker"), name, None, opts)
         p = args.plan
-        *identity, token = p.access
+        token = p.token
         made = [declare(f"{name}-{m['kind'].lower()}-{m['metadata']['name']}", m, pulumi.ResourceOptions(parent=self))
-                for m in identity]
+                for m in p.identity]
         # The token controller fills the Secret, and the provider waits for it (pulumi-kubernetes#2048);
         # the ServiceAccount first (pulumi-kubernetes#4396).
         secret = k8s.core.v1.Secret(f"{name}-token-{token['metadata']['name'].rsplit('-', 1)[-1]}",
@@ -142,9 +142,9 @@ class FleetManagerArgs:
 
 
 class FleetManager(pulumi.ComponentResource):
-    """Each worker's objects, with a provider from the worker stack's kubeconfig output, and on the manager a
-    kubeconfig Secret and a MultiKueueCluster per worker (the MultiKueueConfigs and AdmissionChecks are the
-    KueueQueues')."""
+    """On the manager, the fleet-flavor admission policy, and per worker a kubeconfig Secret and a
+    MultiKueueCluster; each worker's objects, through a provider from the worker stack's kubeconfig output (the
+    MultiKueueConfigs and AdmissionChecks are the KueueQueues')."""
 
     def __init__(self, name: str, args: FleetManagerArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(component_type("FleetManager"), name, None, opts)

@@ -120,6 +120,8 @@ KUEUE_GROUP_TYPE_PREFIX = f"kubernetes:{KUEUE_GROUP}/"  # any Kueue API version
 KUEUE_TYPE_PREFIX = f"kubernetes:{KUEUE_API}:"
 PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
+SECRET = "kubernetes:core/v1:Secret"
+SERVICE_ACCOUNT_TOKEN = "kubernetes.io/service-account-token"  # a Secret type: the token controller fills it
 WORKLOAD_COUNT = f"count/workloads.{KUEUE_GROUP}"  # the object-count quota of Kueue Workloads
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from gke_ai_batch.model.fleet_config import MAX_TOKEN_DAYS
 from gke_ai_batch.model.promises import Res, StackIndex, worker_holds
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.admission_policies import FLEET_FLAVOR
@@ -23,6 +24,7 @@ from gke_ai_batch.vocabulary import (
     MULTIKUEUE_CONTROLLER,
     NODES_ON_WORKER_ANNOTATION,
     PROVISIONING_CONTROLLER,
+    SECRET,
     TEAM_LABEL,
     TOKEN_GENERATION_ANNOTATION,
     TOKEN_ROTATION_ANNOTATION,
@@ -32,7 +34,6 @@ from gke_ai_batch.vocabulary import (
 
 from .stack_rules import Findings
 
-MAX_ROTATION_DAYS = 365
 VAP = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
 VAP_BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
 
@@ -136,7 +137,7 @@ def multikueue_dispatch(resources: Sequence[Res]) -> Findings:
         for missing in (n for n in names if n not in clusters):
             found.append((config.urn, f"MultiKueueConfig {name}: cluster {missing!r} is not a declared "
                                       f"MultiKueueCluster; declared: {name_list(clusters)}"))
-    secrets = {(s.props.get("metadata") or {}).get("name") for s in ix.by_type["kubernetes:core/v1:Secret"]
+    secrets = {(s.props.get("metadata") or {}).get("name") for s in ix.by_type[SECRET]
                if (s.props.get("metadata") or {}).get("namespace") == KUEUE_NAMESPACE}
     all_clusters = [r for r in ix.kueue_objects if r.kind == "MultiKueueCluster"]
     for cluster in all_clusters:
@@ -179,6 +180,7 @@ def teams_on_workers(resources: Sequence[Res]) -> Findings:
               for name, ac in ix.kueue["AdmissionCheck"].items()
               if _spec(ac).get("controllerName") == MULTIKUEUE_CONTROLLER}
     local = [r for r in ix.kueue_objects if r.kind == "LocalQueue"]
+    owners = {f: _annotations(r).get(NODES_ON_WORKER_ANNOTATION) for f, r in ix.kueue["ResourceFlavor"].items()}
     for name, cq in ix.kueue["ClusterQueue"].items():
         checks_here = (_spec(cq).get("admissionChecksStrategy") or {}).get("admissionChecks") or []
         config = next((ix.kueue["MultiKueueConfig"].get(str(checks[c["name"]])) for c in checks_here
@@ -187,7 +189,6 @@ def teams_on_workers(resources: Sequence[Res]) -> Findings:
             continue
         queues = [(lq.props["metadata"].get("namespace"), lq.name) for lq in local
                   if _spec(lq).get("clusterQueue") == name]
-        owners = {f: _annotations(r).get(NODES_ON_WORKER_ANNOTATION) for f, r in ix.kueue["ResourceFlavor"].items()}
         for worker in _spec(config).get("clusters") or []:
             found += _mirrored(cq, name, worker, queues, ix.workers.get(worker, []), owners)
     return found
@@ -213,7 +214,7 @@ def _mirrored(cq: Res, name: str, worker: str, queues: list[tuple[Any, str]], ob
     return found
 
 
-def _entries(cq: Res) -> dict[str, Any]:
+def _quotas_by_flavor(cq: Res) -> dict[str, Any]:
     """flavor -> its resources' quotas."""
     return {f["name"]: f.get("resources")
             for g in _spec(cq).get("resourceGroups") or [] for f in g.get("flavors") or []}
@@ -221,7 +222,7 @@ def _entries(cq: Res) -> dict[str, Any]:
 
 def _quota_mirrors(manager: Res, there: Res, worker: str, owners: dict[str, Any]) -> str | None:
     """Why a worker's ClusterQueue does not hold what the manager's holds in that worker's flavors, or None."""
-    mine, theirs = _entries(manager), _entries(there)
+    mine, theirs = _quotas_by_flavor(manager), _quotas_by_flavor(there)
     foreign = sorted(f for f in theirs if owners.get(f) != worker)
     if foreign:
         return f"has flavors that are not worker {worker}'s on the manager: {name_list(foreign)}"
@@ -281,7 +282,8 @@ def worker_credentials(resources: Sequence[Res]) -> Findings:
         return found
     for worker, objects in ix.workers.items():
         found += _identity_reach(worker, objects)
-    secrets = {(s.props.get("metadata") or {}).get("name"): s for s in ix.by_type["kubernetes:core/v1:Secret"]}
+    secrets = {(s.props.get("metadata") or {}).get("name"): s for s in ix.by_type[SECRET]
+               if (s.props.get("metadata") or {}).get("namespace") == KUEUE_NAMESPACE}
     for name, cluster in ix.kueue["MultiKueueCluster"].items():
         location = ((_spec(cluster).get("clusterSource") or {}).get("kubeConfig") or {}).get("location")
         secret = secrets.get(location)
@@ -289,8 +291,8 @@ def worker_credentials(resources: Sequence[Res]) -> Findings:
             continue  # multikueue_dispatch names it
         stated = _annotations(secret)
         days = str(stated.get(TOKEN_ROTATION_ANNOTATION, ""))
-        if TOKEN_GENERATION_ANNOTATION not in stated or not days.isdigit() or not 1 <= int(days) <= MAX_ROTATION_DAYS:
+        if TOKEN_GENERATION_ANNOTATION not in stated or not days.isdigit() or not 1 <= int(days) <= MAX_TOKEN_DAYS:
             found.append((secret.urn, f"Secret {location} (worker {name}): its token's generation "
-                                      f"({TOKEN_GENERATION_ANNOTATION}) and rotation in days, 1 to {MAX_ROTATION_DAYS} "
+                                      f"({TOKEN_GENERATION_ANNOTATION}) and rotation in days, 1 to {MAX_TOKEN_DAYS} "
                                       f"({TOKEN_ROTATION_ANNOTATION}), are not both stated"))
     return found

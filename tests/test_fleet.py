@@ -113,7 +113,7 @@ def test_workers_get_an_inline_token_kubeconfig_and_a_new_generation_replaces_th
     raw["fleet"]["credentials"]["generation"] = 2
     p = build_platform(raw, worker_outputs=fleet_outputs)
     assert p.fleet is not None
-    assert p.fleet.workers[0].token_secret == "multikueue-sa-token-2"
+    assert p.fleet.workers[0].token["metadata"]["name"] == "multikueue-sa-token-2"
     secret = p.fleet.secrets[0]["metadata"]["annotations"]
     assert secret["gke-ai-batch.io/token-generation"] == "2"
 

@@ -13,6 +13,7 @@ from gke_ai_batch.model.field_rules import DNS_LABEL, Model, TextRule, text
 STACK_REFERENCE = TextRule(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/)?[A-Za-z0-9_.-]+$",
                            "a stack name, or organization/project/stack")
 MAX_TOKEN_DAYS = 365
+ALL_AT_ONCE, INCREMENTAL = "all-at-once", "incremental"  # fleet.dispatcher: Kueue's dispatchers, by their suffix
 
 
 class FleetWorkerConfig(Model):
@@ -50,7 +51,7 @@ class FleetConfig(Model):
     """manager: this stack's Kueue dispatches to the workers it names, and declares the teams on them;
     worker: this stack's cluster runs the jobs a manager dispatches (its teams come from the manager)."""
     workers: list[FleetWorkerConfig] = []
-    """Manager only: the workers, in the order the dispatcher tries them (1 to 20 per ClusterQueue)."""
+    """Manager only: the workers (1 to 20 per ClusterQueue), in the order the incremental dispatcher tries them."""
     dispatcher: Literal["all-at-once", "incremental"] = "all-at-once"
     """Manager only. all-at-once (Kueue's default): Kueue offers a workload to every worker of its queue; a
     job names its flavor, which one worker holds, so that worker takes it. incremental: one worker at a time,

@@ -7,8 +7,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from gke_ai_batch.model.quantity import parse_quantity
-
 WORKER_OUTPUT = "fleetWorker"  # the worker stack's output the manager reads
 KUBECONFIG_OUTPUT = "kubeconfig"  # the worker stack's admin kubeconfig (secret), for the manager's deployments
 
@@ -28,9 +26,6 @@ class FlavorFacts(_Facts):
     accelerator: str | None = None  # google.com/tpu or nvidia.com/gpu
     host_share: dict[str, str] | None = None  # cpu and memory per accelerator unit
     admission_check: str | None = None  # the worker's ProvisioningRequest AdmissionCheck, for queued flavors
-
-    def amount(self, resource: str) -> int:
-        return int(parse_quantity(self.resources.get(resource, "0")))
 
 
 class WorkerFacts(_Facts):

@@ -9,10 +9,12 @@ cluster (gke_ai_batch.offline.tenant_path). One line per object:
     created: ns/name (Kind)                                       anything else that may be created
     refused: ns/name: LAYER: reason                               LAYER: RBAC, Pod Security <level>,
                                                                   ValidatingAdmissionPolicy <name>, Kueue,
-                                                                  MultiKueue (no worker admits it)
+                                                                  MultiKueue (no worker admits it), or the
+                                                                  taking worker (its pods find no nodes)
 
 A fleet manager's admitted workload is followed by the worker Kueue dispatches it to (gke_ai_batch.offline
-.dispatch): each worker tried in order, until one admits it.
+.dispatch): every worker of its queue (all-at-once) or one at a time (incremental); the first to reserve
+quota takes it.
 
 Exit 1 if any object is refused, 2 if the stack or a workload file cannot be read.
 """
@@ -20,29 +22,20 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from gke_ai_batch.admission.cluster import Cluster, kueue_config_from_values
 from gke_ai_batch.admission.results import AdmissionResult, PodSetAssignment
-from gke_ai_batch.model.pool_facts import pool_facts
-from gke_ai_batch.vocabulary import HELM_RELEASE, NODE_POOL
+from gke_ai_batch.vocabulary import Obj
 
-from .dispatch import Dispatch, Fleet
-from .render import cluster_zones, is_manifest, manifest_of
-from .runtime import PlanError, Registration, close_thread_loops, run_program
+from .dispatch import Dispatch, Fleet, cluster_of
+from .render import is_manifest, manifest_of
+from .runtime import PlanError, close_thread_loops, run_program
 from .stackfile import resolve
 from .tenant_path import Passage, TenantPath
-
-
-def cluster_of(regs: list[Registration]) -> Cluster:
-    """The planned stack as admission sees it: manifests, Kueue's Configuration, node pools."""
-    manifests = [manifest_of(r) for r in regs if is_manifest(r)]
-    kueue = next((r.inputs for r in regs if r.type == HELM_RELEASE and r.inputs.get("name") == "kueue"), {})
-    pools = [pool_facts(r.inputs, cluster_zones(regs)) for r in regs if r.type == NODE_POOL]
-    return Cluster.build(manifests, kueue_config_from_values(kueue.get("values")), pools)
 
 
 def workload_files(args: list[str], stack: str) -> list[Path]:
@@ -119,20 +112,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: stack {stack.name} ({stack.path}): {e}", file=sys.stderr)
         return 2
     cluster = cluster_of(regs)
-    path, fleet = TenantPath((manifest_of(r) for r in regs if is_manifest(r)), cluster), Fleet(regs, cluster)
-    refused = False
+    path = TenantPath((manifest_of(r) for r in regs if is_manifest(r)), cluster)
     try:
-        for _, doc in docs:
-            passage = path.judge(doc)
-            dispatch = fleet.dispatch(doc, passage.admission) if passage.admission and not passage.refused else None
-            print(describe(passage))
-            for line in dispatched(dispatch):
-                print(line)
-            refused |= passage.refused or (dispatch is not None and not dispatch.admitted)
+        passages = [(doc, path.judge(doc)) for _, doc in docs]
     except (ValueError, KeyError, TypeError) as e:
         print(f"error: an object cannot be judged (is it a valid Kubernetes object?): {e!r}", file=sys.stderr)
         return 2
-    return 1 if refused else 0
+    return 1 if report(passages, Fleet(regs, cluster)) else 0
+
+
+def report(passages: Sequence[tuple[Obj, Passage]], fleet: Fleet) -> bool:
+    """Print each passage, and a fleet manager's dispatch of what it admits; True if anything is refused."""
+    refused = False
+    for doc, passage in passages:
+        dispatch = fleet.dispatch(doc, passage.admission) if passage.admission and not passage.refused else None
+        print(describe(passage))
+        for line in dispatched(dispatch):
+            print(line)
+        refused |= passage.refused or (dispatch is not None and not dispatch.admitted)
+    return refused
 
 
 def dispatched(d: Dispatch | None) -> list[str]:

@@ -2,7 +2,7 @@
 workload's MultiKueueConfig, in its order, judged as its own cluster (its stack's plan, planned before the
 manager's, with the objects the manager declares on it), by Kueue on an empty cluster.
 
-Kueue v0.19.2: all-at-once offers a workload to every worker and the first to admit takes it; the incremental
+Kueue v0.19.2: all-at-once offers a workload to every worker and the first to reserve quota takes it; the incremental
 dispatcher offers it to `stepSize` workers at a time in the config's order (the platform sets 1), the next
 after a 5-minute round (pkg/controller/workloaddispatcher, pkg/controller/admissionchecks/multikueue). On a
 manager every job names its flavor, which one worker holds, so one worker can take it; were there several,
@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 from gke_ai_batch.admission.cluster import Cluster, kueue_config_from_values
 from gke_ai_batch.admission.results import AdmissionResult
+from gke_ai_batch.model.fleet_config import ALL_AT_ONCE, INCREMENTAL
 from gke_ai_batch.model.pool_facts import pool_facts
+from gke_ai_batch.plan.fleet import DISPATCHERS
 from gke_ai_batch.vocabulary import FLEET_STACK_ANNOTATION, HELM_RELEASE, MULTIKUEUE_CONTROLLER, NODE_POOL, Obj
 
 from .render import cluster_zones, is_manifest, manifest_of, worker_manifests
 from .runtime import Planned, Registration, reference_key
-
-INCREMENTAL, ALL_AT_ONCE = "incremental", "all-at-once"
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,9 @@ class Dispatch:
         return [w for w, _ in self.tried].index(self.worker) if self.worker and self.dispatcher == INCREMENTAL else 0
 
 
-def _cluster(regs: list[Registration], extra: Sequence[Obj]) -> Cluster:
+def cluster_of(regs: list[Registration], extra: Sequence[Obj] = ()) -> Cluster:
+    """A planned stack as admission sees it (manifests, Kueue's Configuration, node pools), with `extra` objects:
+    a worker's, with what its manager declares on it."""
     manifests: list[Obj] = [manifest_of(r) for r in regs if is_manifest(r)]
     manifests += extra
     kueue: Obj = next((r.inputs for r in regs if r.type == HELM_RELEASE and r.inputs.get("name") == "kueue"), {})
@@ -73,7 +75,7 @@ class Fleet:
             name = mkc["metadata"]["name"]
             stack = reference_key(str((mkc["metadata"].get("annotations") or {}).get(FLEET_STACK_ANNOTATION, "")))
             if stack in manager.references:
-                self.workers[name] = _cluster(manager.references[stack], on_workers.get(name, []))
+                self.workers[name] = cluster_of(manager.references[stack], on_workers.get(name, []))
 
     def _objects(self, kind: str) -> list[Obj]:
         return [manifest_of(r) for r in self.manager if is_manifest(r) and r.inputs.get("kind") == kind]
@@ -89,12 +91,13 @@ class Fleet:
         return tuple(found["spec"].get("clusters") or ()) if found else ()
 
     def dispatch(self, workload: Obj, result: AdmissionResult) -> Dispatch | None:
-        """Each worker's verdict in the config's order, up to the first that admits it; None: not dispatched."""
+        """Each worker's verdict in the config's order: every worker's (all-at-once), or up to the first to reserve
+        quota (incremental); None: not dispatched."""
         clusters = self.clusters_of(result)
         if clusters is None:
             return None
         named = str((self.cluster.config.get("multiKueue") or {}).get("dispatcherName", ""))
-        dispatcher = INCREMENTAL if INCREMENTAL in named else ALL_AT_ONCE
+        dispatcher = INCREMENTAL if named == DISPATCHERS[INCREMENTAL] else ALL_AT_ONCE
         tried: list[tuple[str, AdmissionResult]] = []
         for worker in clusters:
             cluster = self.workers.get(worker)

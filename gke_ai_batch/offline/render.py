@@ -45,11 +45,6 @@ def is_manifest(r: Registration) -> bool:
     return is_object(r) and worker_of(r.inputs) is None
 
 
-def own_cluster(regs: list[Registration]) -> list[Registration]:
-    """The stack without what a fleet manager declares on its workers' clusters."""
-    return [r for r in regs if not is_object(r) or worker_of(r.inputs) is None]
-
-
 def worker_manifests(regs: list[Registration]) -> dict[str, list[dict[str, Any]]]:
     """A fleet manager's objects on each worker, by worker."""
     out: dict[str, list[dict[str, Any]]] = {}

@@ -16,6 +16,8 @@ from pulumi.runtime.proto import resource_pb2, source_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
+from gke_ai_batch.vocabulary import SECRET, SERVICE_ACCOUNT_TOKEN
+
 from .heap import long_lived_heap
 from .stackfile import StackFile, project, resolve
 
@@ -31,8 +33,6 @@ MOCK_PROJECT_NUMBER = "123456789012"
 MOCK_TOKEN = "b2ZmbGluZS1wbGFuLXRva2Vu"  # base64 of "offline-plan-token"
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
 ORGANIZATION = "organization"  # what a DIY backend calls every stack's organization
-SECRET = "kubernetes:core/v1:Secret"
-SERVICE_ACCOUNT_TOKEN = "kubernetes.io/service-account-token"
 MOCK_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm9mZmxpbmUtcGxhbgotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="
 
 

@@ -238,7 +238,10 @@ def _kueue_line(regs: Sequence[Registration], view: StackView) -> str:
             f"{plural(kinds['AdmissionCheck'], 'admission check')}")
 
 
-def blocks(regs: Sequence[Registration], view: StackView) -> list[Block]:
+def blocks(regs: Sequence[Registration], view: StackView, fleet: Block | None = None,
+           registered: int | None = None) -> list[Block]:
+    """The summary's blocks; `fleet`: a fleet's table or line; `registered`: the count, when `regs` is the stack
+    without what a fleet manager declares on its workers."""
     out: list[Block] = [*_cluster_line(view), *_network_line(regs, view), *_gpudirect_line(regs),
                           *_storage_line(regs)]
     pools = pool_table(view)
@@ -250,8 +253,11 @@ def blocks(regs: Sequence[Registration], view: StackView) -> list[Block]:
     quotas = quota_table(view)
     if quotas.rows:
         out.append(quotas)
+    if fleet:
+        out.append(fleet)
     releases = sorted(f"{r.inputs['name']} {r.inputs['version']}" for r in regs if r.type == HELM_RELEASE)
-    out += [f"helm: {', '.join(releases) or '(none)'}", f"{plural(len(regs), 'resource')} registered"]
+    count = len(regs) if registered is None else registered
+    out += [f"helm: {', '.join(releases) or '(none)'}", f"{plural(count, 'resource')} registered"]
     return out
 
 
@@ -308,8 +314,7 @@ def plan_summary(regs: Sequence[Registration]) -> PlanSummary:
     if WORKER_OUTPUT in (getattr(regs, "outputs", None) or {}):  # a planned stack (runtime.Planned) knows its outputs
         fleet = (f"fleet: a worker (stack output {WORKER_OUTPUT}); its teams' namespaces, LocalQueues and "
                  "ClusterQueues are declared by its manager's stack")
-    registered = plural(len(regs), "resource")
+    registered = len(regs)
     regs = [r for r in regs if not (r.type.startswith("kubernetes:") and worker_of(r.inputs))]
     view = stack_view(regs)
-    *out, helm, _ = blocks(regs, view)
-    return PlanSummary([*out, *([fleet] if fleet else []), helm, f"{registered} registered"], diagram(view))
+    return PlanSummary(blocks(regs, view, fleet, registered), diagram(view))

@@ -118,11 +118,12 @@ def _policy(name: str, rules: list[dict[str, Any]], variables: list[dict[str, st
 FLEET_FLAVOR = f"{PREFIX}-fleet-flavor"
 POD_SPECS = ("{o}.kind == 'Pod' ? [{o}.spec] : {o}.kind == 'JobSet' ? "
              "{o}.spec.replicatedJobs.map(r, r.template.spec.template.spec) : [{o}.spec.template.spec]")
-NAMED = f"map(s, has(s.nodeSelector) && '{FLAVOR_LABEL}' in s.nodeSelector ? s.nodeSelector['{FLAVOR_LABEL}'] : '')"
-UNCHANGED = "(request.operation == 'UPDATE' && variables.named == variables.oldNamed)"
+_FLAVORS_NAMED = (f"map(s, has(s.nodeSelector) && '{FLAVOR_LABEL}' in s.nodeSelector ? "
+                  f"s.nodeSelector['{FLAVOR_LABEL}'] : '')")
+_FLAVORS_KEPT = "(request.operation == 'UPDATE' && variables.named == variables.oldNamed)"
 
 
-def fleet_flavor_policy(workers: dict[str, str]) -> tuple[Manifest, Manifest]:
+def fleet_flavor_policy(flavor_workers: dict[str, str]) -> tuple[Manifest, Manifest]:
     """On a fleet manager, every pod template names its flavor (`gke-ai-batch.io/flavor` -> the worker holding it,
     draining workers' left out), and one object's templates name one worker's flavors: MultiKueue copies a
     workload's spec to a worker, not the flavor the manager charged (kueue v0.19.2 multikueue/workload.go
@@ -130,20 +131,21 @@ def fleet_flavor_policy(workers: dict[str, str]) -> tuple[Manifest, Manifest]:
     workers' flavors would hold quota no worker admits. An update that keeps the flavors passes: Kueue itself
     unsuspends jobs and removes pod finalizers, also for a draining worker's work. A pod group is several pods,
     which no policy sees together, so the manager takes none."""
-    literal = "{" + ", ".join(f"'{f}': '{w}'" for f, w in sorted(workers.items())) + "}"
+    literal = "{" + ", ".join(f"'{f}': '{w}'" for f, w in sorted(flavor_workers.items())) + "}"
+    allowed = ", ".join(sorted(flavor_workers)) or "none, every worker is draining"
     return _policy(FLEET_FLAVOR, _rules([r for _, rs, _ in PRIORITY_SHAPES for r in rs], ["CREATE", "UPDATE"]), [
         {"name": "podSpecs", "expression": POD_SPECS.format(o="object")},
-        {"name": "named", "expression": f"variables.podSpecs.{NAMED}"},
+        {"name": "named", "expression": f"variables.podSpecs.{_FLAVORS_NAMED}"},
         {"name": "oldNamed", "expression": f"request.operation == 'UPDATE' ? ({POD_SPECS.format(o='oldObject')})"
-                                           f".{NAMED} : []"},
+                                           f".{_FLAVORS_NAMED} : []"},
         {"name": "workers", "expression": literal},
     ], [
-        {"expression": f"{UNCHANGED} || variables.named.all(f, f in variables.workers)",
+        {"expression": f"{_FLAVORS_KEPT} || variables.named.all(f, f in variables.workers)",
          "message": f"on a fleet manager a job names the flavor it runs in (nodeSelector {FLAVOR_LABEL}: one of "
-                    f"{', '.join(sorted(workers)) or 'none, every worker is draining'}): the worker holding that "
-                    "flavor runs it, and the manager charges its quota; without it another worker could run it in "
-                    "another flavor; a draining worker's flavors take no new jobs", "reason": "Invalid"},
-        {"expression": f"{UNCHANGED} || !variables.named.all(f, f in variables.workers) || "
+                    f"{allowed}): the worker holding that flavor runs it, and the manager charges its quota; "
+                    "without it another worker could run it in another flavor; a draining worker's flavors take no "
+                    "new jobs", "reason": "Invalid"},
+        {"expression": f"{_FLAVORS_KEPT} || !variables.named.all(f, f in variables.workers) || "
                        "variables.named.all(f, variables.workers[f] == variables.workers[variables.named[0]])",
          "message": "a job's pod templates name the flavors of one worker: MultiKueue runs a workload whole on one "
                     "worker, so one naming two workers' flavors would hold the manager's quota with no worker to "

@@ -27,13 +27,13 @@ from pydantic import ValidationError
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
-from gke_ai_batch.model.fleet_config import FleetConfig
+from gke_ai_batch.model.fleet_config import ALL_AT_ONCE, INCREMENTAL, FleetConfig
 from gke_ai_batch.model.fleet_facts import WORKER_OUTPUT, FlavorFacts, WorkerFacts
-from gke_ai_batch.model.gke_pool_rules import version_below
+from gke_ai_batch.model.gke_pool_rules import version_below, version_key
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.admission_policies import fleet_flavor_policy
-from gke_ai_batch.plan.fleet_access import worker_access, writer_bindings
+from gke_ai_batch.plan.fleet_access import token_secret, worker_identity, writer_bindings
 from gke_ai_batch.plan.scheduling import BASE_RESOURCES, ClusterQueuePlan, FlavorPlan, SchedulingPlan
 from gke_ai_batch.plan.team_namespaces import TeamPlan
 from gke_ai_batch.vocabulary import (
@@ -51,31 +51,26 @@ from gke_ai_batch.vocabulary import (
     Manifest,
 )
 
-MANAGED_BY_JOBS = "1.32"  # Kubernetes' JobManagedBy gate: beta and on by default from 1.32
+MIN_MANAGER_KUBERNETES = "1.32"  # Kubernetes' JobManagedBy gate: beta and on by default from 1.32
 MAX_DISPATCH = 20  # MultiKueueConfig CRD (v0.19.2): spec.clusters maxItems
 MAX_NAME = 63  # AdmissionCheck parameters.name: a DNS label
-DISPATCHERS = {"incremental": f"{KUEUE_GROUP}/multikueue-dispatcher-incremental",
-               "all-at-once": f"{KUEUE_GROUP}/multikueue-dispatcher-all-at-once"}
+DISPATCHERS = {d: f"{KUEUE_GROUP}/multikueue-dispatcher-{d}" for d in (ALL_AT_ONCE, INCREMENTAL)}
 @dataclass(frozen=True)
 class WorkerPlan:
     """One worker: its facts, the objects the manager declares on it, and its MultiKueue credentials."""
 
     name: str
-    path: str
     stack: str
     facts: WorkerFacts
-    objects: tuple[Manifest, ...]  # priorities, cohorts, namespaces, ClusterQueues, LocalQueues, guards
-    access: tuple[Manifest, ...]  # ServiceAccount, ClusterRole, ClusterRoleBinding, token Secret
+    objects: tuple[Manifest, ...]  # priorities, cohorts, namespaces and what is in them, ClusterQueues, LocalQueues
+    identity: tuple[Manifest, ...]  # the manager's ServiceAccount there, its reading and writing ClusterRoles
+    token: Manifest  # the ServiceAccount token Secret of this credentials generation
     protected: tuple[str, ...] = ()  # its team namespaces that refuse deletion, as on the manager (plan.lifecycle)
-
-    @property
-    def token_secret(self) -> str:
-        return str(self.access[-1]["metadata"]["name"])  # worker_access ends with it
 
 
 @dataclass(frozen=True)
 class FleetPlan:
-    fleet: FleetConfig
+    config: FleetConfig
     workers: tuple[WorkerPlan, ...]
     dispatch: dict[str, tuple[str, ...]]  # manager ClusterQueue -> its workers, in order
     clusters: tuple[Manifest, ...]  # MultiKueueClusters
@@ -84,7 +79,7 @@ class FleetPlan:
 
     @property
     def dispatcher(self) -> str:
-        return DISPATCHERS[self.fleet.dispatcher]
+        return DISPATCHERS[self.config.dispatcher]
 
 
 def kubeconfig_secret(worker: str) -> str:
@@ -111,7 +106,7 @@ def read_workers(cfg: PlatformConfig, outputs: Mapping[str, Any]) -> dict[str, W
 
 def check_manager(cfg: PlatformConfig, project: str) -> None:
     """A manager runs no jobs (a ClusterQueue with a MultiKueue check dispatches every workload), so it has no
-    pools of its own; its workers are named once each."""
+    pools of its own; a pinned version honours Jobs' spec.managedBy; it names at least one worker, each once."""
     assert cfg.fleet is not None and cfg.fleet.role == "manager"
     for key in ("tpu_pools", "gpu_pools", "cpu_pools", "autopilot_flavors"):
         if getattr(cfg, key):
@@ -119,8 +114,8 @@ def check_manager(cfg: PlatformConfig, project: str) -> None:
                               "to a worker, so its pools would stay idle (and a queued-provisioning pool would put a "
                               "ProvisioningRequest check on a manager ClusterQueue, which Kueue marks inactive: "
                               "kueue#8347); declare them in a worker's stack")
-    if version_below(cfg.cluster.version, MANAGED_BY_JOBS):
-        raise ConfigError(path_of("cluster", "version"), f"a fleet manager runs Kubernetes {MANAGED_BY_JOBS} or "
+    if version_below(cfg.cluster.version, MIN_MANAGER_KUBERNETES):
+        raise ConfigError(path_of("cluster", "version"), f"a fleet manager runs Kubernetes {MIN_MANAGER_KUBERNETES} or "
                           f"later, not {cfg.cluster.version}: MultiKueue hands a batch Job to a worker through "
                           "spec.managedBy, which Kubernetes honours by default from 1.32 (JobManagedBy, "
                           "kubernetes/enhancements#4368); before, the manager would run the Job itself")
@@ -156,12 +151,12 @@ def _holds(facts: FlavorFacts) -> str:
 
 def fleet_flavors(cfg: PlatformConfig, workers: Mapping[str, WorkerFacts]) -> dict[str, FlavorPlan]:
     """The workers' flavors as the manager's: the same names and node labels, so that the manager assigns a
-    job the flavor its nodes are on; each flavor is one worker's (_one_workers)."""
+    job the flavor its nodes are on; each flavor is one worker's (_refuse_shared_flavor)."""
     assert cfg.fleet is not None
     flavors: dict[str, FlavorPlan] = {}
     for i, w in enumerate(cfg.fleet.workers):
         for name, f in workers[w.name].flavors.items():
-            _one_workers(flavors, name, f, w.name, path_of("fleet", "workers", i))
+            _refuse_shared_flavor(flavors, name, f, w.name, path_of("fleet", "workers", i))
             flavors[name] = FlavorPlan(
                 name=name, node_labels=dict(f.node_labels), tolerations=tuple(dict(t) for t in f.tolerations),
                 resources=BASE_RESOURCES + ((f.accelerator,) if f.accelerator else ()), host_share=_host_share(f),
@@ -169,7 +164,8 @@ def fleet_flavors(cfg: PlatformConfig, workers: Mapping[str, WorkerFacts]) -> di
     return flavors
 
 
-def _one_workers(flavors: Mapping[str, FlavorPlan], name: str, facts: FlavorFacts, worker: str, path: str) -> None:
+def _refuse_shared_flavor(flavors: Mapping[str, FlavorPlan], name: str, facts: FlavorFacts, worker: str,
+                          path: str) -> None:
     """A flavor, and the gke-ai-batch.io/flavor label jobs name it by, belong to one worker: the manager's quota in
     it is that worker's, and a job naming it runs there (per-zone flavors of one pool share the label)."""
     if name in flavors:
@@ -201,16 +197,13 @@ def check_workers(cfg: PlatformConfig, workers: Mapping[str, WorkerFacts], frame
                               "always), or not on the manager")
 
 
-def _release(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split(".") if part.isdigit())
-
-
 def version_skew(manager: str, worker: str) -> str | None:
     """Why a worker's Kueue release cannot serve the manager's, or None. The manager writes Workloads on its
     workers in its own API, and Kueue states no skew for MultiKueue, so a worker runs the manager's minor
     release, at the manager's patch or a later one: the workers are upgraded first, one at a time, then the
     manager."""
-    if _release(worker)[:2] == _release(manager)[:2] and _release(worker) >= _release(manager):
+    have, need = version_key(worker) or (), version_key(manager) or ()
+    if have[:2] == need[:2] and have >= need:
         return None
     return (f"runs Kueue {worker}, the manager {manager}: a worker runs the manager's minor release, at its patch "
             "or a later one (upgrade the workers first, then the manager)")
@@ -306,12 +299,11 @@ def _worker_queue(cq: ClusterQueuePlan, facts: WorkerFacts) -> Manifest:
     return m
 
 
-def _worker_objects(worker: str, queues: list[ClusterQueuePlan], scheduling: SchedulingPlan,
+def _worker_objects(worker: str, queues: list[ClusterQueuePlan], teams: list[TeamPlan], scheduling: SchedulingPlan,
                     facts: WorkerFacts) -> tuple[Manifest, ...]:
     """What a worker needs to admit what the manager dispatches to it: the same priorities, cohorts,
-    namespaces and LocalQueues, and the ClusterQueues restricted to its flavors."""
+    namespaces and LocalQueues, the ClusterQueues restricted to its flavors, and where the manager may write."""
     names = {q.name for q in queues}
-    teams: list[TeamPlan] = [t for t in scheduling.teams if names & set(t.cluster_queues)]
     objects = [*scheduling.priority_classes, *scheduling.workload_priority_classes, *scheduling.cohorts,
                *(_worker_queue(q, facts) for q in queues)]
     for t in teams:
@@ -321,16 +313,20 @@ def _worker_objects(worker: str, queues: list[ClusterQueuePlan], scheduling: Sch
 
 
 def _worker_plans(fleet: FleetConfig, scheduling: SchedulingPlan, workers: Mapping[str, WorkerFacts],
-                  dispatch: dict[str, tuple[str, ...]], access: tuple[Manifest, ...]) -> tuple[WorkerPlan, ...]:
-    """Each worker's objects: the queues dispatched to it, their teams, the namespaces the manager protects."""
+                  dispatch: dict[str, tuple[str, ...]], frameworks: list[str]) -> tuple[WorkerPlan, ...]:
+    """Each worker's objects: the queues dispatched to it, their teams, the namespaces the manager protects, and
+    the manager's identity there."""
     plans = []
-    for i, w in enumerate(fleet.workers):
+    for w in fleet.workers:
         queues = [q for q in scheduling.cluster_queues if w.name in dispatch[q.name]]
         names = {q.name for q in queues}
-        protected = tuple(ns for t in scheduling.teams if names & set(t.cluster_queues) for ns in t.protected)
-        plans.append(WorkerPlan(name=w.name, path=path_of("fleet", "workers", i), stack=w.stack, facts=workers[w.name],
-                                objects=_worker_objects(w.name, queues, scheduling, workers[w.name]),
-                                access=tuple(_marked(m, w.name) for m in access), protected=protected))
+        teams = [t for t in scheduling.teams if names & set(t.cluster_queues)]
+        plans.append(WorkerPlan(
+            name=w.name, stack=w.stack, facts=workers[w.name],
+            objects=_worker_objects(w.name, queues, teams, scheduling, workers[w.name]),
+            identity=tuple(_marked(m, w.name) for m in worker_identity(frameworks)),
+            token=_marked(token_secret(fleet.credentials.generation), w.name),
+            protected=tuple(ns for t in teams for ns in t.protected)))
     return tuple(plans)
 
 
@@ -346,7 +342,7 @@ def plan_fleet(cfg: PlatformConfig, scheduling: SchedulingPlan, workers: Mapping
         dispatch[cq.name] = _dispatch_set(cfg, cq, scheduling.flavors)
         _check_within_workers(cq, scheduling.flavors, workers)
         queues.append(_with_check(cq, _config_name(dispatch[cq.name])))
-    plans = _worker_plans(fleet, scheduling, workers, dispatch, worker_access(fleet, frameworks))
+    plans = _worker_plans(fleet, scheduling, workers, dispatch, frameworks)
     clusters = tuple({"apiVersion": KUEUE_API, "kind": "MultiKueueCluster", "metadata": {
         "name": w.name, "annotations": {FLEET_STACK_ANNOTATION: w.stack,
                                         KUEUE_VERSION_ANNOTATION: w.facts.kueue_version}},
@@ -356,9 +352,10 @@ def plan_fleet(cfg: PlatformConfig, scheduling: SchedulingPlan, workers: Mapping
         "name": kubeconfig_secret(w.name), "namespace": KUEUE_NAMESPACE, "annotations": {
             TOKEN_GENERATION_ANNOTATION: str(fleet.credentials.generation),
             TOKEN_ROTATION_ANNOTATION: str(fleet.credentials.rotate_every_days)}}} for w in plans)
-    mk = _dispatch_objects(list(dispatch.values()))
-    scheduled = replace(scheduling, cluster_queues=tuple(queues), admission_checks=scheduling.admission_checks + mk)
+    multikueue_objects = _dispatch_objects(list(dispatch.values()))
+    scheduled = replace(scheduling, cluster_queues=tuple(queues),
+                        admission_checks=scheduling.admission_checks + multikueue_objects)
     draining = {w.name for w in fleet.workers if w.state == "draining"}
-    named = {f.node_labels[FLAVOR_LABEL]: f.worker for f in scheduling.flavors.values()
-             if FLAVOR_LABEL in f.node_labels and f.worker and f.worker not in draining}
-    return scheduled, FleetPlan(fleet, plans, dispatch, clusters, secrets, fleet_flavor_policy(named))
+    label_workers = {f.node_labels[FLAVOR_LABEL]: f.worker for f in scheduling.flavors.values()
+                     if FLAVOR_LABEL in f.node_labels and f.worker and f.worker not in draining}
+    return scheduled, FleetPlan(fleet, plans, dispatch, clusters, secrets, fleet_flavor_policy(label_workers))

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_ai_batch.model.fleet_config import FleetConfig
-from gke_ai_batch.vocabulary import KUEUE_GROUP, KUEUE_NAMESPACE, RBAC_GROUP, Manifest
+from gke_ai_batch.vocabulary import KUEUE_GROUP, KUEUE_NAMESPACE, RBAC_GROUP, SERVICE_ACCOUNT_TOKEN, Manifest
 
 # The script's names.
 SERVICE_ACCOUNT = "multikueue-sa"
@@ -35,11 +34,10 @@ KUEUE_RULES = (
 )
 
 
-def worker_access(fleet: FleetConfig, frameworks: list[str]) -> tuple[Manifest, ...]:
+def worker_identity(frameworks: list[str]) -> tuple[Manifest, ...]:
     """The manager's identity on a worker: Kueue's setup script's rules, for the frameworks the manager enables
     only, split so that it reads cluster-wide (Kueue watches every namespace) and writes only where a team the
-    manager dispatches there lives (WRITER, bound per namespace by writer_bindings), not in kube-system.
-    Its token Secret is named by generation, so raising the generation replaces the token."""
+    manager dispatches there lives (WRITER, bound per namespace by writer_bindings), not in kube-system."""
     rules = [dict(r) for f in frameworks for r in FRAMEWORK_RULES[f]] + [dict(r) for r in KUEUE_RULES]
     read = _unique([{**r, "verbs": [v for v in r["verbs"] if v in READ_VERBS]} for r in rules])
     write = _unique([{**r, "verbs": [v for v in r["verbs"] if v not in READ_VERBS]} for r in rules
@@ -52,10 +50,14 @@ def worker_access(fleet: FleetConfig, frameworks: list[str]) -> tuple[Manifest, 
          "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": WORKER_ROLE},
          "subjects": [{"kind": "ServiceAccount", **sa}]},
         {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRole", "metadata": {"name": WRITER}, "rules": write},
-        {"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
-         "metadata": {"name": f"{SERVICE_ACCOUNT}-token-{fleet.credentials.generation}", "namespace": KUEUE_NAMESPACE,
-                      "annotations": {"kubernetes.io/service-account.name": SERVICE_ACCOUNT}}},
     )
+
+
+def token_secret(generation: int) -> Manifest:
+    """The identity's token Secret, named by generation: raising the generation replaces the token."""
+    return {"apiVersion": "v1", "kind": "Secret", "type": SERVICE_ACCOUNT_TOKEN,
+            "metadata": {"name": f"{SERVICE_ACCOUNT}-token-{generation}", "namespace": KUEUE_NAMESPACE,
+                         "annotations": {"kubernetes.io/service-account.name": SERVICE_ACCOUNT}}}
 
 
 def _unique(rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -63,7 +65,8 @@ def _unique(rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def writer_bindings(namespaces: list[str]) -> list[Manifest]:
-    """The manager's identity may create and delete jobs, pods and Workloads in these namespaces only."""
+    """The manager's identity may write (create, delete, update, patch) jobs, pods and Workloads in these
+    namespaces only."""
     return [{"apiVersion": f"{RBAC_GROUP}/v1", "kind": "RoleBinding",
              "metadata": {"name": f"{SERVICE_ACCOUNT}-writer", "namespace": ns},
              "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": WRITER},

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from gke_ai_batch.model.fleet_config import INCREMENTAL
 from gke_ai_batch.model.releases import pinned_image
 from gke_ai_batch.plan.kueue_configuration import Settings, configuration
 from gke_ai_batch.vocabulary import CONTROLLER_PRIORITY, SYSTEM_POOL_TAINT, ClusterMode
@@ -73,7 +74,7 @@ def _multikueue(platform: Platform) -> dict[str, Any] | None:
     """A fleet manager's dispatcher; nothing elsewhere (MultiKueue itself is beta and on in Kueue 0.19)."""
     if platform.fleet is None:
         return None
-    if platform.fleet.fleet.dispatcher == "incremental":
+    if platform.fleet.config.dispatcher == INCREMENTAL:
         return {"dispatcherName": platform.fleet.dispatcher, "incrementalDispatcherConfig": {"stepSize": 1}}
     return {"dispatcherName": platform.fleet.dispatcher}
 

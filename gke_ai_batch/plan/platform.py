@@ -41,7 +41,7 @@ class Platform:
     network: NetworkPlan
     storage: tuple[TeamStoragePlan, ...]
     fleet: fleet_plan.FleetPlan | None = None  # a fleet manager's workers and what it declares on them
-    fleet_jobs: bool = False  # a fleet manager whose workers run JobSet
+    fleet_jobset: bool = False  # a fleet manager whose workers run JobSet
 
     @property
     def multi_host(self) -> bool:
@@ -53,7 +53,7 @@ class Platform:
     @property
     def install_jobset(self) -> bool:
         mode = self.config.jobset.install
-        return mode == "always" or (mode == "auto" and (self.multi_host or self.fleet_jobs))
+        return mode == "always" or (mode == "auto" and (self.multi_host or self.fleet_jobset))
 
     @property
     def frameworks(self) -> list[str]:
@@ -99,10 +99,10 @@ def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False,
     if check_gke_rules:
         enforce_gke_rules(cfg, pools, network)
     workers = _fleet_workers(cfg, worker_outputs, project)
-    fleet_jobs = any(JOBSET_FRAMEWORK in w.frameworks for w in workers.values())
+    fleet_jobset = any(JOBSET_FRAMEWORK in w.frameworks for w in workers.values())
     scheduling = derive_scheduling(cfg, pools, fleet_plan.fleet_flavors(cfg, workers) if workers else None)
     platform = Platform(config=cfg, pools=tuple(pools), scheduling=scheduling, identity=node_identity(cfg),
-                        network=network, storage=(), fleet_jobs=fleet_jobs)
+                        network=network, storage=(), fleet_jobset=fleet_jobset)
     fleet = None
     if workers:
         scheduling, fleet = fleet_plan.plan_fleet(cfg, scheduling, workers, platform.frameworks)
