@@ -543,3 +543,16 @@ def test_a_workers_summary_says_its_queues_are_its_managers(plan):
     from gke_ai_batch.offline.render import summary
     assert "fleet: a worker (stack output fleetWorker); its teams' namespaces, LocalQueues and ClusterQueues are " \
            "declared by its manager's stack" in summary(plan("fleet-west"))
+
+
+def test_a_worker_stack_without_a_kubeconfig_output_is_refused_at_its_reference(plan):
+    """A provider without a kubeconfig would have declared the worker's objects on the deployer's current context."""
+    from gke_ai_batch.components.fleet import WorkerStacks
+    from gke_ai_batch.model.fleet_config import FleetConfig
+    from gke_ai_batch.offline.runtime import Planned, record
+    east = plan("fleet-east")
+    without = Planned(list(east), {k: v for k, v in east.outputs.items() if k != "kubeconfig"})
+    fleet = FleetConfig.model_validate({"role": "manager", "workers": [{"name": "east", "stack": "fleet-east"}]})
+    with pytest.raises(ConfigError) as e:
+        record(lambda: WorkerStacks()(fleet), MANAGER, references={"fleet-east": without})
+    assert e.value.path == "platform.fleet.workers[0].stack" and "has no `kubeconfig` output" in e.value.message
