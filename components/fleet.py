@@ -15,7 +15,7 @@ import yaml
 from pulumi.runtime.sync_await import _sync_await
 
 from gke_ai_batch.model.errors import ConfigError, path_of
-from gke_ai_batch.model.fleet_config import FleetConfig
+from gke_ai_batch.model.fleet_config import FleetConfig, stack_parts
 from gke_ai_batch.model.fleet_facts import KUBECONFIG_OUTPUT, WORKER_OUTPUT
 from gke_ai_batch.plan.fleet import FleetPlan, WorkerPlan
 from gke_ai_batch.plan.fleet_access import SERVICE_ACCOUNT
@@ -66,7 +66,8 @@ def _has_output(reference: pulumi.StackReference, name: str) -> bool:
 
 def qualified(stack: str) -> str:
     """`organization/project/stack` for a stack of this project named alone."""
-    return stack if "/" in stack else f"{pulumi.get_organization()}/{pulumi.get_project()}/{stack}"
+    organization, project, name = stack_parts(stack)
+    return f"{organization or pulumi.get_organization()}/{project or pulumi.get_project()}/{name}"
 
 
 def _kubeconfig(worker: str, server: str, ca_certificate: str, token: str) -> str:

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from gke_ai_batch.admission.queues import cluster_queue_flavors
 from gke_ai_batch.model.fleet_config import MAX_TOKEN_DAYS
-from gke_ai_batch.model.promises import Res, StackIndex, worker_holds
+from gke_ai_batch.model.promises import Res, StackIndex, annotations_of, worker_holds
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.admission_policies import FLEET_FLAVOR
 from gke_ai_batch.plan.fleet import MAX_DISPATCH, version_skew
@@ -58,16 +59,8 @@ def _spec(r: Res) -> dict[str, Any]:
     return dict(r.props.get("spec") or {})
 
 
-def _annotations(r: Res) -> dict[str, Any]:
-    return dict((r.props.get("metadata") or {}).get("annotations") or {})
-
-
 def _checks_by_controller(ix: StackIndex, controller: str) -> set[str]:
     return {name for name, ac in ix.kueue["AdmissionCheck"].items() if _spec(ac).get("controllerName") == controller}
-
-
-def _flavors(cq: Res) -> set[str]:
-    return {f.get("name") for g in _spec(cq).get("resourceGroups") or [] for f in g.get("flavors") or []}
 
 
 def multikueue_queues(resources: Sequence[Res]) -> Findings:
@@ -80,7 +73,7 @@ def multikueue_queues(resources: Sequence[Res]) -> Findings:
     multikueue = _checks_by_controller(ix, MULTIKUEUE_CONTROLLER)
     provisioning = _checks_by_controller(ix, PROVISIONING_CONTROLLER)
     for name, flavor in ix.kueue["ResourceFlavor"].items():
-        if _annotations(flavor).get(NODES_ON_WORKER_ANNOTATION) and worker_holds(flavor.props) is None:
+        if annotations_of(flavor.props).get(NODES_ON_WORKER_ANNOTATION) and worker_holds(flavor.props) is None:
             found.append((flavor.urn, f"flavor {name} names a worker's nodes but does not state what they hold "
                                       f"({WORKER_HOLDS_ANNOTATION}): the quota policies could not judge its quota"))
     for name, cq in ix.kueue["ClusterQueue"].items():
@@ -94,7 +87,7 @@ def multikueue_queues(resources: Sequence[Res]) -> Findings:
                                   f"ClusterQueue, found: {name_list(c['name'] for c in mine)} (Kueue keeps it "
                                   "inactive)"))
         on = set(mine[0].get("onFlavors") or [])
-        if on and on != _flavors(cq):
+        if on and on != set(cluster_queue_flavors(cq.props)):
             found.append((cq.urn, f"ClusterQueue {name}: Cannot specify MultiKueue AdmissionCheck per flavor, found: "
                                   f"{mine[0]['name']} on {name_list(on)} (Kueue keeps it inactive): drop onFlavors"))
         prov = [c["name"] for c in checks if c.get("name") in provisioning]
@@ -108,8 +101,9 @@ def multikueue_queues(resources: Sequence[Res]) -> Findings:
 def _not_dispatching(ix: StackIndex, name: str, cq: Res) -> Findings:
     """A queue with quota in a flavor whose nodes are a worker's, without a MultiKueue check: it would admit
     jobs to run on the manager, which has no such nodes."""
-    remote = sorted(f for f in _flavors(cq) if (flavor := ix.kueue["ResourceFlavor"].get(f)) is not None
-                    and _annotations(flavor).get(NODES_ON_WORKER_ANNOTATION))
+    remote = sorted(f for f in set(cluster_queue_flavors(cq.props))
+                    if (flavor := ix.kueue["ResourceFlavor"].get(f)) is not None
+                    and annotations_of(flavor.props).get(NODES_ON_WORKER_ANNOTATION))
     if not remote:
         return Findings()
     return Findings([(cq.urn, f"ClusterQueue {name} has quota in {name_list(remote)}, whose nodes are a worker's, "
@@ -180,7 +174,7 @@ def teams_on_workers(resources: Sequence[Res]) -> Findings:
               for name, ac in ix.kueue["AdmissionCheck"].items()
               if _spec(ac).get("controllerName") == MULTIKUEUE_CONTROLLER}
     local = [r for r in ix.kueue_objects if r.kind == "LocalQueue"]
-    owners = {f: _annotations(r).get(NODES_ON_WORKER_ANNOTATION) for f, r in ix.kueue["ResourceFlavor"].items()}
+    owners = {f: annotations_of(r.props).get(NODES_ON_WORKER_ANNOTATION) for f, r in ix.kueue["ResourceFlavor"].items()}
     for name, cq in ix.kueue["ClusterQueue"].items():
         checks_here = (_spec(cq).get("admissionChecksStrategy") or {}).get("admissionChecks") or []
         config = next((ix.kueue["MultiKueueConfig"].get(str(checks[c["name"]])) for c in checks_here
@@ -241,7 +235,7 @@ def worker_versions(resources: Sequence[Res]) -> Findings:
     releases = ix.releases("kueue")
     manager = str(releases[0].props.get("version")) if releases else None
     for name, cluster in ix.kueue["MultiKueueCluster"].items():
-        version = _annotations(cluster).get(KUEUE_VERSION_ANNOTATION)
+        version = annotations_of(cluster.props).get(KUEUE_VERSION_ANNOTATION)
         if version is None:
             found.append((cluster.urn, f"MultiKueueCluster {name}: its Kueue release is not stated "
                                        f"({KUEUE_VERSION_ANNOTATION})"))
@@ -289,7 +283,7 @@ def worker_credentials(resources: Sequence[Res]) -> Findings:
         secret = secrets.get(location)
         if secret is None:
             continue  # multikueue_dispatch names it
-        stated = _annotations(secret)
+        stated = annotations_of(secret.props)
         days = str(stated.get(TOKEN_ROTATION_ANNOTATION, ""))
         if TOKEN_GENERATION_ANNOTATION not in stated or not days.isdigit() or not 1 <= int(days) <= MAX_TOKEN_DAYS:
             found.append((secret.urn, f"Secret {location} (worker {name}): its token's generation "

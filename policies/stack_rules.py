@@ -16,6 +16,7 @@ from gke_ai_batch.model.gke_rules import (
 from gke_ai_batch.model.promises import (
     Res,
     StackIndex,
+    annotations_of,
     flavor_capacity,
     headline,
     nominal_quotas,
@@ -117,7 +118,7 @@ def flavors_without_nodes(resources: Sequence[Res]) -> list[tuple[str | None, st
         return []
     found = Findings()
     for name, flavor in ix.kueue["ResourceFlavor"].items():
-        if _annotation(flavor, NODES_ON_WORKER_ANNOTATION) in ix.kueue["MultiKueueCluster"]:
+        if annotations_of(flavor.props).get(NODES_ON_WORKER_ANNOTATION) in ix.kueue["MultiKueueCluster"]:
             continue
         spec = flavor.props.get("spec") or {}
         labels = spec.get("nodeLabels") or {}
@@ -222,10 +223,7 @@ def one_global_default(resources: Sequence[Res]) -> list[tuple[str | None, str]]
     return found
 
 
-def _annotation(r: Res, key: str) -> str | None:
-    meta = r.props.get("metadata") or {}
-    value = (meta.get("annotations") or {}).get(key)
-    return str(value) if value is not None else None
+
 
 
 def node_service_account(resources: Sequence[Res]) -> Findings:

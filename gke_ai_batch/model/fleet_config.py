@@ -16,6 +16,13 @@ MAX_TOKEN_DAYS = 365
 ALL_AT_ONCE, INCREMENTAL = "all-at-once", "incremental"  # fleet.dispatcher: Kueue's dispatchers, by their suffix
 
 
+def stack_parts(stack: str) -> tuple[str | None, str | None, str]:
+    """(organization, project, stack) of a StackReference name; a bare stack name has neither of the first two
+    (the engine completes them). The one reading of the form for the program, the planner and the offline plan."""
+    parts = stack.split("/")
+    return (parts[0], parts[1], parts[2]) if len(parts) == 3 else (None, None, parts[-1])
+
+
 class FleetWorkerConfig(Model):
     """A worker cluster of the fleet: its name on the manager and the stack that declares it."""
 

@@ -44,12 +44,17 @@ class Res:
         return str((self.props.get("metadata") or {}).get("name") or self.props.get("name", ""))
 
 
+def annotations_of(props: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A Kubernetes object's annotations, as declared (empty where it has none, or they are not a mapping)."""
+    meta = props.get("metadata")
+    found = meta.get("annotations") if isinstance(meta, Mapping) else None
+    return found if isinstance(found, Mapping) else {}
+
+
 def worker_of(props: Mapping[str, Any]) -> str | None:
     """The fleet worker a Kubernetes object is declared on (a fleet manager declares objects on its workers,
     through their providers), or None for the stack's own cluster."""
-    meta = props.get("metadata")
-    annotations = (meta.get("annotations") if isinstance(meta, Mapping) else None) or {}
-    worker = annotations.get(FLEET_WORKER_ANNOTATION) if isinstance(annotations, Mapping) else None
+    worker = annotations_of(props).get(FLEET_WORKER_ANNOTATION)
     return str(worker) if worker else None
 
 
@@ -92,7 +97,7 @@ class FlavorCapacity:
 def worker_holds(props: Mapping[str, Any]) -> tuple[str, dict[str, FlavorCapacity]] | None:
     """A fleet manager's flavor: its worker's pools' capacity mode and what they hold, as the flavor states it
     (plan.fleet); None for any other flavor, or a hand-written annotation the quota rules cannot read."""
-    stated = ((props.get("metadata") or {}).get("annotations") or {}).get(WORKER_HOLDS_ANNOTATION)
+    stated = annotations_of(props).get(WORKER_HOLDS_ANNOTATION)
     if not stated:
         return None
     try:

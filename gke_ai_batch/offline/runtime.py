@@ -16,6 +16,7 @@ from pulumi.runtime.proto import resource_pb2, source_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
+from gke_ai_batch.model.fleet_config import stack_parts
 from gke_ai_batch.vocabulary import SECRET, SERVICE_ACCOUNT_TOKEN
 
 from .heap import long_lived_heap
@@ -142,10 +143,8 @@ class PlanMocks(mocks.Mocks):
 def reference_key(name: str) -> str | None:
     """The stack of this project a StackReference names (`stack` or `organization/project/stack`); another
     project's stacks are not in this repository's stack folder."""
-    parts = name.split("/")
-    if len(parts) == 3 and parts[1] != project().name:
-        return None
-    return parts[-1]
+    _, of_project, stack = stack_parts(name)
+    return stack if of_project in (None, project().name) else None
 
 
 def computed_outputs(typ: str, inputs: Any) -> Any:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from gke_ai_batch.admission.queues import cluster_queue_flavors
 from gke_ai_batch.model.fleet_facts import WORKER_OUTPUT
 from gke_ai_batch.model.promises import FlavorCapacity, show_amount, worker_of
 from gke_ai_batch.model.words import name_list, plural
@@ -279,10 +280,6 @@ class PlanSummary:
         return "\n".join(lines) + "\n"
 
 
-def _flavor_names(cq: dict[str, Any]) -> list[str]:
-    return [f["name"] for g in cq["spec"]["resourceGroups"] for f in g["flavors"]]
-
-
 def fleet_table(regs: Sequence[Registration]) -> Table | None:
     """A fleet manager's workers: the stack each is read from, its Kueue release, and what the manager declares
     on it (its ClusterQueues' flavors, and the teams' LocalQueues)."""
@@ -297,7 +294,7 @@ def fleet_table(regs: Sequence[Registration]) -> Table | None:
     for c in clusters:
         name, notes = str(c["metadata"]["name"]), c["metadata"].get("annotations") or {}
         objects = on.get(name, [])
-        queues = sorted(f"{o['metadata']['name']} ({', '.join(_flavor_names(o))})"
+        queues = sorted(f"{o['metadata']['name']} ({', '.join(cluster_queue_flavors(o))})"
                         for o in objects if o.get("kind") == "ClusterQueue")
         local = sorted(f"{o['metadata']['namespace']}/{o['metadata']['name']}"
                        for o in objects if o.get("kind") == "LocalQueue")

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
-from gke_ai_batch.model.fleet_config import ALL_AT_ONCE, INCREMENTAL, FleetConfig
+from gke_ai_batch.model.fleet_config import ALL_AT_ONCE, INCREMENTAL, FleetConfig, stack_parts
 from gke_ai_batch.model.fleet_facts import WORKER_OUTPUT, FlavorFacts, WorkerFacts
 from gke_ai_batch.model.gke_pool_rules import version_below, version_key
 from gke_ai_batch.model.quantity import parse_quantity
@@ -135,7 +135,8 @@ def check_manager(cfg: PlatformConfig, project: str) -> None:
 def _stack_key(stack: str, project: str) -> str:
     """A worker stack as the duplicate check compares it, `project/stack`: `fleet-east` and
     `acme/<this project>/fleet-east` are one stack."""
-    return f"{project}/{stack}" if "/" not in stack else "/".join(stack.split("/")[-2:])
+    _, of_project, name = stack_parts(stack)
+    return f"{of_project or project}/{name}"
 
 
 def _host_share(facts: FlavorFacts) -> dict[str, Decimal] | None:

@@ -3,8 +3,8 @@ component build from a stack file (the other components plan their part through 
 Nothing here touches Pulumi."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -45,23 +45,36 @@ class Platform:
 
     @property
     def multi_host(self) -> bool:
-        """A multi-host TPU slice: a pool of one, or an Autopilot flavor selecting one."""
-        return any(p.multi_host for p in self.pools) or any(
-            catalog.tpu_shape(f.tpu.generation, f.tpu.topology).multi_host
-            for f in self.config.autopilot_flavors if f.tpu is not None)
+        return multi_host(self.config, self.pools)
 
     @property
     def install_jobset(self) -> bool:
-        mode = self.config.jobset.install
-        return mode == "always" or (mode == "auto" and (self.multi_host or self.fleet_jobset))
+        return install_jobset(self.config, self.pools, self.fleet_jobset)
 
     @property
     def frameworks(self) -> list[str]:
-        """Jobs and JobSets, and Kueue's pod, deployment and statefulset integrations, so that a bare Pod,
-        Deployment or StatefulSet in a team namespace is gated until its queue admits it instead of running on
-        accelerator nodes outside every quota (Kueue docs: run plain Pods, deployments). A fleet worker tells
-        its manager these; the manager may enable no more."""
-        return ["batch/job", *([JOBSET_FRAMEWORK] if self.install_jobset else []), "pod", "deployment", "statefulset"]
+        return frameworks(self.install_jobset)
+
+
+def multi_host(cfg: PlatformConfig, pools: Sequence[PoolPlan]) -> bool:
+    """A multi-host TPU slice: a pool of one, or an Autopilot flavor selecting one."""
+    return any(p.multi_host for p in pools) or any(
+        catalog.tpu_shape(f.tpu.generation, f.tpu.topology).multi_host
+        for f in cfg.autopilot_flavors if f.tpu is not None)
+
+
+def install_jobset(cfg: PlatformConfig, pools: Sequence[PoolPlan], fleet_jobset: bool) -> bool:
+    """jobset.install: always, or auto where a slice is multi-host or a fleet manager's workers run JobSet."""
+    mode = cfg.jobset.install
+    return mode == "always" or (mode == "auto" and (multi_host(cfg, pools) or fleet_jobset))
+
+
+def frameworks(jobset: bool) -> list[str]:
+    """Jobs and JobSets, and Kueue's pod, deployment and statefulset integrations, so that a bare Pod,
+    Deployment or StatefulSet in a team namespace is gated until its queue admits it instead of running on
+    accelerator nodes outside every quota (Kueue docs: run plain Pods, deployments). A fleet worker tells
+    its manager these; the manager may enable no more."""
+    return ["batch/job", *([JOBSET_FRAMEWORK] if jobset else []), "pod", "deployment", "statefulset"]
 
 
 def build_platform(raw: Any, project: str = "gke-ai-batch", config_keys: Iterable[str] = (),
@@ -101,13 +114,13 @@ def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False,
     workers = _fleet_workers(cfg, worker_outputs, project)
     fleet_jobset = any(JOBSET_FRAMEWORK in w.frameworks for w in workers.values())
     scheduling = derive_scheduling(cfg, pools, fleet_plan.fleet_flavors(cfg, workers) if workers else None)
-    platform = Platform(config=cfg, pools=tuple(pools), scheduling=scheduling, identity=node_identity(cfg),
-                        network=network, storage=(), fleet_jobset=fleet_jobset)
     fleet = None
     if workers:
-        scheduling, fleet = fleet_plan.plan_fleet(cfg, scheduling, workers, platform.frameworks)
+        enabled = frameworks(install_jobset(cfg, pools, fleet_jobset))
+        scheduling, fleet = fleet_plan.plan_fleet(cfg, scheduling, workers, enabled)
     storage = plan_storage(cfg, {t.name: t.namespaces for t in scheduling.teams})
-    return replace(platform, scheduling=scheduling, storage=storage, fleet=fleet)
+    return Platform(config=cfg, pools=tuple(pools), scheduling=scheduling, identity=node_identity(cfg),
+                    network=network, storage=storage, fleet=fleet, fleet_jobset=fleet_jobset)
 
 
 def _fleet_workers(cfg: PlatformConfig, worker_outputs: WorkerOutputs | None,
