@@ -24,6 +24,7 @@ from .gke_cluster import GkeCluster
 from .gpu_pool import GpuPool
 from .gpudirect_installer import GpuDirectInstaller
 from .kueue_layer import KueueResources, declare_kueue
+from .observability import Observability, ObservabilityArgs
 from .pod_networks import PodNetworks
 from .system_pool import SystemNodePool
 from .team_buckets import TeamBuckets, TeamBucketsArgs
@@ -96,6 +97,9 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     installs = pulumi.ResourceOptions(parent=parent, providers=[gke.provider], depends_on=system)
     kueue = declare_kueue(platform, installs)
     _pod_networks(pools, pulumi.ResourceOptions(parent=parent, providers=[gke.provider]))
+    if platform.dashboard is not None or platform.alerts:
+        Observability("observability", ObservabilityArgs(cfg.project, platform.dashboard, platform.alerts,
+                                                         cfg.resource_labels()), child)
     if platform.fleet is not None:
         assert workers is not None  # a manager's plan was read through them
         FleetManager("fleet", FleetManagerArgs(platform.fleet, workers.references, kueue.kueue.release),

@@ -34,6 +34,7 @@ from gke_ai_batch.model.field_rules import (
     text,
 )
 from gke_ai_batch.model.fleet_config import FleetConfig
+from gke_ai_batch.model.monitoring_config import MonitoringConfig
 from gke_ai_batch.model.pool_config import (
     AutopilotFlavorConfig,
     CpuPoolConfig,
@@ -218,6 +219,8 @@ class PlatformConfig(Model):
     """The teams, one block each."""
     group_domains: list[str] = []
     """Domains the teams' groups must belong to (example.com); unset: any domain."""
+    monitoring: MonitoringConfig = MonitoringConfig()
+    """The stack's Cloud Monitoring dashboard and alert policies (docs/observability.md)."""
     fleet: FleetConfig | None = None
     """A MultiKueue fleet: this stack is its manager, or one of its workers (docs/fleet.md)."""
     acknowledge: list[Acknowledgement] = []

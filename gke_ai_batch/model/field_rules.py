@@ -51,8 +51,14 @@ AR_REPOSITORY = TextRule(r"^[a-z]([-a-z0-9]*[a-z0-9])?$",
 AR_LOCATION = TextRule(r"^([a-z]+-[a-z]+\d+|us|europe|asia)$", "a region such as us-east5, or us, europe or asia")
 GROUP_EMAIL = TextRule(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$",
                    "a Google group's email address, such as ml-team@example.com")
+# Cloud Monitoring's name of a notification channel (projects.notificationChannels, "name"), the form
+# AlertPolicy.notificationChannels takes.
+NOTIFICATION_CHANNEL = TextRule(r"^projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/notificationChannels/\d+$",
+                                "a notification channel's name, projects/PROJECT_ID/notificationChannels/NUMBER "
+                                "(as `gcloud beta monitoring channels list` prints it)")
 RULES_IN_WORDS = {r.pattern: r.words for r in (DNS_LABEL, CLUSTER_NAME, PROJECT_ID, REGION, LABEL_VALUE, SECONDS,
-                                                DURATION, SERVICE_ACCOUNT, BUCKET_LOCATION, AR_REPOSITORY, AR_LOCATION)}
+                                                DURATION, SERVICE_ACCOUNT, BUCKET_LOCATION, AR_REPOSITORY, AR_LOCATION,
+                                                NOTIFICATION_CHANNEL)}
 
 
 def text(rule: TextRule, default: Any = ..., max_length: int | None = None) -> Any:

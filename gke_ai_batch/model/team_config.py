@@ -20,6 +20,7 @@ from gke_ai_batch.model.field_rules import (
     quota_or_quantity,
     text,
 )
+from gke_ai_batch.model.monitoring_config import TeamAlerts
 from gke_ai_batch.model.quantity import parse_quantity
 
 
@@ -196,6 +197,8 @@ class TeamConfig(Model):
     """active, or draining: its queues admit nothing new (Kueue's stopPolicy) and production lifts the
     protection of its namespaces and buckets, so that a later change may remove the team (`make diff`
     refuses removing a team that was not draining first)."""
+    alerts: TeamAlerts = TeamAlerts()
+    """Where the team's alerts go and when they fire (docs/observability.md); unset: the stack's monitoring block."""
     stop_policy: Literal["HoldAndDrain", "Hold"] | None = None
     """While draining, what happens to its admitted work: HoldAndDrain (the default) evicts it, Hold lets
     it run to completion. Only for a draining team."""

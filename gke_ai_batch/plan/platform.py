@@ -17,6 +17,8 @@ from gke_ai_batch.model.fleet_facts import WorkerFacts
 from gke_ai_batch.model.pydantic_errors import config_error
 from gke_ai_batch.model.words import closest, name_list, shorten
 from gke_ai_batch.plan import fleet as fleet_plan
+from gke_ai_batch.plan.alerts import AlertPlan, plan_alerts
+from gke_ai_batch.plan.dashboard import plan_dashboard
 from gke_ai_batch.plan.fleet_worker import check_worker
 from gke_ai_batch.plan.gke_check import enforce_gke_rules
 from gke_ai_batch.plan.gpudirect_networks import refuse_overlaps
@@ -42,6 +44,8 @@ class Platform:
     storage: tuple[TeamStoragePlan, ...]
     fleet: fleet_plan.FleetPlan | None = None  # a fleet manager's workers and what it declares on them
     fleet_jobset: bool = False  # a fleet manager whose workers run JobSet
+    dashboard: dict[str, Any] | None = None  # the Cloud Monitoring dashboard (plan.dashboard)
+    alerts: tuple[AlertPlan, ...] = ()  # the alert policies (plan.alerts)
 
     @property
     def multi_host(self) -> bool:
@@ -120,7 +124,8 @@ def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False,
         scheduling, fleet = fleet_plan.plan_fleet(cfg, scheduling, workers, enabled)
     storage = plan_storage(cfg, {t.name: t.namespaces for t in scheduling.teams})
     return Platform(config=cfg, pools=tuple(pools), scheduling=scheduling, identity=node_identity(cfg),
-                    network=network, storage=storage, fleet=fleet, fleet_jobset=fleet_jobset)
+                    network=network, storage=storage, fleet=fleet, fleet_jobset=fleet_jobset,
+                    dashboard=plan_dashboard(cfg, scheduling), alerts=plan_alerts(cfg, scheduling))
 
 
 def _fleet_workers(cfg: PlatformConfig, worker_outputs: WorkerOutputs | None,
