@@ -28,6 +28,7 @@ from .observability import Observability, ObservabilityArgs
 from .pod_networks import PodNetworks
 from .system_pool import SystemNodePool
 from .team_buckets import TeamBuckets, TeamBucketsArgs
+from .team_cost import TeamCost, TeamCostArgs
 from .team_storage import TeamStorage, TeamStorageArgs
 from .tpu_slice_pool import TpuSlicePool
 
@@ -100,6 +101,8 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     if platform.dashboard is not None or platform.alerts:
         Observability("observability", ObservabilityArgs(cfg.project, platform.dashboard, platform.alerts,
                                                          cfg.resource_labels()), child)
+    if platform.cost is not None:
+        TeamCost("team-cost", TeamCostArgs(platform.cost, cfg.project, cfg.resource_labels()), child)
     if platform.fleet is not None:
         assert workers is not None  # a manager's plan was read through them
         FleetManager("fleet", FleetManagerArgs(platform.fleet, workers.references, kueue.kueue.release),

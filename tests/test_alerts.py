@@ -55,19 +55,19 @@ ADMITTED = f'kueue_local_queue_admitted_workloads_total{{{KUEUE},{RESEARCH}}}'
 STUCK = {"alertname": "TeamWorkloadsStuck", "exported_namespace": "research", "name": "research-queue"}
 
 
-IDLE_THEN_WAITING = "0x60 3x120"  # an idle queue for an hour, then three workloads that wait
+IDLE_THEN_WAITING = "0x60 3x240"  # an idle queue for an hour, then three workloads that wait
 
 
-def test_stuck_pending_fires_after_an_hour_without_an_admission(tmp_path, alerts):
-    alert = alerts[("research", "TeamWorkloadsStuck")]
-    series = [(PENDING, IDLE_THEN_WAITING), (ADMITTED, "7x180")]
-    assert passes(promtool(tmp_path, alert, series, "125m", [STUCK]))
+def test_stuck_pending_fires_after_the_teams_own_two_hours_without_an_admission(tmp_path, alerts):
+    alert = alerts[("research", "TeamWorkloadsStuck")]  # prod's research: pending_minutes 120
+    series = [(PENDING, IDLE_THEN_WAITING), (ADMITTED, "7x300")]
+    assert passes(promtool(tmp_path, alert, series, "185m", [STUCK]))
 
 
 def test_stuck_pending_is_silent_before_the_threshold_and_while_work_is_admitted(tmp_path, alerts):
     alert = alerts[("research", "TeamWorkloadsStuck")]
-    assert passes(promtool(tmp_path, alert, [(PENDING, IDLE_THEN_WAITING), (ADMITTED, "7x180")], "110m", []))
-    assert passes(promtool(tmp_path, alert, [(PENDING, IDLE_THEN_WAITING), (ADMITTED, "0+1x180")], "150m", []))
+    assert passes(promtool(tmp_path, alert, [(PENDING, IDLE_THEN_WAITING), (ADMITTED, "7x300")], "170m", []))
+    assert passes(promtool(tmp_path, alert, [(PENDING, IDLE_THEN_WAITING), (ADMITTED, "0+1x300")], "240m", []))
 
 
 V5P = 'cluster_queue="training",flavor="v5p-res",resource="google.com/tpu"'

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import promql_parser
 import pytest
+import sqlglot
 from google.cloud.monitoring_dashboard_v1.types import Dashboard
 from google.cloud.monitoring_v3.types import AlertPolicy
 
@@ -166,6 +167,7 @@ def test_a_team_routes_its_alerts_to_its_own_channel_with_its_own_threshold():
     alerts = {(a.team, a.name): a for a in build_platform(cfg).alerts}
     assert alerts[("research", "TeamWorkloadsStuck")].channels == ("projects/acme-ml-prod/notificationChannels/222",)
     assert "[30m:1m]" in alerts[("research", "TeamWorkloadsStuck")].query
+    assert "[60m:1m]" in alerts[("training", "TeamWorkloadsStuck")].query
     assert alerts[("training", "TeamWorkloadsStuck")].channels == ("projects/acme-ml-prod/notificationChannels/111",)
     assert alerts[(None, "KueueDown")].channels == ("projects/acme-ml-prod/notificationChannels/111",)
 
@@ -193,6 +195,35 @@ def test_bad_monitoring_input_is_one_error_at_its_path(monitoring, team_alerts, 
     cfg["monitoring"] = monitoring
     if team_alerts is not None:
         cfg["teams"][0]["alerts"] = team_alerts
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == path and words in e.value.message
+
+
+def test_prod_declares_the_per_team_cost_view(plan):
+    regs = plan("prod")
+    (dataset,) = by_type(regs, "bigquery/dataset:Dataset")
+    (view,) = by_type(regs, "bigquery/table:Table")
+    assert (dataset.inputs["datasetId"], view.inputs["tableId"]) == ("gke_ai_batch_cost", "team_cost_prod")
+    query = sqlglot.parse_one(view.inputs["view"]["query"], read="bigquery")  # BigQuery SQL, or it raises
+    (table,) = [t for t in query.find_all(sqlglot.exp.Table) if t.name.startswith("gcp_billing_export")]
+    assert (table.catalog, table.db) == ("acme-billing", "billing_export")
+    fields = [{f.name: f.expression.name for f in s.expressions} for s in query.find_all(sqlglot.exp.Struct)]
+    teams = {(f["namespace"], f["team"]) for f in fields}
+    assert teams == {("training", "training"), ("training-gpudirect", "training"), ("research", "research"),
+                     ("research-sandbox", "research"), ("inference-eval", "inference-eval")}
+    assert '= "ml-prod"' in view.inputs["view"]["query"] and view.inputs["view"]["useLegacySql"] is False
+
+
+@pytest.mark.parametrize("cost,path,words", [
+    ({"billing_export_table": "billing_export.gcp_billing_export_v1_X"}, "platform.cost.billing_export_table",
+     "PROJECT_ID.DATASET.gcp_billing_export_resource_v1_ACCOUNT"),
+    ({"billing_export_table": "acme-billing.exp.gcp_billing_export_resource_v1_A", "create_export_dataset": True},
+     "platform.cost.create_export_dataset", "the export's dataset is in project 'acme-billing'"),
+])
+def test_bad_cost_input_is_one_error_at_its_path(cost, path, words):
+    cfg = platform_of("dev")
+    cfg["cost"] = cost
     with pytest.raises(ConfigError) as e:
         build_platform(cfg)
     assert e.value.path == path and words in e.value.message

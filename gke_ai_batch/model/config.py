@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from gke_ai_batch.model.cluster_config import ClusterConfig, NetworkConfig
+from gke_ai_batch.model.cost_config import CostConfig
 from gke_ai_batch.model.field_rules import (
     DNS_LABEL,
     DURATION,
@@ -221,6 +222,8 @@ class PlatformConfig(Model):
     """Domains the teams' groups must belong to (example.com); unset: any domain."""
     monitoring: MonitoringConfig = MonitoringConfig()
     """The stack's Cloud Monitoring dashboard and alert policies (docs/observability.md)."""
+    cost: CostConfig | None = None
+    """Per-team spend: a BigQuery view over the detailed billing export (docs/observability.md); unset: none."""
     fleet: FleetConfig | None = None
     """A MultiKueue fleet: this stack is its manager, or one of its workers (docs/fleet.md)."""
     acknowledge: list[Acknowledgement] = []

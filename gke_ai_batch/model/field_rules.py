@@ -56,9 +56,15 @@ GROUP_EMAIL = TextRule(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$",
 NOTIFICATION_CHANNEL = TextRule(r"^projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/notificationChannels/\d+$",
                                 "a notification channel's name, projects/PROJECT_ID/notificationChannels/NUMBER "
                                 "(as `gcloud beta monitoring channels list` prints it)")
+# The detailed billing export's BigQuery table (Cloud Billing, "Example queries for Cloud Billing data export":
+# gcp_billing_export_resource_v1_<BILLING_ACCOUNT_ID>), and a BigQuery dataset ID.
+BILLING_EXPORT_TABLE = TextRule(
+    r"^[a-z][-a-z0-9]{4,28}[a-z0-9]\.[A-Za-z0-9_]{1,1024}\.gcp_billing_export_resource_v1_[A-Za-z0-9_]+$",
+    "the detailed export's table, PROJECT_ID.DATASET.gcp_billing_export_resource_v1_ACCOUNT (as BigQuery names it)")
+BQ_DATASET = TextRule(r"^[A-Za-z0-9_]{1,1024}$", "a BigQuery dataset ID: letters, digits and underscores")
 RULES_IN_WORDS = {r.pattern: r.words for r in (DNS_LABEL, CLUSTER_NAME, PROJECT_ID, REGION, LABEL_VALUE, SECONDS,
                                                 DURATION, SERVICE_ACCOUNT, BUCKET_LOCATION, AR_REPOSITORY, AR_LOCATION,
-                                                NOTIFICATION_CHANNEL)}
+                                                NOTIFICATION_CHANNEL, BILLING_EXPORT_TABLE, BQ_DATASET)}
 
 
 def text(rule: TextRule, default: Any = ..., max_length: int | None = None) -> Any:

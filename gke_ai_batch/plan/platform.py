@@ -18,6 +18,7 @@ from gke_ai_batch.model.pydantic_errors import config_error
 from gke_ai_batch.model.words import closest, name_list, shorten
 from gke_ai_batch.plan import fleet as fleet_plan
 from gke_ai_batch.plan.alerts import AlertPlan, plan_alerts
+from gke_ai_batch.plan.cost import CostPlan, plan_cost
 from gke_ai_batch.plan.dashboard import plan_dashboard
 from gke_ai_batch.plan.fleet_worker import check_worker
 from gke_ai_batch.plan.gke_check import enforce_gke_rules
@@ -46,6 +47,7 @@ class Platform:
     fleet_jobset: bool = False  # a fleet manager whose workers run JobSet
     dashboard: dict[str, Any] | None = None  # the Cloud Monitoring dashboard (plan.dashboard)
     alerts: tuple[AlertPlan, ...] = ()  # the alert policies (plan.alerts)
+    cost: CostPlan | None = None  # the per-team cost view (plan.cost)
 
     @property
     def multi_host(self) -> bool:
@@ -125,7 +127,8 @@ def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False,
     storage = plan_storage(cfg, {t.name: t.namespaces for t in scheduling.teams})
     return Platform(config=cfg, pools=tuple(pools), scheduling=scheduling, identity=node_identity(cfg),
                     network=network, storage=storage, fleet=fleet, fleet_jobset=fleet_jobset,
-                    dashboard=plan_dashboard(cfg, scheduling), alerts=plan_alerts(cfg, scheduling))
+                    dashboard=plan_dashboard(cfg, scheduling), alerts=plan_alerts(cfg, scheduling),
+                    cost=plan_cost(cfg, scheduling.teams))
 
 
 def _fleet_workers(cfg: PlatformConfig, worker_outputs: WorkerOutputs | None,
