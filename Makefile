@@ -9,7 +9,7 @@ out_flag = $(if $(OUT),--out $(OUT))
 
 WORKLOAD ?= examples/workloads
 
-.PHONY: setup plan check diff admit admit-all access test lint reuse conform check-all golden docs package-schema schema bench lock clean
+.PHONY: setup plan check diff report admit admit-all access test lint reuse conform check-all golden docs package-schema schema bench lock clean
 
 PIP := $(VENV)/bin/pip install -q --disable-pip-version-check
 PLANNING := $(VENV)/.planning
@@ -43,6 +43,9 @@ check: $(PLANNING)  ## make check STACK=<name|path> [OUT=dir] [POLICY_CONFIG=fil
 BASE ?= $(shell git rev-parse --verify --quiet origin/main >/dev/null && echo origin/main || echo main)
 diff: $(PLANNING)  ## make diff STACK=<name|path> [BASE=<git ref>]: what the change since BASE would do to the stack, like a preview
 	$(PY) -m gke_ai_batch.offline.diff $(STACK) $(BASE)
+
+report: $(PLANNING)  ## make report STACK=<name|path> [BASE=<git ref>]: out/<stack>/report.html, the plan as one page (with BASE: quotas before and after)
+	$(PY) -m gke_ai_batch.offline.report $(STACK) $(if $(filter command line,$(origin BASE)),--base $(BASE)) $(out_flag)
 
 admit: $(PLANNING)  ## make admit STACK=<name|path> WORKLOAD=<file or folder>: would Kueue admit each workload?
 	$(PY) -m gke_ai_batch.offline.admit $(STACK) $(WORKLOAD)

@@ -115,10 +115,11 @@ PLACEMENT = set(public_args.NodePoolTarget.__annotations__) - {"zones"}
 
 
 # What a model has that its arguments leave out, and why: a pool's name and zones come from the component's
-# name and placement; a GkeCluster declares the cluster alone; a KueueLayer refuses Google Cloud resources.
-PLATFORM_ONLY = {"acknowledge", "autopilot_flavors", "cohorts", "cpu_pools", "fleet", "gpu_pools", "group_domains",
-                 "jobset",
-                 "kueue", "priorities", "shared_queues", "system_pool", "teams", "tpu_pools"}
+# name and placement; a GkeCluster declares the cluster alone; a KueueLayer refuses Google Cloud resources
+# (the dashboard, alert policies and cost view are the Platform's, so a team's `alerts` are too).
+PLATFORM_ONLY = {"acknowledge", "autopilot_flavors", "cohorts", "cost", "cpu_pools", "fleet", "gpu_pools",
+                 "group_domains", "jobset", "kueue", "monitoring", "priorities", "shared_queues", "system_pool",
+                 "teams", "tpu_pools"}
 
 
 @pytest.mark.parametrize("args, model, extra, left_out", [
@@ -129,7 +130,7 @@ PLATFORM_ONLY = {"acknowledge", "autopilot_flavors", "cohorts", "cpu_pools", "fl
     (ClusterSettingsArgs, cluster_config.ClusterConfig, set(), set()),
     (GkeClusterArgs, config.PlatformConfig, set(), PLATFORM_ONLY),
     (QueueArgs, team_config.QueueSpec, set(), set()),
-    (TeamSpec, team_config.TeamConfig, set(), {"buckets", "service_account", "default_priority"}),
+    (TeamSpec, team_config.TeamConfig, set(), {"alerts", "buckets", "service_account", "default_priority"}),
 ])
 def test_public_arguments_mirror_the_config_model(args, model, extra, left_out):
     """Every plain argument is a field of the model that validates it (a renamed field would otherwise be

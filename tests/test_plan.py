@@ -102,7 +102,8 @@ UNLABELLED = ("gcp:serviceaccount/account:Account", "gcp:projects/iAMMember:IAMM
 
 def test_every_gcp_resource_is_labelled(plan):
     for r in plan("dev"):
-        labels = r.inputs.get("resourceLabels") or (r.inputs.get("nodeConfig") or {}).get("resourceLabels")
+        labels = (r.inputs.get("resourceLabels") or (r.inputs.get("nodeConfig") or {}).get("resourceLabels")
+                  or r.inputs.get("userLabels") or json.loads(r.inputs.get("dashboardJson", "{}")).get("labels"))
         if r.type.startswith("gcp:") and r.type not in UNLABELLED:
             expected = {"environment": "dev", "owner": "ml-platform", "cost-center": "ml-research"}
             assert expected.items() <= labels.items()

@@ -27,16 +27,22 @@ def plan_with(change) -> dict:
 
 def test_adding_a_team_adds_only_its_resources():
     before, after = plan_with(lambda c: None), plan_with(lambda c: c["teams"].append(NEW_TEAM))
+    # its objects, its alerts, its dashboard section and its namespace in the cost view
     assert changed(before, after) == {"team-vision", "team-vision-ns-vision", "team-vision-lq-vision",
                                       "team-vision-rb-vision", "team-vision-quota-vision",
-                                      "team-vision-netpol-vision", "queues-cq-vision"}
+                                      "team-vision-netpol-vision", "queues-cq-vision",
+                                      "observability-vision-team-workloads-stuck",
+                                      "observability-vision-team-at-quota", "observability-vision-team-eviction-burst",
+                                      "observability-dashboard", "team-cost-view"}
     assert set(before) < set(after)
 
 
 def test_removing_a_team_removes_only_its_resources():
     before = plan_with(lambda c: None)
     after = plan_with(lambda c: c["teams"].pop(2))
-    assert changed(before, after) == {n for n in before if "inference-eval" in n}
+    # and the dashboard's section, the cost view's namespace, the ProvisioningRequest alert's queue
+    assert changed(before, after) == {n for n in before if "inference-eval" in n} | {
+        "observability-dashboard", "team-cost-view", "observability-platform-provisioning-request-failing"}
 
 
 def test_changing_a_quota_changes_only_that_queue():
@@ -51,7 +57,10 @@ def test_joining_a_shared_queue_leaves_the_queue_alone():
     before = plan_with(base)
     after = plan_with(lambda c: (base(c), c["teams"].append({"name": "vision", "cluster_queue": "pool"})))
     assert changed(before, after) == {"team-vision", "team-vision-ns-vision", "team-vision-lq-vision",
-                                      "team-vision-quota-vision", "team-vision-netpol-vision"}
+                                      "team-vision-quota-vision", "team-vision-netpol-vision",
+                                      "observability-vision-team-workloads-stuck",
+                                      "observability-vision-team-at-quota", "observability-vision-team-eviction-burst",
+                                      "observability-dashboard", "team-cost-view"}
 
 
 def test_releases_wait_on_the_system_pool_only():

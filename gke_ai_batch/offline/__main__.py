@@ -32,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     write_outputs(regs, out, report, stack.name)
     print(f"stack {stack.name} ({stack.path})")
     print(report.console(f"{out}/summary.md"))
-    print(f"wrote {out}/resources.json, {out}/manifests/, {out}/helm/, {out}/summary.md, {out}/queues.mmd")
+    print(f"wrote {out}/resources.json, {out}/manifests/, {out}/helm/, {out}/summary.md, {out}/queues.mmd, "
+          f"{out}/report.html")
     return run_checks(regs, stack, out, levels) if args.command == "check" else 0
 
 

@@ -13,6 +13,7 @@ from gke_ai_batch.model.promises import worker_of
 from gke_ai_batch.vocabulary import HELM_RELEASE
 
 from . import view
+from .report import write_report
 from .runtime import Registration
 from .summary import PlanSummary, plan_summary
 
@@ -24,8 +25,8 @@ APPLY_ORDER = ["Namespace", "ServiceAccount", "Secret", "PriorityClass", "Worklo
 
 
 # What plan and check write into the output folder, and all a refused plan removes from it: the folder
-# may be one the user named with --out, holding files of their own.
-OWN_FILES = ("resources.json", "summary.md", "queues.mmd", "violations.json")  # violations.json: check.py
+# may be one the user named with --out, holding files of their own (violations.json is check.py's).
+OWN_FILES = ("resources.json", "summary.md", "queues.mmd", "report.html", "violations.json")
 OWN_FOLDERS = ("manifests", "helm")  # each holds only the *.yaml files a plan writes
 WORKER_FOLDER = "worker-"  # manifests/worker-<name>/: a fleet manager's objects on that worker
 
@@ -99,6 +100,7 @@ def write_outputs(regs: list[Registration], out: Path, report: PlanSummary | Non
     report = report or plan_summary(regs)
     (out / "summary.md").write_text(report.markdown(f"Offline plan of stack {stack}" if stack else "Offline plan"))
     (out / "queues.mmd").write_text(report.diagram.text())
+    write_report(out, stack, regs)
 
 
 def _remove_worker_folders(folder: Path) -> bool:

@@ -82,4 +82,4 @@ def plan_dashboard(cfg: PlatformConfig, scheduling: SchedulingPlan) -> dict[str,
         tiles += section
     return {"displayName": f"gke-ai-batch {cfg.environment}: {cfg.cluster.name}",
             "mosaicLayout": {"columns": COLUMNS, "tiles": tiles},
-            "labels": {"gke-ai-batch": ""}}
+            "labels": cfg.resource_labels()}
