@@ -187,8 +187,8 @@ def test_refused_plan_removes_the_earlier_plans_files_and_nothing_else(tmp_path,
     assert main(["plan", str(bad), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "topology" in err
-    assert f"removed the earlier plan's resources.json, summary.md, queues.mmd, report.html, violations.json, manifests/, helm/ " \
-           f"from {out}" in err
+    assert f"removed the earlier plan's resources.json, summary.md, queues.mmd, report.html, violations.json, " \
+           f"manifests/, helm/ from {out}" in err
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == ["manifests", "manifests/README.txt",
                                                                        "notes.txt"]
 
