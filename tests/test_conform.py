@@ -116,3 +116,23 @@ def test_a_missing_path_or_an_empty_folder_is_one_line_exit_2(tmp_path):
         run = subprocess.run([sys.executable, "-m", "gke_ai_batch.conform", str(target)], capture_output=True,
                              text=True)
         assert run.returncode == 2 and len(run.stderr.splitlines()) == 1 and "Traceback" not in run.stderr
+
+
+def test_the_checker_reads_nothing_outside_the_package():
+    """Its schemas ship in the package (a wheel has them too); no source names the authors' ../shared."""
+    package = ROOT / "gke_ai_batch" / "conform"
+    assert not [p.name for p in package.glob("*.py") if "shared" in p.read_text()]
+    assert "schemas/*/*.yaml" in (ROOT / "pyproject.toml").read_text()
+
+
+def test_vendored_crds_are_the_release_files_unmodified():
+    """Byte for byte the files the authors' ../shared/schemas holds, where a clone has it beside it."""
+    shared = ROOT.parent / "shared" / "schemas"
+    if not shared.is_dir():
+        pytest.skip("no ../shared/schemas beside this clone to compare with")
+    vendored = ROOT / "gke_ai_batch" / "conform" / "schemas"
+    for release in ("kueue-v0.19.2", "jobset-v0.12.0", "gmp-v0.17.2"):
+        upstream = sorted(p.name for p in (shared / release).glob("*.yaml"))
+        assert sorted(p.name for p in (vendored / release).glob("*.yaml")) == upstream
+        for name in upstream:
+            assert (vendored / release / name).read_bytes() == (shared / release / name).read_bytes(), name
