@@ -17,7 +17,7 @@ from functools import cache
 from gke_ai_batch.model.machine_series import CUSTOM, EXCEPTIONS, MEMORY_STEP_MIB, SERIES, CustomRule
 
 _PREDEFINED = re.compile(r"^([a-z0-9]+)-([a-z]+)-(\d+)$")
-_CUSTOM = re.compile(r"^(?:([a-z0-9]+)-)?custom-(\d+)-(\d+)(-ext)?$")
+_CUSTOM = re.compile(r"^((?:[a-z0-9]+-)?custom)-(\d+)-(\d+)(-ext)?$")
 
 
 @cache
@@ -44,7 +44,7 @@ def _custom_rule(machine_type: str) -> tuple[CustomRule, int, int, bool] | None:
     m = _CUSTOM.match(machine_type)
     if m is None:
         return None
-    rule = next((r for r in CUSTOM.values() if f"{r.prefix}-" == machine_type[:len(r.prefix) + 1]), None)
+    rule = next((r for r in CUSTOM.values() if r.prefix == m.group(1)), None)
     if rule is None:
         return None
     return rule, int(m.group(2)), int(m.group(3)), bool(m.group(4))
