@@ -77,6 +77,15 @@ def test_built_in_kinds_and_unknown_kinds(body, path, fragment):
     assert any(p == path and fragment in m for p, m in found), found
 
 
+def test_every_error_of_a_built_in_kind_is_reported():
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+               "metadata": {"name": "b", "namespace": "research"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "nmae": "x"},
+               "subjects": [{"kind": "Group", "name": "g@example.com", "namespce": "research"}]}
+    paths = [p for p, _ in problems(binding)]
+    assert paths == ["roleRef", "roleRef", "subjects[0]"], problems(binding)  # nmae unknown, name missing
+
+
 @pytest.mark.parametrize("stack", STACKS)
 def test_every_stacks_manifests_conform(stack):
     bodies = [manifest_of(r) for r in planned(stack) if is_object(r)]  # a fleet manager's workers' too
@@ -121,7 +130,7 @@ def test_a_missing_path_or_an_empty_folder_is_one_line_exit_2(tmp_path):
 def test_the_checker_reads_nothing_outside_the_package():
     """Its schemas ship in the package (a wheel has them too); no source names the authors' ../shared."""
     package = ROOT / "gke_ai_batch" / "conform"
-    assert not [p.name for p in package.glob("*.py") if "shared" in p.read_text()]
+    assert not [p.name for p in package.glob("*.py") if "../shared" in p.read_text()]
     assert "schemas/*/*.yaml" in (ROOT / "pyproject.toml").read_text()
 
 
