@@ -24,9 +24,9 @@ $(PLANNING): requirements.txt pyproject.toml
 	@$(PIP) --no-deps -e .
 	@touch $@
 
-# The rest, for tests, lint and kube-conform: requirements-dev.txt.
+# The rest, for tests, lint and `make conform`: requirements-dev.txt.
 $(TOOLS): $(PLANNING) requirements-dev.txt
-	@echo "adding the test and lint tools to $(VENV): pytest, ruff, mypy, build, and kube-conform's"
+	@echo "adding the test and lint tools to $(VENV): pytest, ruff, mypy, build, and make conform's"
 	@echo "  jsonschema and kubernetes-validate (about 200 MB more)"
 	@$(PIP) -r requirements-dev.txt
 	@touch $@
@@ -86,9 +86,9 @@ reuse: setup  ## build the sdist and wheel, install the wheel in a fresh virtual
 	cd $(REUSE)/misspelt && { $(CURDIR)/$(REUSE)/venv/bin/python -m gke_ai_batch.offline plan dev 2>&1; test $$? -eq 2; }
 	$(REUSE)/venv/bin/python -c "import importlib.resources as r; r.files('gke_ai_batch').joinpath('schema.json').read_text()"
 
-conform: setup  ## render every stack and run kube-conform over all manifests
+conform: setup  ## render every stack and check all manifests and the sample workloads against the vendored upstream schemas
 	@for s in $(STACKS); do $(PY) -m gke_ai_batch.offline plan $$s > /dev/null || exit 1; done
-	$(PY) ../shared/tools/kube-conform --quiet $(foreach s,$(STACKS),out/$(s)/manifests) examples/workloads
+	$(PY) -m gke_ai_batch.conform --quiet $(foreach s,$(STACKS),out/$(s)/manifests) examples/workloads
 
 check-all: $(PLANNING)  ## the offline policy check of every stack
 	@mkdir -p out

@@ -149,5 +149,5 @@ GMP_COLLECTOR = "collector"
 GMP_NAMESPACES = {ClusterMode.STANDARD: "gmp-system", ClusterMode.AUTOPILOT: "gke-gmp-system"}
 
 # GKE's multi-network objects (GKENetworkParamSet, Network) that name a node's extra NICs for pods
-# (GoogleCloudPlatform/gke-networking-api; its CRDs are vendored in tests/upstream_crds).
+# (GoogleCloudPlatform/gke-networking-api; its CRDs are vendored in gke_ai_batch/conform/schemas/gke-networking-api).
 GKE_NETWORKING_API = "networking.gke.io/v1"

@@ -23,9 +23,10 @@ def mutate(fn):
 CASES = [
     # Issue 23 item 8: each was once accepted, and an unknown machine type counted as 0 cpu and 0 memory.
     ("unknown cpu machine type", lambda c: c["cpu_pools"][0].update(machine_type="n2-standard-7"),
-     "platform.cpu_pools[0].machine_type", "not in the catalog, whose cpu and memory the platform cannot judge"),
+     "platform.cpu_pools[0].machine_type", "not in the catalog, whose cpu and memory the platform cannot judge; "
+     "nearest: n2-standard-8, n2-standard-4"),
     ("unknown system machine type", lambda c: c.setdefault("system_pool", {}).update(machine_type="e9-standard-4"),
-     "platform.system_pool.machine_type", "known: a2-highgpu-1g"),
+     "platform.system_pool.machine_type", "nearest: e2-standard-4"),
     ("bad taint key", lambda c: c["tpu_pools"][0].update(taints=[{"key": "dedicated to", "value": "a"}]),
      "platform.tpu_pools[0].taints[0].key", "not a taint key"),
     ("bad taint value", lambda c: c["tpu_pools"][0].update(taints=[{"key": "acme.com/team", "value": "a b"}]),

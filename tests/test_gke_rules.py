@@ -431,6 +431,11 @@ def test_gpu_floors_by_capacity():
     ("n1-standard-8", 24, "nvidia-tesla-t4", "n1-standard-8 with T4 GPUs takes 1, 2, 3, 4, 5, 6, 7, 8 or 16"),
     ("g2-standard-24", 1, "nvidia-l4", "g2-standard-24 takes 2"),
     ("n2-standard-128", 8, None, "n2-standard-128 takes 16 or 24"),
+    # Series the full machine catalog added (the GKE cluster autoscaler's machine-type table)
+    ("n2d-standard-32", 1, None, "n2d-standard-32 takes 2, 4, 8, 16 or 24"),
+    ("c2-standard-60", 4, None, "c2-standard-60 takes 8"),
+    ("c3-standard-8", 1, None, "c3-standard-8 has no local SSDs"),
+    ("m3-ultramem-32", 3, None, "m3-ultramem-32 takes 4 or 8"),
 ])
 def test_local_ssd_counts(machine, count, gpu_type, fragment):
     assert fragment in (disks.local_ssd_problem(machine, count, gpu_type) or "")
@@ -439,7 +444,8 @@ def test_local_ssd_counts(machine, count, gpu_type, fragment):
 @pytest.mark.parametrize("machine,count,gpu_type", [
     ("a3-ultragpu-8g", 32, None), ("a3-ultragpu-8g", 0, None),  # 0: the bundled disks
     ("n1-standard-8", 24, None), ("g4-standard-384", 32, "nvidia-rtx-pro-6000"),
-    ("n2-custom-8-16384", 3, None), ("m3-ultramem-32", 3, None),  # not known here: not judged
+    ("n2d-standard-224", 24, None), ("c2d-standard-2", 8, None), ("m3-ultramem-32", 4, None),
+    ("n2-custom-8-16384", 3, None),  # custom types: not known here, not judged
 ])
 def test_local_ssd_counts_accepted(machine, count, gpu_type):
     assert disks.local_ssd_problem(machine, count, gpu_type) is None
@@ -451,6 +457,8 @@ def test_local_ssd_counts_accepted(machine, count, gpu_type):
     ("n2-standard-8", "pd-fast", False),
     ("g2-standard-8", "pd-balanced", True), ("a3-ultragpu-8g", "hyperdisk-balanced", True),
     ("n2-standard-8", "pd-standard", True), ("ct5lp-hightpu-4t", "pd-balanced", True),
+    ("c3-standard-8", "pd-standard", False), ("c3d-highmem-8", "hyperdisk-extreme", False),
+    ("h3-standard-88", "pd-ssd", False), ("h3-standard-88", "pd-balanced", True), ("c3-standard-8", "pd-ssd", True),
 ])
 def test_boot_disk_types(machine, disk, ok):
     assert (disks.boot_disk_problem(machine, disk) is None) == ok

@@ -15,7 +15,7 @@ from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import platform_of, run_config
 
-CRDS = Path(__file__).parent / "upstream_crds"
+CRDS = Path(__file__).parent.parent / "gke_ai_batch" / "conform" / "schemas" / "gke-networking-api"
 NETWORK = "gcp:compute/network:Network"
 SUBNET = "gcp:compute/subnetwork:Subnetwork"
 FIREWALL = "gcp:compute/firewall:Firewall"
@@ -63,7 +63,7 @@ def test_pods_can_name_each_nic_through_gkes_network_objects(plan):
     assert [params[f"h200-res-rdma-{i}"]["deviceMode"] for i in range(8)] == ["RDMA"] * 8
     networks = [o for o in objects if o["kind"] == "Network"]
     assert sorted(n["spec"]["parametersRef"]["name"] for n in networks) == sorted(params)
-    for o in objects:  # kube-conform has no schema for them: GKE's own CRDs, vendored
+    for o in objects:  # GKE's own CRDs, vendored in gke_ai_batch/conform/schemas (make conform checks them too)
         jsonschema.validate(o, _crd_schema("gkenetworkparamsets" if o["kind"] == "GKENetworkParamSet" else "networks"))
     sample = Path(__file__).parent.parent / "examples" / "workloads" / "prod.yaml"
     for line in sample.read_text().splitlines():  # the sample's interfaces annotation names existing networks

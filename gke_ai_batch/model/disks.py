@@ -13,7 +13,12 @@ Sources:
   N4) and Cloud TPU "Attach durable block storage" (v6e: Hyperdisk Balanced or ML only).
 - Local SSD counts: Compute Engine "About Local SSD disks" (docs/disks/local-ssd), its tables of the
   machine types that choose a count and of those that come with a fixed (bundled) number; the series
-  without Local SSD (E2, N4, every TPU) are the ones its support table leaves empty.
+  without Local SSD (E2, N4, every TPU) are the ones its support table leaves empty. For the series added with
+  the full machine catalog (N2D, C2, C2D, C3, C3D, C4, C4D, T2D, H3, M1, M2, M3) the counts are the GKE cluster
+  autoscaler's machine-type table (gke-autoscaling `machinetypes`, its allowed ephemeral local SSD counts);
+  C3, C3D, C4 and C4D take Local SSD only as their `-lssd` types, which the catalog does not offer, so their
+  predefined types have none. Custom machine types are not judged (None).
+- Boot disks of C3, C3D and H3: the same table's supported boot disk types (no pd-standard; H3 also no pd-ssd).
 """
 from __future__ import annotations
 
@@ -42,6 +47,9 @@ BOOT_DISK_SERIES = (
     BootDisks("G2 and A3 High, Mega and Edge machines (no Standard Persistent Disk)",
               ("g2-", "a3-highgpu-", "a3-megagpu-", "a3-edgegpu-"),
               tuple(t for t in BOOT_DISK_TYPES if t != "pd-standard")),
+    BootDisks("C3 and C3D machines", ("c3-", "c3d-"), ("pd-balanced", "pd-ssd", "hyperdisk-balanced")),
+    BootDisks("H3 machines (Balanced Persistent Disk or Hyperdisk Balanced)", ("h3-",),
+              ("pd-balanced", "hyperdisk-balanced")),
 )
 
 
@@ -74,8 +82,19 @@ BUNDLED_LOCAL_SSDS: dict[str, int] = {  # machine types that come with their loc
     "a3-highgpu-1g": 2, "a3-highgpu-2g": 4, "a3-highgpu-4g": 8, "a3-highgpu-8g": 16,
     "a3-megagpu-8g": 16, "a3-edgegpu-8g": 16, "a3-ultragpu-8g": 32, "a4-highgpu-8g": 32, "a4x-highgpu-4g": 4,
 }
-NO_LOCAL_SSD = ("e2-", "n4-", "ct4p-", "ct5lp-", "ct5p-", "ct6e-", "tpu7x-")
-_N2_PREDEFINED = re.compile(r"^n2-(standard|highmem|highcpu)-(\d+)$")
+# By vCPUs: (fewest, most, counts), for the predefined types of each series.
+_BY_VCPUS: dict[str, tuple[tuple[int, int, tuple[int, ...]], ...]] = {
+    "n2": _N2,
+    "n2d": ((2, 16, (1, 2, 4, 8, 16, 24)), (32, 48, (2, 4, 8, 16, 24)), (64, 80, (4, 8, 16, 24)),
+            (96, 224, (8, 16, 24))),
+    "c2": ((4, 8, (1, 2, 4, 8)), (16, 16, (2, 4, 8)), (30, 30, (4, 8)), (60, 60, (8,))),
+    "c2d": ((2, 16, (1, 2, 4, 8)), (32, 32, (2, 4, 8)), (56, 56, (4, 8)), (112, 112, (8,))),
+}
+CHOSEN_LOCAL_SSDS.update({"m1-megamem-96": tuple(range(1, 9)), "m3-ultramem-32": (4, 8), "m3-ultramem-64": (4, 8),
+                          "m3-megamem-64": (4, 8), "m3-ultramem-128": (8,), "m3-megamem-128": (8,)})
+NO_LOCAL_SSD = ("e2-", "n4-", "t2d-", "c3-", "c3d-", "c4-", "c4d-", "h3-", "m1-ultramem-", "m2-", "ct4p-", "ct5lp-",
+                "ct5p-", "ct6e-", "tpu7x-")
+_PREDEFINED = re.compile(r"^([a-z0-9]+)-(standard|highmem|highcpu)-(\d+)$")
 
 
 def local_ssd_counts(machine_type: str, gpu: str | None = None) -> tuple[int, ...] | None:
@@ -89,10 +108,10 @@ def local_ssd_counts(machine_type: str, gpu: str | None = None) -> tuple[int, ..
         return ()
     if machine_type.startswith("n1-"):
         return _N1_WITH_T4 if gpu == "nvidia-tesla-t4" else _N1
-    n2 = _N2_PREDEFINED.match(machine_type)
-    if n2:
-        vcpus = int(n2.group(2))
-        return next((counts for low, high, counts in _N2 if low <= vcpus <= high), None)
+    predefined = _PREDEFINED.match(machine_type)
+    if predefined and predefined.group(1) in _BY_VCPUS:
+        vcpus = int(predefined.group(3))
+        return next((counts for low, high, counts in _BY_VCPUS[predefined.group(1)] if low <= vcpus <= high), None)
     return None
 
 

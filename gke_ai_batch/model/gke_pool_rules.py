@@ -474,11 +474,12 @@ POOL_RULES: tuple[GkeRule, ...] = (
             "that count (it scales as a unit)", SLICE_SCALING, _slice_autoscaling),
     GkeRule("boot-disk-type", "node pool", "disk_type",
             f"the boot disk is {or_list(disks.BOOT_DISK_TYPES)}; A3 Ultra, A4, A4X, G4, C4, C4A, C4D, N4 and TPU v6e "
-            "boot from hyperdisk-balanced only; G2 and A3 High, Mega and Edge not from pd-standard", BOOT_DISKS,
+            "boot from hyperdisk-balanced only; G2, C3, C3D and A3 High, Mega and Edge not from pd-standard; H3 from "
+            "pd-balanced or hyperdisk-balanced", BOOT_DISKS,
             _boot_disk),
     GkeRule("local-ssd-count", "node pool", "local_ssd.count",
-            "a node's local SSD count is one its machine type takes (bundled machines: exactly theirs; E2, N4 and "
-            "TPU machines: none)", LOCAL_SSDS, _local_ssds),
+            "a node's local SSD count is one its machine type takes (bundled machines: exactly theirs; E2, N4, T2D, "
+            "H3, M2, the C3, C3D, C4 and C4D types without -lssd, and TPU machines: none)", LOCAL_SSDS, _local_ssds),
     GkeRule("tpu7x-workload-policy", "node pool", "topology",
             "a multi-host TPU7x slice names a HIGH_THROUGHPUT workload policy instead of a COMPACT placement",
             TPU7X, _placement),

@@ -1,37 +1,103 @@
 """What a node of each machine type offers pods: vCPUs and memory, less what GKE reserves.
 
-Machine shapes (vCPU, GiB) come from the Cloud TPU pages' VM tables ("TPU v5e", "TPU v6e", "TPU7x
-(Ironwood)", whose table also gives v5p), Compute Engine's "Accelerator-optimized machine family"
-(A3: 208 vCPUs, 1,872 GB) and, where no page could be read, Google's cluster-autoscaler machine table,
-checked against `gcloud compute machine-types list`. GKE's reservations are the documented brackets of
-"Plan GKE Standard node sizes" (memory and CPU reservations, plus 100 MiB for kubelet eviction).
+Machine shapes come from machine_series.py: every predefined type of the series GKE nodes use, by each
+series' documented memory-per-vCPU rule or its table, and custom types (`n2-custom-8-32768`, `-ext` for
+extended memory) checked against their series' custom machine type rules. GKE's reservations are the
+documented brackets of "Plan GKE Standard node sizes" (memory and CPU reservations, plus 100 MiB for kubelet
+eviction).
 """
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Iterable
 from decimal import Decimal
+from functools import cache
 
-MACHINES: dict[str, tuple[int, int]] = {  # machine type -> (vCPUs, memory GiB)
-    "e2-standard-4": (4, 16), "e2-standard-8": (8, 32), "n2-standard-8": (8, 32),
-    "ct4p-hightpu-4t": (240, 407),  # cluster-autoscaler's table only: no page found
-    "ct5lp-hightpu-1t": (24, 48), "ct5lp-hightpu-4t": (112, 192), "ct5lp-hightpu-8t": (224, 384),
-    "ct5p-hightpu-4t": (208, 448),
-    "ct6e-standard-1t": (44, 176), "ct6e-standard-4t": (180, 720), "ct6e-standard-8t": (180, 1440),
-    "tpu7x-standard-4t": (224, 960), "tpu7x-standard-1t": (56, 240),  # -1t: the machine-types list only
-    "n1-standard-4": (4, 15), "n1-standard-8": (8, 30), "n1-standard-16": (16, 60), "n1-standard-32": (32, 120),
-    "n1-standard-64": (64, 240),
-    "g2-standard-4": (4, 16), "g2-standard-8": (8, 32), "g2-standard-12": (12, 48), "g2-standard-16": (16, 64),
-    "g2-standard-24": (24, 96), "g2-standard-32": (32, 128), "g2-standard-48": (48, 192),
-    "g2-standard-96": (96, 384),
-    "a2-highgpu-1g": (12, 85), "a2-highgpu-2g": (24, 170), "a2-highgpu-4g": (48, 340), "a2-highgpu-8g": (96, 680),
-    "a2-megagpu-16g": (96, 1360), "a2-ultragpu-1g": (12, 170), "a2-ultragpu-2g": (24, 340),
-    "a2-ultragpu-4g": (48, 680), "a2-ultragpu-8g": (96, 1360),
-    "a3-highgpu-1g": (26, 234), "a3-highgpu-2g": (52, 468), "a3-highgpu-4g": (104, 936),
-    "a3-highgpu-8g": (208, 1872), "a3-megagpu-8g": (208, 1872), "a3-ultragpu-8g": (224, 2952),
-    "a4-highgpu-8g": (224, 3968), "a4x-highgpu-4g": (140, 884),  # "GPU machine types" tables
-    "g4-standard-48": (48, 180), "g4-standard-96": (96, 360), "g4-standard-192": (192, 720),
-    "g4-standard-384": (384, 1440),
-}
+from gke_ai_batch.model.machine_series import CUSTOM, EXCEPTIONS, MEMORY_STEP_MIB, SERIES, CustomRule
+
+_PREDEFINED = re.compile(r"^([a-z0-9]+)-([a-z]+)-(\d+)$")
+_CUSTOM = re.compile(r"^((?:[a-z0-9]+-)?custom)-(\d+)-(\d+)(-ext)?$")
+
+
+@cache
+def predefined_types() -> tuple[str, ...]:
+    """Every predefined machine type the catalog knows, for the nearest names of a typo."""
+    derived = (f"{series}-{cls}-{n}" for series, classes in SERIES.items() for cls, mc in classes.items()
+               for n in mc.vcpus)
+    return tuple(sorted({*derived, *EXCEPTIONS}))
+
+
+def _predefined_shape(machine_type: str) -> tuple[int, Decimal] | None:
+    if machine_type in EXCEPTIONS:
+        return EXCEPTIONS[machine_type]
+    m = _PREDEFINED.match(machine_type)
+    mc = SERIES.get(m.group(1), {}).get(m.group(2)) if m else None
+    if m is None or mc is None or int(m.group(3)) not in mc.vcpus:
+        return None
+    vcpus = int(m.group(3))
+    return vcpus, vcpus * mc.gib_per_vcpu
+
+
+def _custom_rule(machine_type: str) -> tuple[CustomRule, int, int, bool] | None:
+    """The custom rule a custom machine type falls under, with its vCPUs, MiB and -ext; None if not custom."""
+    m = _CUSTOM.match(machine_type)
+    if m is None:
+        return None
+    rule = next((r for r in CUSTOM.values() if r.prefix == m.group(1)), None)
+    if rule is None:
+        return None
+    return rule, int(m.group(2)), int(m.group(3)), bool(m.group(4))
+
+
+def custom_problem(rule: CustomRule, vcpus: int, mib: int, extended: bool) -> str | None:
+    """What breaks the series' custom machine type rule, or None."""
+    name = f"{rule.prefix}-{vcpus}-{mib}{'-ext' if extended else ''}"
+    if vcpus not in rule.vcpus:
+        return f"{name}: {rule.prefix} types have {rule.vcpus_in_words()} vCPUs"
+    if mib % MEMORY_STEP_MIB:
+        return f"{name}: custom memory is a multiple of {MEMORY_STEP_MIB} MB"
+    low, high = vcpus * rule.min_mib_per_vcpu, vcpus * rule.max_mib_per_vcpu
+    if mib < low:
+        return f"{name}: {rule.prefix} takes at least {rule.min_mib_per_vcpu} MB per vCPU ({low} MB for {vcpus})"
+    if extended and rule.extended_max_mib is None:
+        return f"{name}: {rule.prefix} has no extended memory (-ext): at most {rule.max_mib_per_vcpu} MB per vCPU"
+    if not extended and mib > high:
+        more = (f"; more needs extended memory, {name}-ext, up to {rule.extended_max_mib} MB in all"
+                if rule.extended_max_mib else "")
+        return f"{name}: {rule.prefix} takes at most {rule.max_mib_per_vcpu} MB per vCPU ({high} MB for {vcpus}){more}"
+    if extended and rule.extended_max_mib is not None and mib > rule.extended_max_mib:
+        return f"{name}: {rule.prefix} takes at most {rule.extended_max_mib} MB with extended memory"
+    return None
+
+
+def shape(machine_type: str) -> tuple[int, Decimal] | None:
+    """(vCPUs, memory GiB) of a machine type; None for one the catalog does not know or a custom type that
+    breaks its series' rule."""
+    known = _predefined_shape(machine_type)
+    if known is not None:
+        return known
+    custom = _custom_rule(machine_type)
+    if custom is None or custom_problem(*custom) is not None:
+        return None
+    _, vcpus, mib, _ = custom
+    return vcpus, Decimal(mib) / 1024
+
+
+def unknown_machine(machine_type: str) -> str | None:
+    """Why a machine type is refused: the platform cannot judge the cpu and memory of one it does not know,
+    and would otherwise count it as none, silently skipping every capacity check on its pools."""
+    custom = _custom_rule(machine_type)
+    if custom is not None:
+        return custom_problem(*custom)
+    if _predefined_shape(machine_type) is not None:
+        return None
+    nearest = difflib.get_close_matches(machine_type, predefined_types(), n=4, cutoff=0.6)
+    custom_forms = ", ".join(f"{r.prefix}-<vCPUs>-<MB>[-ext]" for r in CUSTOM.values())
+    return ("a machine type not in the catalog, whose cpu and memory the platform cannot judge; "
+            + (f"nearest: {', '.join(nearest)}" if nearest else f"series known: {', '.join(sorted(SERIES))}")
+            + f" (custom types: {custom_forms})")
+
 
 _CPU_RESERVED = ((1, Decimal("0.06")), (1, Decimal("0.01")), (2, Decimal("0.005")), (None, Decimal("0.0025")))
 _MEMORY_RESERVED = ((4, Decimal("0.25")), (4, Decimal("0.20")), (8, Decimal("0.10")), (112, Decimal("0.06")),
@@ -49,22 +115,11 @@ def _bracketed(amount: Decimal, brackets: Iterable[tuple[int | None, Decimal]]) 
     return reserved
 
 
-def unknown_machine(machine_type: str) -> str | None:
-    """Why a machine type is refused: the platform cannot judge the cpu and memory of one it does not know,
-    and would otherwise count it as none, silently skipping every capacity check on its pools."""
-    if machine_type in MACHINES:
-        return None
-    family = machine_type.split("-")[0]
-    same = sorted(m for m in MACHINES if m.startswith(f"{family}-")) or sorted(m for m in MACHINES if "tpu" not in m)
-    return ("a machine type not in the catalog, whose cpu and memory the platform cannot judge; known: "
-            f"{', '.join(same)} (add one to gke_ai_batch/model/machines.py with its vCPUs, memory and source)")
-
-
 def allocatable(machine_type: str) -> dict[str, Decimal] | None:
     """{"cpu": cores, "memory": bytes} a pod can ask for on one node; None for an unknown machine."""
-    shape = MACHINES.get(machine_type)
-    if shape is None:
+    known = shape(machine_type)
+    if known is None:
         return None
-    cpus, gib = (Decimal(x) for x in shape)
+    cpus, gib = Decimal(known[0]), known[1]
     memory_mib = gib * 1024 - _bracketed(gib, _MEMORY_RESERVED) * 1024 - EVICTION_MIB
     return {"cpu": cpus - _bracketed(cpus, _CPU_RESERVED), "memory": memory_mib * 2**20}

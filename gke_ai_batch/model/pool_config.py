@@ -32,7 +32,8 @@ class SystemPoolConfig(Model):
     name: str = text(DNS_LABEL, "system", max_length=63)
     """The node pool's name."""
     machine_type: Annotated[str, AfterValidator(refused_by(unknown_machine))] = "e2-standard-4"
-    """A Compute Engine machine type the catalog knows (gke_ai_batch/model/machines.py)."""
+    """A Compute Engine machine type: a predefined type of a series the catalog knows
+    (gke_ai_batch/model/machine_series.py), or a custom type such as n2-custom-8-32768."""
     min_nodes: int = Field(1, ge=0)
     """Autoscaling minimum, per zone."""
     max_nodes: int = Field(3, ge=1)
@@ -210,7 +211,8 @@ class CpuPoolConfig(NodeSettings):
     name: str = text(DNS_LABEL, max_length=40)
     """The node pool's name."""
     machine_type: Annotated[str, AfterValidator(refused_by(unknown_machine))]
-    """A Compute Engine machine type the catalog knows (gke_ai_batch/model/machines.py), such as n2-standard-8."""
+    """A Compute Engine machine type: a predefined type of a series the catalog knows
+    (gke_ai_batch/model/machine_series.py), such as n2-standard-8, or a custom type such as n2-custom-8-32768."""
     capacity: CpuCapacity = Capacity.ON_DEMAND
     """on-demand or spot."""
     nodes: int = Field(1, ge=0)
