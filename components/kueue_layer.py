@@ -71,6 +71,8 @@ class QueueArgs(TypedDict, total=False):
     """How the queue preempts."""
     fair_sharing_weight: str
     """Its weight under fair sharing."""
+    admission_fair_sharing: bool
+    """Order its LocalQueues by recent usage (default: on for a team's own queue with two or more)."""
 
 
 class SharedQueueArgs(QueueArgs):
@@ -89,6 +91,8 @@ class LocalQueueSpec(TypedDict):
     """The LocalQueue's name."""
     cluster_queue: NotRequired[str]
     """The ClusterQueue it submits to (default: the team's)."""
+    fair_sharing_weight: NotRequired[str]
+    """Its weight under admission fair sharing (default 1)."""
 
 
 class AutopilotTpuSpec(TypedDict):
@@ -201,6 +205,26 @@ class PrioritySpec(TypedDict):
     """Declare the WorkloadPriorityClass (default true)."""
 
 
+class AdmissionFairSharingArgs(TypedDict, total=False):
+    """Kueue's admissionFairSharing."""
+
+    usage_half_life_time: str
+    """How long until past usage counts half (default 168h)."""
+    usage_sampling_interval: str
+    """How often usage is added up (default 5m)."""
+    resource_weights: dict[str, float]
+    """Per resource, what a unit counts (over accelerators 1; cpu, memory, ephemeral-storage 0)."""
+
+
+class RetentionArgs(TypedDict, total=False):
+    """Kueue's objectRetentionPolicies.workloads."""
+
+    after_finished: str
+    """How long a finished Workload stays (at least 1h)."""
+    after_deactivated_by_kueue: str
+    """How long a deactivated Workload (and its job) stays (at least 1h)."""
+
+
 class KueueSettingsArgs(TypedDict, total=False):
     """The Kueue install (stack config: the kueue block)."""
 
@@ -226,6 +250,12 @@ class KueueSettingsArgs(TypedDict, total=False):
     """The controller's cpu."""
     controller_memory: str
     """The controller's memory."""
+    admission_fair_sharing: AdmissionFairSharingArgs
+    """How usage is measured where LocalQueues are ordered by it."""
+    retention: RetentionArgs
+    """When Kueue deletes finished and deactivated Workloads (default 168h each)."""
+    unadmitted_workloads_observability: bool
+    """Pending reasons and per-reason metrics (default true)."""
 
 
 class JobSetSettingsArgs(TypedDict, total=False):

@@ -94,6 +94,8 @@ POD_SECURITY_LABEL = "pod-security.kubernetes.io"  # <prefix>/enforce, /enforce-
 # Kueue and JobSet.
 KUEUE_GROUP = "kueue.x-k8s.io"
 KUEUE_API = f"{KUEUE_GROUP}/v1beta2"
+# ClusterQueue spec.admissionScope.admissionMode that orders its LocalQueues by usage (v1beta2 CRD at v0.19.2).
+USAGE_BASED_ADMISSION = "UsageBasedAdmissionFairSharing"
 KUEUE_CONFIG_API = f"config.{KUEUE_GROUP}/v1beta2"
 QUEUE_LABEL = f"{KUEUE_GROUP}/queue-name"
 PRIORITY_LABEL = f"{KUEUE_GROUP}/priority-class"

@@ -51,6 +51,14 @@ AR_REPOSITORY = TextRule(r"^[a-z]([-a-z0-9]*[a-z0-9])?$",
 AR_LOCATION = TextRule(r"^([a-z]+-[a-z]+\d+|us|europe|asia)$", "a region such as us-east5, or us, europe or asia")
 GROUP_EMAIL = TextRule(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$",
                    "a Google group's email address, such as ml-team@example.com")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600}
+
+
+def duration_seconds(value: str) -> int:
+    """Seconds of a DURATION (`10m` -> 600)."""
+    return int(value[:-1]) * _UNIT_SECONDS[value[-1]]
+
+
 RULES_IN_WORDS = {r.pattern: r.words for r in (DNS_LABEL, CLUSTER_NAME, PROJECT_ID, REGION, LABEL_VALUE, SECONDS,
                                                 DURATION, SERVICE_ACCOUNT, BUCKET_LOCATION, AR_REPOSITORY, AR_LOCATION)}
 

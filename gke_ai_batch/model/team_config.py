@@ -77,6 +77,12 @@ class QueueSpec(Model):
     """When the queue's workloads may preempt others."""
     fair_sharing_weight: Quantity | None = None
     """The queue's weight under fair sharing (kueue.fair_sharing: true)."""
+    admission_fair_sharing: bool | None = None
+    """Order the queue's pending workloads by the recent usage of the LocalQueues they come from (Kueue's
+    Admission Fair Sharing, `admissionScope.admissionMode: UsageBasedAdmissionFairSharing`), so that one
+    user's sweep cannot hold the whole quota for days; weights per LocalQueue in
+    `local_queues[].fair_sharing_weight`. Unset: on for a team's own queue that two or more LocalQueues
+    (its names times its namespaces) submit to, off otherwise. true needs two LocalQueues."""
 
     @field_validator("quotas", mode="before")
     @classmethod
@@ -130,6 +136,17 @@ class LocalQueueConfig(Model):
     """The LocalQueue's name; jobs name it in the kueue.x-k8s.io/queue-name label."""
     cluster_queue: str | None = text(DNS_LABEL, None, max_length=63)
     """The ClusterQueue it submits to: the team's own or a shared one; unset: the team's."""
+    fair_sharing_weight: Quantity | None = None
+    """Its weight under Admission Fair Sharing, in each namespace (Kueue's default: 1): a queue of weight 2
+    is ordered as if it had used half as much. Only for a ClusterQueue with admission fair sharing."""
+
+    @field_validator("fair_sharing_weight")
+    @classmethod
+    def _positive_weight(cls, v: int | str | None) -> int | str | None:
+        if v is not None and parse_quantity(v) <= 0:
+            raise ValueError(f"weight {v!r} must be above 0 (Kueue orders a queue of weight 0 after every other, "
+                             "forever): give a positive quantity such as 1, 2 or 0.5")
+        return v
 
 
 class PodSecurityException(Model):

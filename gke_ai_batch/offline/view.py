@@ -24,6 +24,7 @@ from gke_ai_batch.vocabulary import (
     PRIORITY_CLASS,
     SHARED_QUEUE_LABEL,
     TEAM_LABEL,
+    USAGE_BASED_ADMISSION,
     PoolKind,
 )
 
@@ -52,6 +53,7 @@ class ClusterQueue:
     admits_all: bool  # namespaceSelector {}: every namespace may point a LocalQueue at it
     quotas: list[QueueQuota] = field(default_factory=list)
     teams: list[str] = field(default_factory=list)
+    usage_ordered: bool = False  # admissionScope: UsageBasedAdmissionFairSharing (plan.admission_fair_sharing)
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ class LocalQueue:
     name: str
     cluster_queue: str
     team: str
+    weight: str | None = None  # spec.fairSharing.weight: its usage divides by it (admission fair sharing)
 
 
 @dataclass
@@ -162,7 +165,8 @@ def _cluster_queue(r: Registration) -> ClusterQueue:
     spec = _spec(r)
     labels = _meta(r).get("labels") or {}
     cq = ClusterQueue(str(_meta(r).get("name")), spec.get("cohortName"), labels.get(SHARED_QUEUE_LABEL) == "true",
-                      spec.get("namespaceSelector") == {})
+                      spec.get("namespaceSelector") == {},
+                      usage_ordered=(spec.get("admissionScope") or {}).get("admissionMode") == USAGE_BASED_ADMISSION)
     for group in spec.get("resourceGroups") or []:
         for fl in group.get("flavors") or []:
             for res in fl.get("resources") or []:
@@ -188,7 +192,9 @@ def _teams(regs: Sequence[Registration]) -> list[Team]:
         meta = _meta(r)
         ns = str(meta.get("namespace") or "default")
         team = (meta.get("labels") or {}).get(TEAM_LABEL) or ns_team.get(ns) or f"({ns})"
-        lq = LocalQueue(ns, str(meta.get("name")), str(_spec(r).get("clusterQueue")), team)
+        weight = (_spec(r).get("fairSharing") or {}).get("weight")
+        lq = LocalQueue(ns, str(meta.get("name")), str(_spec(r).get("clusterQueue")), team,
+                        None if weight is None else str(weight))
         teams.setdefault(team, Team(team)).local_queues.append(lq)
     for t in teams.values():
         t.namespaces.sort()
