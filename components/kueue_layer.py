@@ -93,6 +93,10 @@ class LocalQueueSpec(TypedDict):
     """The ClusterQueue it submits to (default: the team's)."""
     fair_sharing_weight: NotRequired[str]
     """Its weight under admission fair sharing (default 1)."""
+    max_runtime: NotRequired[str]
+    """The longest a job of it may run, e.g. 24h (over the team's)."""
+    default_runtime: NotRequired[str]
+    """The limit a job of it gets when it names none (over the team's)."""
 
 
 class AutopilotTpuSpec(TypedDict):
@@ -173,6 +177,10 @@ class TeamSpec(TypedDict):
     """active (default) or draining: its queues admit nothing new."""
     stop_policy: NotRequired[str]
     """While draining: HoldAndDrain (default, evicts admitted work) or Hold (lets it finish)."""
+    max_runtime: NotRequired[str]
+    """The longest any of its jobs may run, e.g. 168h (Kueue's max-exec-time-seconds label, required)."""
+    default_runtime: NotRequired[str]
+    """The limit a job gets when it names none (default: max_runtime)."""
 
 
 class CohortSpec(TypedDict):
@@ -312,7 +320,8 @@ class KueueResources:
 def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions) -> KueueResources:
     """The installs, then priorities, queues, teams and the scrape of Kueue's metrics. `opts` carries
     the parent, the Kubernetes provider and what the installs wait for (the pool the controllers run on)."""
-    tenancy = Tenancy("tenancy", plan_tenancy(), pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers))  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
+    tenancy_opts = pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers)  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
+    tenancy = Tenancy("tenancy", plan_tenancy(platform.config.cluster.version), tenancy_opts)
     def installs(release: str) -> pulumi.ResourceOptions:
         kept = lifecycle.release(platform.config, release).options()
         return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[tenancy], **kept))

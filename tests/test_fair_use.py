@@ -46,7 +46,8 @@ def test_prods_training_orders_its_local_queues_by_usage_with_their_weights():
 
 def test_the_summary_shows_the_weights_and_the_usage_ordering():
     rows = {r[0]: r for r in team_table(stack_view(planned("prod"))).rows}
-    assert rows["training"][2] == "sweeps (weight 1), training-queue (weight 2)"
+    assert rows["training"][2].startswith("sweeps (weight 1; ") and "training-queue (weight 2; " in rows["training"][2]
+    assert rows["research"][2] == "research-queue (weight 1)"
     assert rows["training"][3] == "training (LocalQueues ordered by usage)"
     assert rows["inference-eval"][2] == "inference-eval-queue"
 

@@ -13,6 +13,7 @@ from pydantic import (
 from gke_ai_batch.model.field_rules import (
     BUCKET_LOCATION,
     DNS_LABEL,
+    DURATION,
     GROUP_EMAIL,
     LABEL_VALUE,
     Model,
@@ -140,6 +141,11 @@ class LocalQueueConfig(Model):
     """Its weight under Admission Fair Sharing, in each namespace (Kueue's default: 1): a queue of weight 2
     is ordered as if it had used half as much. Only for a ClusterQueue with admission fair sharing."""
 
+    max_runtime: str | None = text(DURATION, None)
+    """The longest a job of this LocalQueue may run (e.g. 72h): over the team's max_runtime."""
+    default_runtime: str | None = text(DURATION, None)
+    """The limit a job of this LocalQueue gets when it names none: over the team's default_runtime."""
+
     @field_validator("fair_sharing_weight")
     @classmethod
     def _positive_weight(cls, v: int | str | None) -> int | str | None:
@@ -213,6 +219,14 @@ class TeamConfig(Model):
     """active, or draining: its queues admit nothing new (Kueue's stopPolicy) and production lifts the
     protection of its namespaces and buckets, so that a later change may remove the team (`make diff`
     refuses removing a team that was not draining first)."""
+    max_runtime: str | None = text(DURATION, None)
+    """The longest any job of the team may run (e.g. 168h): every Job, JobSet and bare Pod of its LocalQueues
+    must carry Kueue's kueue.x-k8s.io/max-exec-time-seconds label at or below it, and Kueue deactivates a
+    Workload whose time runs out (its admitted time; waiting does not count). Unset: no limit.
+    local_queues[].max_runtime overrides it per queue."""
+    default_runtime: str | None = text(DURATION, None)
+    """The limit a job that names none gets (default: max_runtime): set by a MutatingAdmissionPolicy where
+    cluster.version is 1.36 or later, else the job is refused with this value to set. Needs max_runtime."""
     stop_policy: Literal["HoldAndDrain", "Hold"] | None = None
     """While draining, what happens to its admitted work: HoldAndDrain (the default) evicts it, Hold lets
     it run to completion. Only for a draining team."""

@@ -6,6 +6,7 @@ namespace: RBAC, Pod Security, the stack's ValidatingAdmissionPolicies, then Kue
 cluster (gke_ai_batch.offline.tenant_path). One line per object:
 
     admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet, Pod, Deployment, StatefulSet
+                                                                  (and what a MutatingAdmissionPolicy set)
     created: ns/name (Kind)                                       anything else that may be created
     refused: ns/name: LAYER: reason                               LAYER: RBAC, Pod Security <level>,
                                                                   ValidatingAdmissionPolicy <name>, Kueue,
@@ -67,7 +68,8 @@ def describe(p: Passage) -> str:
         return f"refused: {who}: {p.layer}: {p.reason}"
     if p.admission is None:
         return f"created: {who} ({p.kind})"
-    return f"admitted: {who} -> {placement(p.admission)}"
+    defaulted = f" (set by MutatingAdmissionPolicy: {p.defaulted})" if p.defaulted else ""
+    return f"admitted: {who} -> {placement(p.admission)}{defaulted}"
 
 
 def placement(r: AdmissionResult) -> str:

@@ -97,8 +97,18 @@ def _cohort_cell(view: StackView, queues: Sequence[str]) -> str:
 
 
 def _local_queue_label(q: LocalQueue) -> str:
-    """Its name, and its weight where its ClusterQueue orders LocalQueues by usage."""
-    return f"{q.name} (weight {q.weight})" if q.weight is not None else q.name
+    """Its name, its weight where its ClusterQueue orders LocalQueues by usage, and its jobs' time limit."""
+    notes = [f"weight {q.weight}"] if q.weight is not None else []
+    notes += [f"jobs up to {_duration(q.runtime[0])}, default {_duration(q.runtime[1])}"] if q.runtime else []
+    return f"{q.name} ({'; '.join(notes)})" if notes else q.name
+
+
+def _duration(seconds: int) -> str:
+    """86400 -> 24h, 90 -> 90s: the unit the stack file would use."""
+    for unit, size in (("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
 
 
 def _team_row(view: StackView, t: Team, priority: str) -> Row:
