@@ -264,6 +264,8 @@ class KueueSettingsArgs(TypedDict, total=False):
     """When Kueue deletes finished and deactivated Workloads (default 168h each)."""
     unadmitted_workloads_observability: bool
     """Pending reasons and per-reason metrics (default true)."""
+    v1beta1_migrated: bool
+    """Every Kueue object is stored at v1beta2 (needed to move to a release without v1beta1)."""
 
 
 class JobSetSettingsArgs(TypedDict, total=False):

@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 from pydantic import (
     AfterValidator,
     Field,
+    ValidationInfo,
     field_validator,
 )
 
@@ -48,6 +49,7 @@ from gke_ai_batch.model.releases import (
     JOBSET_RELEASES,
     KUEUE_CHART,
     KUEUE_RELEASES,
+    gate_refusal,
     unknown_chart,
     unknown_version,
 )
@@ -55,6 +57,7 @@ from gke_ai_batch.model.team_config import Acknowledgement, SharedQueue, TeamCon
 from gke_ai_batch.vocabulary import COST_CENTER_LABEL
 
 CONFIG_KEY = "platform"
+UNADMITTED_GATE = "UnadmittedWorkloadsObservability"  # Kueue's feature gate (pkg/features at v0.19.2)
 
 
 
@@ -199,10 +202,24 @@ class KueueConfig(Model):
     """How usage is measured for queues with admission fair sharing (teams[].queue.admission_fair_sharing)."""
     retention: RetentionConfig = RetentionConfig()
     """When Kueue deletes finished and deactivated Workloads."""
-    unadmitted_workloads_observability: bool = True
+    unadmitted_workloads_observability: bool = Field(True, validate_default=True)
     """Kueue's UnadmittedWorkloadsObservability gate (beta, off by default in 0.19): pending Workloads'
     QuotaReserved/Admitted conditions carry tiered reasons and Kueue exports per-reason metrics, so a
     team sees why its job waits (docs/policies.md has the queries). false keeps Kueue's default."""
+    v1beta1_migrated: bool = False
+    """Set once every Kueue object is stored at v1beta2 (Kueue's hack/migrate-to-v1beta2.sh has run and every
+    Kueue CRD's status.storedVersions is [v1beta2]): `make diff` refuses a move to a Kueue release that no
+    longer serves v1beta1 without it, and lists the check as the step before the chart."""
+
+    @field_validator("unadmitted_workloads_observability")
+    @classmethod
+    def _gate_known(cls, v: bool, info: ValidationInfo) -> bool:
+        version = info.data.get("version")
+        known = isinstance(version, str) and unknown_version("Kueue", version) is None
+        refusal = gate_refusal(str(version), UNADMITTED_GATE, v) if v and known else None
+        if refusal:
+            raise ValueError(refusal)
+        return v
 
     @field_validator("wait_for_pods_ready")
     @classmethod

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from gke_ai_batch.model.config import KueueConfig
+from gke_ai_batch.model.config import UNADMITTED_GATE, KueueConfig
 from gke_ai_batch.vocabulary import TEAM_LABEL
 
 # charts/kueue/values.yaml at kubernetes-sigs/kueue v0.19.2, managerConfig.controllerManagerConfigYaml,
@@ -143,7 +143,7 @@ CHANGES: tuple[Change, ...] = (
         "afterDeactivatedByKueue": s.kueue.retention.after_deactivated_by_kueue}},
            "Kueue keeps every Workload forever when unset: its memory, etcd and the teams' Workload object "
            "quotas fill with finished ones; kueue.retention has the durations and their reasons"),
-    Change("featureGates", lambda s: {UNADMITTED_OBSERVABILITY: True}
+    Change("featureGates", lambda s: {UNADMITTED_GATE: True}
            if s.kueue.unadmitted_workloads_observability else None,
            "UnadmittedWorkloadsObservability (beta, off in 0.19): tiered pending reasons on a Workload's "
            "QuotaReserved condition and the kueue_unadmitted_workloads metric per reason, which the pending "
@@ -155,7 +155,6 @@ CHANGES: tuple[Change, ...] = (
 )
 
 
-UNADMITTED_OBSERVABILITY = "UnadmittedWorkloadsObservability"  # pkg/features/kube_features.go at v0.19.2
 
 # What a unit of each resource counts in a LocalQueue's usage: Kueue sums raw quantities (CalculateUsage,
 # pkg/util/admissionfairsharing at v0.19.2; a resource not listed counts 1), so bytes of memory would
