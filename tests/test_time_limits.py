@@ -132,3 +132,23 @@ def test_bad_time_limits_are_one_error_at_their_path(label, change, path, fragme
         build_platform(cfg)
     assert e.value.path == path
     assert fragment in str(e.value)
+
+
+def test_lowering_a_maximum_never_blocks_updates_of_work_already_admitted():
+    """An operator lowers training's maximum to 24h while a 72h job runs: Kueue's and the JobSet controller's
+    updates keep the label and pass; a tenant changing the label is judged against the new maximum."""
+    cfg = platform_of("prod")
+    team(cfg, "training").update(max_runtime="24h", default_runtime="4h")
+    manifests = [manifest_of(r) for r in run_config(cfg, "prod") if is_manifest(r)]
+    policies = [m for m in manifests if m["kind"] == "ValidatingAdmissionPolicy"]
+    bindings = [m for m in manifests if m["kind"] == "ValidatingAdmissionPolicyBinding"]
+    ns = next(m for m in manifests if m["kind"] == "Namespace" and m["metadata"]["name"] == "training")
+    kueue = {"username": "system:serviceaccount:kueue-system:kueue-controller-manager", "groups": []}
+    running = pretrain("259200")
+    unsuspended = copy.deepcopy(running)
+    unsuspended["spec"]["suspend"] = False
+    assert evaluate(policies, bindings, unsuspended, ns, "UPDATE", kueue, running) == []
+    raised = pretrain("259201")
+    assert [d.policy for d in evaluate(policies, bindings, raised, ns, "UPDATE", kueue, running)] == \
+        ["gke-ai-batch-runtime-limits"]
+    assert evaluate(policies, bindings, pretrain("259200"), ns, "CREATE", kueue) != []  # a new one: 24h now

@@ -7,7 +7,9 @@ Each team namespace carries its LocalQueues' limits as annotations (`max-runtime
 `default-runtime.gke-ai-batch.io/<queue>`, in seconds), read by one policy for every team, so no policy lists the
 teams:
 - a ValidatingAdmissionPolicy refuses a Job, JobSet or bare Pod of a limited queue without the label, or with
-  one above the maximum, on create and on update (a suspended job's labels may change), naming the value to set;
+  one above the maximum, on create and on an update that changes the label (a suspended job's labels may
+  change), naming the value to set; an update that keeps it passes, so lowering a maximum never blocks the
+  controllers' updates of work already admitted;
 - where the cluster runs Kubernetes 1.36 or later (`cluster.version`), a MutatingAdmissionPolicy first sets the
   queue's default on a job that has none (admissionregistration.k8s.io/v1, GA in 1.36, KEP-3962: alpha 1.32,
   beta 1.34 off by default; GKE serves GA APIs without opting in). Below 1.36, or with the version unpinned,
@@ -119,6 +121,10 @@ VARIABLES = (
                                        f"variables.annotations ? variables.annotations['{DEFAULT_ANNOTATION}' + "
                                        "variables.queue] : variables.maximum"},
     {"name": "label", "expression": _LABEL},
+    # An update that keeps the label passes: Kueue unsuspending a job, or its controller's own updates, after
+    # the queue's maximum was lowered would otherwise be refused and leave admitted work stuck.
+    {"name": "kept", "expression": f"request.operation == 'UPDATE' && ({_LABEL.replace('object.', 'oldObject.')}) "
+                                   "== variables.label"},
 )
 _WHICH = "'LocalQueue ' + variables.queue + ' of team ' + namespaceObject.metadata.labels['" + TEAM_LABEL + "']"
 
@@ -137,11 +143,11 @@ def validating_policy() -> tuple[Manifest, Manifest]:
         "failurePolicy": "Fail", "matchConstraints": {"resourceRules": _rules(["CREATE", "UPDATE"])},
         "variables": [dict(v) for v in VARIABLES],
         "validations": [
-            {"expression": "!variables.limited || variables.label != ''",
+            {"expression": "variables.kept || !variables.limited || variables.label != ''",
              "messageExpression": f"{_WHICH} + ' holds every job to at most ' + variables.maximum + ' s: label it "
                                   f"{MAX_EXEC_TIME_LABEL}: \"' + variables.default + '\" (the queue\\'s default), or "
                                   "another number of seconds up to ' + variables.maximum", "reason": "Invalid"},
-            {"expression": "!variables.limited || variables.label == '' || "
+            {"expression": "variables.kept || !variables.limited || variables.label == '' || "
                            "(variables.label.matches('^[1-9][0-9]{0,9}$') && "
                            "int(variables.label) <= int(variables.maximum))",
              "messageExpression": f"{_WHICH} + ' holds every job to at most ' + variables.maximum + ' s; not "
