@@ -71,6 +71,8 @@ class QueueArgs(TypedDict, total=False):
     """How the queue preempts."""
     fair_sharing_weight: str
     """Its weight under fair sharing."""
+    admission_fair_sharing: bool
+    """Order its LocalQueues by recent usage (default: on for a team's own queue with two or more)."""
 
 
 class SharedQueueArgs(QueueArgs):
@@ -89,6 +91,12 @@ class LocalQueueSpec(TypedDict):
     """The LocalQueue's name."""
     cluster_queue: NotRequired[str]
     """The ClusterQueue it submits to (default: the team's)."""
+    fair_sharing_weight: NotRequired[str]
+    """Its weight under admission fair sharing (default 1)."""
+    max_runtime: NotRequired[str]
+    """The longest a job of it may run, e.g. 24h (over the team's)."""
+    default_runtime: NotRequired[str]
+    """The limit a job of it gets when it names none (over the team's)."""
 
 
 class AutopilotTpuSpec(TypedDict):
@@ -169,6 +177,10 @@ class TeamSpec(TypedDict):
     """active (default) or draining: its queues admit nothing new."""
     stop_policy: NotRequired[str]
     """While draining: HoldAndDrain (default, evicts admitted work) or Hold (lets it finish)."""
+    max_runtime: NotRequired[str]
+    """The longest any of its jobs may run, e.g. 168h (Kueue's max-exec-time-seconds label, required)."""
+    default_runtime: NotRequired[str]
+    """The limit a job gets when it names none (default: max_runtime)."""
 
 
 class CohortSpec(TypedDict):
@@ -201,6 +213,26 @@ class PrioritySpec(TypedDict):
     """Declare the WorkloadPriorityClass (default true)."""
 
 
+class AdmissionFairSharingArgs(TypedDict, total=False):
+    """Kueue's admissionFairSharing."""
+
+    usage_half_life_time: str
+    """How long until past usage counts half (default 168h)."""
+    usage_sampling_interval: str
+    """How often usage is added up (default 5m)."""
+    resource_weights: dict[str, float]
+    """Per resource, what a unit counts (over accelerators 1; cpu, memory, ephemeral-storage 0)."""
+
+
+class RetentionArgs(TypedDict, total=False):
+    """Kueue's objectRetentionPolicies.workloads."""
+
+    after_finished: str
+    """How long a finished Workload stays (at least 1h)."""
+    after_deactivated_by_kueue: str
+    """How long a deactivated Workload (and its job) stays (at least 1h)."""
+
+
 class KueueSettingsArgs(TypedDict, total=False):
     """The Kueue install (stack config: the kueue block)."""
 
@@ -226,6 +258,14 @@ class KueueSettingsArgs(TypedDict, total=False):
     """The controller's cpu."""
     controller_memory: str
     """The controller's memory."""
+    admission_fair_sharing: AdmissionFairSharingArgs
+    """How usage is measured where LocalQueues are ordered by it."""
+    retention: RetentionArgs
+    """When Kueue deletes finished and deactivated Workloads (default 168h each)."""
+    unadmitted_workloads_observability: bool
+    """Pending reasons and per-reason metrics (default true)."""
+    v1beta1_migrated: bool
+    """Every Kueue object is stored at v1beta2 (needed to move to a release without v1beta1)."""
 
 
 class JobSetSettingsArgs(TypedDict, total=False):
@@ -282,7 +322,8 @@ class KueueResources:
 def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions) -> KueueResources:
     """The installs, then priorities, queues, teams and the scrape of Kueue's metrics. `opts` carries
     the parent, the Kubernetes provider and what the installs wait for (the pool the controllers run on)."""
-    tenancy = Tenancy("tenancy", plan_tenancy(), pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers))  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
+    tenancy_opts = pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers)  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
+    tenancy = Tenancy("tenancy", plan_tenancy(platform.config.cluster.version), tenancy_opts)
     def installs(release: str) -> pulumi.ResourceOptions:
         kept = lifecycle.release(platform.config, release).options()
         return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[tenancy], **kept))

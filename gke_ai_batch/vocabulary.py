@@ -94,8 +94,16 @@ POD_SECURITY_LABEL = "pod-security.kubernetes.io"  # <prefix>/enforce, /enforce-
 # Kueue and JobSet.
 KUEUE_GROUP = "kueue.x-k8s.io"
 KUEUE_API = f"{KUEUE_GROUP}/v1beta2"
+# ClusterQueue spec.admissionScope.admissionMode that orders its LocalQueues by usage (v1beta2 CRD at v0.19.2).
+USAGE_BASED_ADMISSION = "UsageBasedAdmissionFairSharing"
 KUEUE_CONFIG_API = f"config.{KUEUE_GROUP}/v1beta2"
 QUEUE_LABEL = f"{KUEUE_GROUP}/queue-name"
+# A job's time limit in seconds; Kueue deactivates its Workload when the admitted time runs out
+# (pkg/controller/constants at v0.19.2).
+MAX_EXEC_TIME_LABEL = f"{KUEUE_GROUP}/max-exec-time-seconds"
+# On team namespaces, + a LocalQueue's name: its maximum and default time limit in seconds (plan.runtime_limits).
+MAX_RUNTIME_ANNOTATION = "max-runtime.gke-ai-batch.io/"
+DEFAULT_RUNTIME_ANNOTATION = "default-runtime.gke-ai-batch.io/"
 PRIORITY_LABEL = f"{KUEUE_GROUP}/priority-class"
 POD_GROUP_LABEL = f"{KUEUE_GROUP}/pod-group-name"  # Kueue's plain-pod groups
 PROVISIONING_CONTROLLER = f"{KUEUE_GROUP}/provisioning-request"

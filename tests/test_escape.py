@@ -78,7 +78,8 @@ def test_a_cpu_flood_is_held_to_the_cpu_quota():
 
 
 def test_cpu_work_in_a_queue_of_accelerators_is_refused_not_left_pending_on_tpu_nodes():
-    line = verdict("prod", job("training", "cpu-only", "training-queue", pods=10))
+    line = verdict("prod", job("training", "cpu-only", "training-queue", pods=10,
+                               labels={"kueue.x-k8s.io/max-exec-time-seconds": "3600"}))  # prod's training limits jobs
     assert line.startswith("refused: training/cpu-only: Kueue: pod set main requests no google.com/tpu but got "
                            "flavor v5p-res"), line
     assert "google.com/tpu=present:NoSchedule taint: its pods never schedule" in line

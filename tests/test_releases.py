@@ -80,7 +80,7 @@ def test_a_storage_change_declares_the_migration_and_a_skipped_step_is_refused(m
     monkeypatch.setitem(releases.RELEASES, "Kueue", {**KUEUE_RELEASES, "0.20.0": between, "0.21.0": bumped})
     assert "0.19.5 -> 0.21.0 skips a step: 0.21.0 upgrades only from 0.20.0 or later" in \
         upgrade("Kueue", "0.19.5", "0.21.0").refusal
-    assert upgrade("Kueue", "0.19.5", "0.20.0").steps[-1] == \
+    assert upgrade("Kueue", "0.19.5", "0.20.0", v1beta1_migrated=True).steps[-1] == \
         f"after the upgrade, rewrite every stored object at v1 ({releases.KUEUE_MIGRATION})"
 
 
@@ -101,3 +101,63 @@ def test_the_controllers_run_the_releases_images_pinned_by_digest(version):
     assert kueue == {"repository": "registry.k8s.io/kueue/kueue",
                      "tag": f"v{version}@{KUEUE_RELEASES[version].image_digest}", "pullPolicy": "IfNotPresent"}
     assert values["jobset-release"]["image"]["tag"] == f"v0.12.0@{releases.JOBSET_RELEASES['0.12.0'].image_digest}"
+
+
+def _without_v1beta1(monkeypatch, **gates):
+    """A Kueue release that no longer serves v1beta1, as kueue#13957 plans for 0.20: none is confirmed yet (no
+    v0.20.0 tag, release issue or image promotion), so the planning is shown on a stand-in."""
+    later = dataclasses.replace(KUEUE_RELEASES["0.19.5"], version="0.20.0", served=("v1beta2",),
+                                notes="https://github.com/kubernetes-sigs/kueue/releases/tag/v0.20.0",
+                                gates=gates or KUEUE_RELEASES["0.19.5"].gates)
+    monkeypatch.setitem(releases.RELEASES, "Kueue", {**KUEUE_RELEASES, "0.20.0": later})
+
+
+def test_a_move_to_a_release_without_v1beta1_is_refused_until_the_stack_records_the_migration(monkeypatch):
+    _without_v1beta1(monkeypatch)
+    refusal = upgrade("Kueue", "0.19.5", "0.20.0").refusal
+    assert refusal.startswith("Kueue 0.19.5 -> 0.20.0: 0.20.0 no longer serves v1beta1")
+    assert releases.KUEUE_MIGRATION in refusal and refusal.endswith("then set kueue.v1beta1_migrated: true")
+    lines, refused = upgrades([kueue_release("0.19.5")], [kueue_release("0.20.0")])
+    assert not lines and refused[0].startswith("platform.kueue.version: Kueue 0.19.5 -> 0.20.0: 0.20.0 no longer")
+
+
+def test_with_the_migration_recorded_its_proof_comes_first_before_the_chart(monkeypatch):
+    _without_v1beta1(monkeypatch)
+    steps = upgrade("Kueue", "0.19.5", "0.20.0", v1beta1_migrated=True).steps
+    assert steps[0].startswith("before the chart: prove no Kueue object is stored at v1beta1 (kubectl get crd")
+    assert steps[1] == "read the release notes of 0.20.0: https://github.com/kubernetes-sigs/kueue/releases/tag/v0.20.0"
+    lines, refused = upgrades([kueue_release("0.19.5")], [kueue_release("0.20.0")], v1beta1_migrated=True)
+    assert not refused and lines[1].startswith("  before the chart:")
+    # a patch move inside 0.19 keeps v1beta1 and needs nothing
+    assert not upgrade("Kueue", "0.19.2", "0.19.5").steps[0].startswith("before the chart")
+
+
+def test_make_diff_reads_the_recorded_migration_from_the_stack_file(tmp_path):
+    from gke_ai_batch.offline.decisions import read_decisions
+    stack = tmp_path / "Pulumi.x.yaml"
+    stack.write_text("config:\n  gke-ai-batch:platform:\n    kueue: {v1beta1_migrated: true}\n")
+    assert read_decisions(stack).v1beta1_migrated
+    stack.write_text("config:\n  gke-ai-batch:platform:\n    kueue: {version: 0.19.5}\n")
+    assert not read_decisions(stack).v1beta1_migrated
+
+
+def test_a_gate_the_release_would_refuse_is_refused_by_the_plan_with_the_setting(monkeypatch):
+    _without_v1beta1(monkeypatch, OtherGate=releases.Gate(default=True))  # a release without the gate we set
+    cfg = platform_of("prod")
+    cfg.setdefault("kueue", {})["version"] = "0.20.0"
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == "platform.kueue.unadmitted_workloads_observability"
+    assert "Kueue 0.20.0 does not know the feature gate UnadmittedWorkloadsObservability" in e.value.message
+    assert "set it false" in e.value.message
+    cfg["kueue"]["unadmitted_workloads_observability"] = False
+    assert build_platform(cfg) is not None
+    _without_v1beta1(monkeypatch, UnadmittedWorkloadsObservability=releases.Gate(default=False, locked=True))
+    cfg["kueue"]["unadmitted_workloads_observability"] = True
+    with pytest.raises(ConfigError, match="locks the feature gate UnadmittedWorkloadsObservability to false"):
+        build_platform(cfg)
+
+
+def test_the_019_releases_take_the_gate_the_platform_sets():
+    for version in KUEUE_RELEASES:
+        assert releases.gate_refusal(version, "UnadmittedWorkloadsObservability", True) is None

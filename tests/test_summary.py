@@ -40,12 +40,14 @@ def test_team_table_shows_each_team_as_the_prod_config_declares_it():
     for t in cfg["teams"]:
         row = rows[t["name"]]
         assert row["namespaces"] == ", ".join(sorted(t.get("namespaces") or [t["name"]]))
-        assert row["LocalQueue"] == t.get("local_queue", f"{t['name']}-queue")
-        assert row["ClusterQueue"] == t.get("cluster_queue", t["name"])
+        names = [q["name"] for q in t.get("local_queues", [])] or [t.get("local_queue", f"{t['name']}-queue")]
+        assert re.sub(r" \([^)]*\)", "", row["LocalQueue"]).split(", ") == sorted(names)
+        assert row["ClusterQueue"].split(" (")[0] == t.get("cluster_queue", t["name"])
         assert row["cohort"] == t["queue"]["cohort"]
         assert row["default priority"] == f"{default['name']} ({default['value']:,})"
         assert row["may use"] == ", ".join(t.get("priorities") or [default["name"]])
-    assert re.search(r"^  research +research, research-sandbox +research-queue +research +ml-prod +low-priority ",
+    assert re.search(r"^  research +research, research-sandbox +research-queue \(weight 1\) +research \(LocalQueues "
+                     r"ordered by usage\) +ml-prod +low-priority ",
                      summary(planned("prod")), re.M)
 
 
@@ -137,7 +139,8 @@ def test_summary_md_has_the_tables_and_the_diagram(tmp_path):
     assert md.startswith("# Offline plan of stack prod\n")
     assert "| team | namespaces | LocalQueue | ClusterQueue | cohort | default priority | may use |\n" \
            "|---|---|---|---|---|---|---|" in md
-    assert "| research | research, research-sandbox | research-queue | research | ml-prod | " \
+    assert "| research | research, research-sandbox | research-queue (weight 1) | research (LocalQueues ordered by " \
+           "usage) | ml-prod | " \
            "low-priority (1,000,000) | low-priority |" in md
     assert "| v5p-res | google.com/tpu | 128 | 128 | 128 | inference-eval | 16 | 32 | - |" in md
     assert "| v5e-spot | google.com/tpu | 16 | 0 \\* | 32 | inference-eval | 16 | - | 8 |" in md
@@ -150,7 +153,7 @@ def test_counts_are_singular_for_one_and_plural_otherwise():
     dev = summary(planned("dev"))
     assert ("kueue: 7 flavors, 1 cohort, 3 ClusterQueues (cpu-batch, research, training), 7 LocalQueues, "
             "2 admission checks\n") in dev
-    assert "2 teams:" in dev and "103 resources registered" in dev
+    assert "2 teams:" in dev and "105 resources registered" in dev
     flex = summary(planned("flex-start"))
     assert "0 cohorts, 1 ClusterQueue (batch), 1 LocalQueue, 0 admission checks" in flex and "1 team:" in flex
     assert "(s)" not in dev + flex and "1 nodes" not in dev + flex

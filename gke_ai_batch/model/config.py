@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 from pydantic import (
     AfterValidator,
     Field,
+    ValidationInfo,
     field_validator,
 )
 
@@ -31,6 +32,7 @@ from gke_ai_batch.model.field_rules import (
     REGION,
     Model,
     Quantity,
+    duration_seconds,
     refused_by,
     text,
 )
@@ -49,6 +51,7 @@ from gke_ai_batch.model.releases import (
     JOBSET_RELEASES,
     KUEUE_CHART,
     KUEUE_RELEASES,
+    gate_refusal,
     unknown_chart,
     unknown_version,
 )
@@ -56,6 +59,7 @@ from gke_ai_batch.model.team_config import Acknowledgement, SharedQueue, TeamCon
 from gke_ai_batch.vocabulary import COST_CENTER_LABEL
 
 CONFIG_KEY = "platform"
+UNADMITTED_GATE = "UnadmittedWorkloadsObservability"  # Kueue's feature gate (pkg/features at v0.19.2)
 
 
 
@@ -101,6 +105,63 @@ NO_UNMETERED_RESOURCES = (
     "platform covers cpu and memory in every queue, derived from the accelerator quotas)")
 
 
+class AdmissionFairSharingConfig(Model):
+    """Kueue's `admissionFairSharing` (apis/config/v1beta2/configuration_types.go at v0.19.2): how the usage
+    that orders a ClusterQueue's LocalQueues is measured. Gate AdmissionFairSharing: beta and on since 0.15."""
+
+    usage_half_life_time: str = text(DURATION, "168h")
+    """How long until a LocalQueue's past usage counts half: a week (Kueue's documented example), so
+    yesterday's sweep still weighs today and last month's no longer does. 0s forgets usage at once."""
+    usage_sampling_interval: str = text(DURATION, "5m")
+    """How often Kueue adds up each LocalQueue's usage: Kueue's default, 5m. Above 0."""
+    resource_weights: dict[str, float] = {}
+    """Per resource, how much a unit counts, over the platform's defaults (google.com/tpu and nvidia.com/gpu
+    1; cpu, memory and ephemeral-storage 0): Kueue adds raw quantities (memory in bytes, CalculateUsage in
+    pkg/util/admissionfairsharing), so without them a job's memory would outweigh every chip it holds."""
+
+    @field_validator("usage_sampling_interval")
+    @classmethod
+    def _sampling_above_zero(cls, v: str) -> str:
+        if duration_seconds(v) == 0:
+            raise ValueError(f"{v!r} must be above 0 (Kueue's configuration validation refuses it)")
+        return v
+
+    @field_validator("resource_weights")
+    @classmethod
+    def _weights(cls, v: dict[str, float]) -> dict[str, float]:
+        for name, weight in v.items():
+            if weight < 0:
+                raise ValueError(f"the weight of {name} is {weight}; allowed: 0 (not counted) or more "
+                                 "(Kueue's configuration validation refuses a negative weight)")
+        return v
+
+
+MIN_RETENTION_SECONDS = 3600
+
+
+class RetentionConfig(Model):
+    """Kueue's `objectRetentionPolicies.workloads` (GA and locked on since 0.17): when Kueue deletes a
+    Workload that is over. Unset, Kueue keeps every Workload forever: its memory and etcd grow with every
+    job, and finished Workloads fill the team's Workload object quota (object_quotas.workloads)."""
+
+    after_finished: str = text(DURATION, "168h")
+    """How long a finished Workload stays (its Finished condition says how it ended): a week, long
+    enough to read after a weekend. Its Job or JobSet stays; only the Workload goes."""
+    after_deactivated_by_kueue: str = text(DURATION, "168h")
+    """How long a Workload Kueue deactivated (its time limit ran out, or it was requeued too often) stays
+    before Kueue deletes it. Deleting it deletes its Job or JobSet too (Kueue's API docs: it "may cascade to
+    objects not created by Kueue"), so its owner gets the same week to read why and reactivate it."""
+
+    @field_validator("after_finished", "after_deactivated_by_kueue")
+    @classmethod
+    def _long_enough(cls, v: str) -> str:
+        if duration_seconds(v) < MIN_RETENTION_SECONDS:
+            raise ValueError(f"{v!r} is shorter than 1h: Kueue deletes the Workload (and with a deactivated one, "
+                             "its Job or JobSet) before its owner can read how it ended; give 1h or more "
+                             "(Kueue's configuration has no sync period to bound it; the platform's floor)")
+        return v
+
+
 class KueueConfig(Model):
     """The Kueue install and its controller Configuration."""
 
@@ -139,6 +200,28 @@ class KueueConfig(Model):
     controller_memory: str | None = None
     """The controller's memory request and limit; unset: 512Mi per 7,000 Workloads the teams' object
     quotas allow (kueue PR #566 measured 512Mi for about 7,000 jobs)."""
+    admission_fair_sharing: AdmissionFairSharingConfig = AdmissionFairSharingConfig()
+    """How usage is measured for queues with admission fair sharing (teams[].queue.admission_fair_sharing)."""
+    retention: RetentionConfig = RetentionConfig()
+    """When Kueue deletes finished and deactivated Workloads."""
+    unadmitted_workloads_observability: bool = Field(True, validate_default=True)
+    """Kueue's UnadmittedWorkloadsObservability gate (beta, off by default in 0.19): pending Workloads'
+    QuotaReserved/Admitted conditions carry tiered reasons and Kueue exports per-reason metrics, so a
+    team sees why its job waits (docs/policies.md has the queries). false keeps Kueue's default."""
+    v1beta1_migrated: bool = False
+    """Set once every Kueue object is stored at v1beta2 (Kueue's hack/migrate-to-v1beta2.sh has run and every
+    Kueue CRD's status.storedVersions is [v1beta2]): `make diff` refuses a move to a Kueue release that no
+    longer serves v1beta1 without it, and lists the check as the step before the chart."""
+
+    @field_validator("unadmitted_workloads_observability")
+    @classmethod
+    def _gate_known(cls, v: bool, info: ValidationInfo) -> bool:
+        version = info.data.get("version")
+        known = isinstance(version, str) and unknown_version("Kueue", version) is None
+        refusal = gate_refusal(str(version), UNADMITTED_GATE, v) if v and known else None
+        if refusal:
+            raise ValueError(refusal)
+        return v
 
     @field_validator("wait_for_pods_ready")
     @classmethod

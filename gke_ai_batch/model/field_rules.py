@@ -62,6 +62,14 @@ BILLING_EXPORT_TABLE = TextRule(
     r"^[a-z][-a-z0-9]{4,28}[a-z0-9]\.[A-Za-z0-9_]{1,1024}\.gcp_billing_export_resource_v1_[A-Za-z0-9_]+$",
     "the detailed export's table, PROJECT_ID.DATASET.gcp_billing_export_resource_v1_ACCOUNT (as BigQuery names it)")
 BQ_DATASET = TextRule(r"^[A-Za-z0-9_]{1,1024}$", "a BigQuery dataset ID: letters, digits and underscores")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600}
+
+
+def duration_seconds(value: str) -> int:
+    """Seconds of a DURATION (`10m` -> 600)."""
+    return int(value[:-1]) * _UNIT_SECONDS[value[-1]]
+
+
 RULES_IN_WORDS = {r.pattern: r.words for r in (DNS_LABEL, CLUSTER_NAME, PROJECT_ID, REGION, LABEL_VALUE, SECONDS,
                                                 DURATION, SERVICE_ACCOUNT, BUCKET_LOCATION, AR_REPOSITORY, AR_LOCATION,
                                                 NOTIFICATION_CHANNEL, BILLING_EXPORT_TABLE, BQ_DATASET)}

@@ -13,7 +13,8 @@ match v0.19.2's; inference from the branch, the patch tags are not in the fetche
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
 JOBSET_CHART = "oci://registry.k8s.io/jobset/charts/jobset"
@@ -28,6 +29,14 @@ KUEUE_MIGRATION = "https://github.com/kubernetes-sigs/kueue/blob/main/hack/migra
 
 
 @dataclass(frozen=True)
+class Gate:
+    """A Kueue feature gate the platform sets, as a release has it (pkg/features/kube_features.go)."""
+
+    default: bool
+    locked: bool = False  # LockToDefault: the controller refuses a configuration that sets it otherwise
+
+
+@dataclass(frozen=True)
 class Release:
     version: str
     chart_digest: str  # the Helm chart's OCI digest on registry.k8s.io
@@ -37,6 +46,7 @@ class Release:
     notes: str  # its release notes
     source: str  # where the digests were read
     upgrade_from: str | None = None  # the oldest release it upgrades from directly; None: any listed release
+    gates: Mapping[str, Gate] = field(default_factory=dict)  # the gates the platform sets, as this release has them
 
     @property
     def key(self) -> tuple[int, ...]:
@@ -51,9 +61,15 @@ def version_key(version: str) -> tuple[int, ...]:
 _KUEUE_SERVED = ("v1beta1", "v1beta2")  # v1beta1 deprecated since v0.16.0, still served in 0.19 (CRDs at v0.19.2)
 
 
+# The gates the platform sets (plan.kueue_configuration), at pkg/features/kube_features.go v0.19.2: beta, off by
+# default, not locked. The 0.19 patch releases are cut from release-0.19, which keeps that table.
+_KUEUE_019_GATES = {"UnadmittedWorkloadsObservability": Gate(default=False)}
+
+
 def _kueue(version: str, chart: str, image: str, source: str) -> Release:
     return Release(version, f"sha256:{chart}", f"sha256:{image}", _KUEUE_SERVED, "v1beta2",
-                   f"https://github.com/kubernetes-sigs/kueue/releases/tag/v{version}", source)
+                   f"https://github.com/kubernetes-sigs/kueue/releases/tag/v{version}", source,
+                   gates=_KUEUE_019_GATES)
 
 
 KUEUE_RELEASES = {r.version: r for r in (
@@ -71,7 +87,13 @@ KUEUE_RELEASES = {r.version: r for r in (
            "kubernetes/k8s.io#9955, kubernetes-sigs/kueue#15458"),
 )}
 
-# No JobSet release after v0.12.0 could be verified (kubernetes-sigs/jobset#1317, v0.13.0, still open).
+# Checked for the road to 0.20 (Kueue issue 41 of this project): the newest Kueue a primary source confirms is
+# 0.19.5 (kubernetes-sigs/kueue#15458, "Release v0.19.5 has been successfully published", 2026-09-17; promotion
+# kubernetes/k8s.io#9955). No v0.20.0 tag, release issue or image promotion was found (the fetched repository's
+# newest tag is v0.19.2, with v0.20.0-devel on main); kueue#13957 plans to stop serving v1beta1 in 0.20 and drop
+# it in 0.21. upgrade() plans such a release when one is listed.
+# No JobSet release after v0.12.0 could be verified (kubernetes-sigs/jobset#1317, v0.13.0, still open; the
+# fetched repository's newest tag is v0.12.0, with v0.13.0-devel).
 JOBSET_RELEASES = {r.version: r for r in (
     Release("0.12.0", "sha256:02808a890a0b0e03a1d3bf5959e2f562b3b47c15e446bbba358c1d24e1f81b24",
             "sha256:e75536f1135b7bb2f19f8c3b620782fbdd9091d73398e3a272f9a5fed322980d", ("v1alpha2",), "v1alpha2",
@@ -119,9 +141,35 @@ class Upgrade:
     refusal: str | None = None
 
 
-def upgrade(component: str, old: str, new: str) -> Upgrade:
+def gate_refusal(version: str, gate: str, value: bool) -> str | None:
+    """Why Kueue `version` would refuse its configuration setting `gate` to `value` (a gate it does not know,
+    or one locked to its default), naming what to do; None when it takes it."""
+    release = RELEASES["Kueue"][version]
+    known = release.gates.get(gate)
+    if known is None:
+        return (f"Kueue {version} does not know the feature gate {gate} (its controller refuses a configuration "
+                "naming an unknown gate): set it false, which leaves the gate out")
+    if known.locked and value != known.default:
+        return (f"Kueue {version} locks the feature gate {gate} to {str(known.default).lower()} (its controller "
+                f"refuses any other value): set it {str(known.default).lower()}")
+    return None
+
+
+# What proves no Kueue object is stored at v1beta1 before a release that no longer serves it: upgraded clusters
+# keep v1beta1 in each CRD's status.storedVersions until the objects are rewritten (kueue#13957).
+V1BETA1_CHECK = ("kubectl get crd -o jsonpath='{range .items[?(@.spec.group==\"kueue.x-k8s.io\")]}{.metadata.name} "
+                 "{.status.storedVersions}{\"\\n\"}{end}'")
+
+
+def _drops_v1beta1(before: Release, after: Release) -> bool:
+    return "v1beta1" in before.served and "v1beta1" not in after.served
+
+
+def upgrade(component: str, old: str, new: str, v1beta1_migrated: bool = False) -> Upgrade:
     """The steps from `old` to `new` (both allowed), or the refusal of a downgrade or of a release that does
-    not upgrade from `old` directly, or that no longer serves the API version `old` stored objects at."""
+    not upgrade from `old` directly, or that no longer serves the API version `old` stored objects at. A move to
+    a Kueue release that no longer serves v1beta1 is refused until the stack records the migration
+    (`v1beta1_migrated`, kueue.v1beta1_migrated), and its first step, before the chart, proves it."""
     known = RELEASES[component]
     before, after = known[old], known[new]
     if after.key < before.key:
@@ -135,7 +183,15 @@ def upgrade(component: str, old: str, new: str) -> Upgrade:
     if before.storage not in after.served:
         return Upgrade(refusal=f"{component} {new} no longer serves {before.storage}, which {old} stores objects "
                                f"at: migrate them on a release that serves both first")
-    steps = [f"read the release notes of {r.version}: {r.notes}" for r in crossed]
+    if _drops_v1beta1(before, after) and not v1beta1_migrated:
+        return Upgrade(refusal=f"{component} {old} -> {new}: {new} no longer serves v1beta1, and objects stored at "
+                               "v1beta1 (any Kueue object written before 0.16) would no longer read back. Before the "
+                               f"chart, on {old}: run {KUEUE_MIGRATION}, check that every Kueue CRD's "
+                               "status.storedVersions is [v1beta2] and remove v1beta1 from it, then set "
+                               "kueue.v1beta1_migrated: true")
+    steps = [f"before the chart: prove no Kueue object is stored at v1beta1 ({V1BETA1_CHECK} lists [v1beta2] "
+             f"only), else run {KUEUE_MIGRATION} on {old} first"] if _drops_v1beta1(before, after) else []
+    steps += [f"read the release notes of {r.version}: {r.notes}" for r in crossed]
     how = KUEUE_MIGRATION if component == "Kueue" else "as its release notes say"
     steps += [f"after the upgrade, rewrite every stored object at {r.storage} ({how})"
               for prev, r in zip([before, *crossed], crossed, strict=False) if prev.storage != r.storage]

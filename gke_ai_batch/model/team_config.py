@@ -13,6 +13,7 @@ from pydantic import (
 from gke_ai_batch.model.field_rules import (
     BUCKET_LOCATION,
     DNS_LABEL,
+    DURATION,
     GROUP_EMAIL,
     LABEL_VALUE,
     Model,
@@ -78,6 +79,12 @@ class QueueSpec(Model):
     """When the queue's workloads may preempt others."""
     fair_sharing_weight: Quantity | None = None
     """The queue's weight under fair sharing (kueue.fair_sharing: true)."""
+    admission_fair_sharing: bool | None = None
+    """Order the queue's pending workloads by the recent usage of the LocalQueues they come from (Kueue's
+    Admission Fair Sharing, `admissionScope.admissionMode: UsageBasedAdmissionFairSharing`), so that one
+    user's sweep cannot hold the whole quota for days; weights per LocalQueue in
+    `local_queues[].fair_sharing_weight`. Unset: on for a team's own queue that two or more LocalQueues
+    (its names times its namespaces) submit to, off otherwise. true needs two LocalQueues."""
 
     @field_validator("quotas", mode="before")
     @classmethod
@@ -131,6 +138,22 @@ class LocalQueueConfig(Model):
     """The LocalQueue's name; jobs name it in the kueue.x-k8s.io/queue-name label."""
     cluster_queue: str | None = text(DNS_LABEL, None, max_length=63)
     """The ClusterQueue it submits to: the team's own or a shared one; unset: the team's."""
+    fair_sharing_weight: Quantity | None = None
+    """Its weight under Admission Fair Sharing, in each namespace (Kueue's default: 1): a queue of weight 2
+    is ordered as if it had used half as much. Only for a ClusterQueue with admission fair sharing."""
+
+    max_runtime: str | None = text(DURATION, None)
+    """The longest a job of this LocalQueue may run (e.g. 72h): over the team's max_runtime."""
+    default_runtime: str | None = text(DURATION, None)
+    """The limit a job of this LocalQueue gets when it names none: over the team's default_runtime."""
+
+    @field_validator("fair_sharing_weight")
+    @classmethod
+    def _positive_weight(cls, v: int | str | None) -> int | str | None:
+        if v is not None and parse_quantity(v) <= 0:
+            raise ValueError(f"weight {v!r} must be above 0 (Kueue orders a queue of weight 0 after every other, "
+                             "forever): give a positive quantity such as 1, 2 or 0.5")
+        return v
 
 
 class PodSecurityException(Model):
@@ -199,6 +222,14 @@ class TeamConfig(Model):
     refuses removing a team that was not draining first)."""
     alerts: TeamAlerts = TeamAlerts()
     """Where the team's alerts go and when they fire (docs/observability.md); unset: the stack's monitoring block."""
+    max_runtime: str | None = text(DURATION, None)
+    """The longest any job of the team may run (e.g. 168h): every Job, JobSet and bare Pod of its LocalQueues
+    must carry Kueue's kueue.x-k8s.io/max-exec-time-seconds label at or below it, and Kueue deactivates a
+    Workload whose time runs out (its admitted time; waiting does not count). Unset: no limit.
+    local_queues[].max_runtime overrides it per queue."""
+    default_runtime: str | None = text(DURATION, None)
+    """The limit a job that names none gets (default: max_runtime): set by a MutatingAdmissionPolicy where
+    cluster.version is 1.36 or later, else the job is refused with this value to set. Needs max_runtime."""
     stop_policy: Literal["HoldAndDrain", "Hold"] | None = None
     """While draining, what happens to its admitted work: HoldAndDrain (the default) evicts it, Hold lets
     it run to completion. Only for a draining team."""

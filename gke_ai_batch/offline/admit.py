@@ -6,6 +6,7 @@ namespace: RBAC, Pod Security, the stack's ValidatingAdmissionPolicies, then Kue
 cluster (gke_ai_batch.offline.tenant_path). One line per object:
 
     admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet, Pod, Deployment, StatefulSet
+                                                                  (and what a MutatingAdmissionPolicy set)
     created: ns/name (Kind)                                       anything else that may be created
     refused: ns/name: LAYER: reason                               LAYER: RBAC, Pod Security <level>,
                                                                   ValidatingAdmissionPolicy <name>, Kueue,
@@ -36,6 +37,7 @@ from .render import is_manifest, manifest_of
 from .runtime import PlanError, close_thread_loops, run_program
 from .stackfile import resolve
 from .tenant_path import Passage, TenantPath
+from .usage_order import UsageOrder
 
 
 def workload_files(args: list[str], stack: str) -> list[Path]:
@@ -66,7 +68,8 @@ def describe(p: Passage) -> str:
         return f"refused: {who}: {p.layer}: {p.reason}"
     if p.admission is None:
         return f"created: {who} ({p.kind})"
-    return f"admitted: {who} -> {placement(p.admission)}"
+    defaulted = f" (set by MutatingAdmissionPolicy: {p.defaulted})" if p.defaulted else ""
+    return f"admitted: {who} -> {placement(p.admission)}{defaulted}"
 
 
 def placement(r: AdmissionResult) -> str:
@@ -112,21 +115,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: stack {stack.name} ({stack.path}): {e}", file=sys.stderr)
         return 2
     cluster = cluster_of(regs)
-    path = TenantPath((manifest_of(r) for r in regs if is_manifest(r)), cluster)
+    manifests = [manifest_of(r) for r in regs if is_manifest(r)]
+    path = TenantPath(manifests, cluster)
     try:
         passages = [(doc, path.judge(doc)) for _, doc in docs]
     except (ValueError, KeyError, TypeError) as e:
         print(f"error: an object cannot be judged (is it a valid Kubernetes object?): {e!r}", file=sys.stderr)
         return 2
-    return 1 if report(passages, Fleet(regs, cluster)) else 0
+    return 1 if report(passages, Fleet(regs, cluster), UsageOrder.of(manifests)) else 0
 
 
-def report(passages: Sequence[tuple[Obj, Passage]], fleet: Fleet) -> bool:
-    """Print each passage, and a fleet manager's dispatch of what it admits; True if anything is refused."""
+def report(passages: Sequence[tuple[Obj, Passage]], fleet: Fleet, order: UsageOrder | None = None) -> bool:
+    """Print each passage, where its ClusterQueue orders LocalQueues by usage, and a fleet manager's dispatch of
+    what it admits; True if anything is refused."""
     refused = False
     for doc, passage in passages:
         dispatch = fleet.dispatch(doc, passage.admission) if passage.admission and not passage.refused else None
         print(describe(passage))
+        note = order.note(doc, passage.admission.cluster_queue) if order and passage.admission else None
+        if note and not passage.refused:
+            print(note)
         for line in dispatched(dispatch):
             print(line)
         refused |= passage.refused or (dispatch is not None and not dispatch.admitted)

@@ -59,6 +59,7 @@ class Decisions:
     acknowledged: tuple[tuple[str, str], ...] = ()
     draining: frozenset[str] = frozenset()
     draining_workers: frozenset[str] = frozenset()  # a fleet manager's workers that take no new work
+    v1beta1_migrated: bool = False  # kueue.v1beta1_migrated: no Kueue object is stored at v1beta1
 
 
 def guarded(r: Resource) -> Guarded | None:
@@ -100,7 +101,9 @@ def read_decisions(stack: Path | None) -> Decisions:
     fleet = platform.get("fleet")
     entries = _dicts(fleet.get("workers")) if isinstance(fleet, dict) else []
     workers = frozenset(str(w.get("name")) for w in entries if w.get("state") == "draining")
-    return Decisions(acks, draining, workers)
+    kueue = platform.get("kueue")
+    migrated = isinstance(kueue, dict) and kueue.get("v1beta1_migrated") is True
+    return Decisions(acks, draining, workers, migrated)
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:

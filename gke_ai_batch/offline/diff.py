@@ -376,9 +376,10 @@ def run(stack: str, base: str, here: Path) -> tuple[str, list[str]]:
             raise DiffError(f"no stack {stack!r} at BASE {base} nor in the working tree")
         old, new = plan_both(before, after, tmp)
         diff = compare(old.resources, new.resources)
+        decided = read_decisions(after.stack)
         refused = refusals(((op, r) for op, r, _ in diff.steps), old.resources, new.resources,
-                             read_decisions(before.stack), read_decisions(after.stack))
-    moves, wrong_moves = upgrades(old.resources, new.resources)
+                             read_decisions(before.stack), decided)
+    moves, wrong_moves = upgrades(old.resources, new.resources, decided.v1beta1_migrated)
     review = ["", *policy_lines(old, new), "", *quota_lines(old.resources, new.resources)]
     review += ["", *moves] if moves else []
     return "\n".join([report(stack_name(stack), before, after, diff), *review]), refused + wrong_moves

@@ -30,7 +30,7 @@ from gke_ai_batch.vocabulary import (
 from .mermaid import Diagram, diagram
 from .runtime import Registration
 from .text import FULL_AT, Block, Row, Table, console, markdown
-from .view import ClusterQueue, Pool, QueueQuota, StackView, Team, stack_view
+from .view import ClusterQueue, LocalQueue, Pool, QueueQuota, StackView, Team, stack_view
 
 CONSOLE_POOLS = 30  # the console shows this many node pools; summary.md shows all
 CONSOLE_TEAMS = 30  # and this many teams
@@ -87,6 +87,7 @@ def _queue_cell(view: StackView, name: str) -> str:
         return f"{name} (not declared)"
     notes = [f"shared by {plural(len(cq.teams), 'team')}"] if len(cq.teams) > 1 else ["shared"] if cq.shared else []
     notes += ["any namespace"] if cq.admits_all else []  # namespaceSelector {}: not only its teams'
+    notes += ["LocalQueues ordered by usage"] if cq.usage_ordered else []  # admission fair sharing
     return f"{name} ({'; '.join(notes)})" if notes else name
 
 
@@ -95,11 +96,26 @@ def _cohort_cell(view: StackView, queues: Sequence[str]) -> str:
     return ", ".join(f"{c} (in {view.cohorts[c]})" if view.cohorts.get(c) else c for c in cohorts) or "-"
 
 
+def _local_queue_label(q: LocalQueue) -> str:
+    """Its name, its weight where its ClusterQueue orders LocalQueues by usage, and its jobs' time limit."""
+    notes = [f"weight {q.weight}"] if q.weight is not None else []
+    notes += [f"jobs up to {_duration(q.runtime[0])}, default {_duration(q.runtime[1])}"] if q.runtime else []
+    return f"{q.name} ({'; '.join(notes)})" if notes else q.name
+
+
+def _duration(seconds: int) -> str:
+    """86400 -> 24h, 90 -> 90s: the unit the stack file would use."""
+    for unit, size in (("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
 def _team_row(view: StackView, t: Team, priority: str) -> Row:
-    names = sorted({q.name for q in t.local_queues})
-    same = all(sorted(q.name for q in t.local_queues if q.namespace == ns) == names
+    names = sorted({_local_queue_label(q) for q in t.local_queues})
+    same = all(sorted(_local_queue_label(q) for q in t.local_queues if q.namespace == ns) == names
                for ns in {q.namespace for q in t.local_queues})
-    lqs = ", ".join(names) if same else ", ".join(f"{q.namespace}/{q.name}" for q in t.local_queues)
+    lqs = ", ".join(names) if same else ", ".join(f"{q.namespace}/{_local_queue_label(q)}" for q in t.local_queues)
     return (t.name, ", ".join(t.namespaces) or "-", lqs or "-",
             ", ".join(_queue_cell(view, q) for q in t.cluster_queues) or "-", _cohort_cell(view, t.cluster_queues),
             priority, ", ".join(t.priorities) or "none")

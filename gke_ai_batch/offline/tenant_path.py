@@ -3,7 +3,8 @@
 `kubectl create` of a Job, JobSet, Pod, Deployment or StatefulSet by a member of the team that owns the
 object's namespace passes, in the API server's order and then Kueue's:
 
-1. RBAC: may the team create this kind there? (offline.access, the stack's roles and the upstream ones)
+1. RBAC: may the team create this kind there? (offline.access, the stack's roles and the upstream ones),
+   then the stack's MutatingAdmissionPolicies (offline.mutating_policies: a queue's default time limit);
 2. Pod Security at the namespace's enforce level and version, on every pod the object is or will create:
    PSA enforces on Pods only, so a refused template is a workload admitted and then never given its pods
    (offline.pod_security);
@@ -30,6 +31,7 @@ from gke_ai_batch.vocabulary import Obj
 
 from .access import StackAccess
 from .cel_policies import evaluate
+from .mutating_policies import mutate
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
 from .rbac import AUTHENTICATED, CLUSTER
 from .vap_matching import resource_of
@@ -57,10 +59,18 @@ class Passage:
     layer: str | None = None
     reason: str = ""
     admission: AdmissionResult | None = None
+    defaulted: str = ""  # what a MutatingAdmissionPolicy set on it
 
     @property
     def refused(self) -> bool:
         return self.layer is not None
+
+
+def _defaulted(given: Obj, mutated: Obj) -> str:
+    """The labels the mutating policies added, as `key=value`."""
+    before = (given.get("metadata") or {}).get("labels") or {}
+    after = (mutated.get("metadata") or {}).get("labels") or {}
+    return ", ".join(f"{k}={v}" for k, v in sorted(after.items()) if before.get(k) != v)
 
 
 def resource_name(obj: Obj) -> str:
@@ -80,6 +90,8 @@ class TenantPath:
         self.namespaces = {m["metadata"]["name"]: m for m in ms if m.get("kind") == "Namespace"}
         self.policies = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicy"]
         self.bindings = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicyBinding"]
+        self.mutating = [m for m in ms if m.get("kind") == "MutatingAdmissionPolicy"]
+        self.mutating_bindings = [m for m in ms if m.get("kind") == "MutatingAdmissionPolicyBinding"]
 
     def judge(self, obj: Obj) -> Passage:
         """The first layer that refuses obj, or its passage through all of them."""
@@ -90,15 +102,21 @@ class TenantPath:
         if team is None:
             return Passage(kind, ns, name, RBAC, f"namespace {ns} belongs to no team of this stack "
                                                  f"(team namespaces: {', '.join(self.namespaces_of_teams())})")
-        for layer, reason in (self._rbac(team, obj, ns), self._pod_security(obj, ns), self._policies(team, obj, ns)):
+        layer, reason = self._rbac(team, obj, ns)
+        if layer:
+            return Passage(kind, ns, name, layer, reason)
+        given = obj
+        obj = mutate(self.mutating, self.mutating_bindings, obj, self.namespaces.get(ns), self._member(team))
+        defaulted = _defaulted(given, obj)
+        for layer, reason in (self._pod_security(obj, ns), self._policies(team, obj, ns)):
             if layer:
                 return Passage(kind, ns, name, layer, reason)
         if kind not in FRAMEWORKS:
-            return Passage(kind, ns, name)
+            return Passage(kind, ns, name, defaulted=defaulted)
         result = self.cluster.admit(obj)
         if not result.admitted:
-            return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result)
-        return Passage(kind, ns, name, admission=result)
+            return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result, defaulted)
+        return Passage(kind, ns, name, admission=result, defaulted=defaulted)
 
     def team_of(self, ns: str) -> str | None:
         return next((team for team, nss in self.access.teams.items() if ns in nss), None)
@@ -133,9 +151,8 @@ class TenantPath:
 
     def _policies(self, team: str, obj: Obj, ns: str) -> tuple[str | None, str]:
         """The policies on the object, then on each pod it creates (created by a controller, not the member)."""
-        member = {"username": f"member-of-{team}", "groups": [*sorted(self.access.groups(team)), AUTHENTICATED]}
-        requests = [(obj, member)] + [(self._pod(ns, meta, spec), None) for _, meta, spec in pod_specs_of(obj)
-                                      if obj.get("kind") != "Pod"]
+        requests = [(obj, self._member(team))] + [(self._pod(ns, meta, spec, obj), None)
+                                                  for _, meta, spec in pod_specs_of(obj) if obj.get("kind") != "Pod"]
         for candidate, user in requests:
             denials = evaluate(self.policies, self.bindings, candidate, self.namespaces.get(ns), "CREATE", user)
             if denials:
@@ -144,6 +161,14 @@ class TenantPath:
                 return f"{POLICY} {d.policy}", whose + d.message
         return None, ""
 
+    def _member(self, team: str) -> Obj:
+        """The requester: a member of the team."""
+        return {"username": f"member-of-{team}", "groups": [*sorted(self.access.groups(team)), AUTHENTICATED]}
+
     @staticmethod
-    def _pod(ns: str, meta: Obj, spec: Obj) -> dict[str, Any]:
-        return {"apiVersion": "v1", "kind": "Pod", "metadata": {**meta, "namespace": ns}, "spec": dict(spec)}
+    def _pod(ns: str, meta: Obj, spec: Obj, owner: Obj) -> dict[str, Any]:
+        """A pod the owner's controller creates from its template, owned by it (controllers set ownerReferences)."""
+        ref = {"apiVersion": owner.get("apiVersion"), "kind": owner.get("kind"),
+               "name": (owner.get("metadata") or {}).get("name") or "", "controller": True}
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {**meta, "namespace": ns, "ownerReferences": [ref]},
+                "spec": dict(spec)}

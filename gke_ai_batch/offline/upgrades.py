@@ -16,8 +16,10 @@ def versions(resources: list[dict[str, Any]]) -> dict[str, str]:
             if r["type"] == HELM_RELEASE and (r.get("inputs") or {}).get("name") in COMPONENT}
 
 
-def upgrades(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
-    """(lines for the report, refusals at the config path) for each release whose version moves."""
+def upgrades(old: list[dict[str, Any]], new: list[dict[str, Any]],
+             v1beta1_migrated: bool = False) -> tuple[list[str], list[str]]:
+    """(lines for the report, refusals at the config path) for each release whose version moves;
+    `v1beta1_migrated`: the new stack file's kueue.v1beta1_migrated."""
     lines: list[str] = []
     refused: list[str] = []
     after = versions(new)
@@ -29,7 +31,7 @@ def upgrades(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> tuple[list
             lines.append(f"upgrade {component} {was} -> {now}: BASE runs a release the allow-list does not know; "
                          f"read the release notes of every release in between")
             continue
-        planned = upgrade(component, was, now)
+        planned = upgrade(component, was, now, v1beta1_migrated)
         if planned.refusal:
             refused.append(f"platform.{component.lower()}.version: {planned.refusal}")
         else:

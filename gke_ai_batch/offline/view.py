@@ -18,12 +18,15 @@ from gke_ai_batch.model.pool_facts import PoolFacts, pool_facts, tolerates_queue
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.vocabulary import (
     CLUSTER,
+    DEFAULT_RUNTIME_ANNOTATION,
     KUEUE_GROUP_TYPE_PREFIX,
+    MAX_RUNTIME_ANNOTATION,
     NODE_POOL,
     PRIORITIES_ANNOTATION,
     PRIORITY_CLASS,
     SHARED_QUEUE_LABEL,
     TEAM_LABEL,
+    USAGE_BASED_ADMISSION,
     PoolKind,
 )
 
@@ -52,6 +55,7 @@ class ClusterQueue:
     admits_all: bool  # namespaceSelector {}: every namespace may point a LocalQueue at it
     quotas: list[QueueQuota] = field(default_factory=list)
     teams: list[str] = field(default_factory=list)
+    usage_ordered: bool = False  # admissionScope: UsageBasedAdmissionFairSharing (plan.admission_fair_sharing)
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,8 @@ class LocalQueue:
     name: str
     cluster_queue: str
     team: str
+    weight: str | None = None  # spec.fairSharing.weight: its usage divides by it (admission fair sharing)
+    runtime: tuple[int, int] | None = None  # (maximum, default) seconds a job may run, from its namespace
 
 
 @dataclass
@@ -162,7 +168,8 @@ def _cluster_queue(r: Registration) -> ClusterQueue:
     spec = _spec(r)
     labels = _meta(r).get("labels") or {}
     cq = ClusterQueue(str(_meta(r).get("name")), spec.get("cohortName"), labels.get(SHARED_QUEUE_LABEL) == "true",
-                      spec.get("namespaceSelector") == {})
+                      spec.get("namespaceSelector") == {},
+                      usage_ordered=(spec.get("admissionScope") or {}).get("admissionMode") == USAGE_BASED_ADMISSION)
     for group in spec.get("resourceGroups") or []:
         for fl in group.get("flavors") or []:
             for res in fl.get("resources") or []:
@@ -177,23 +184,36 @@ def _teams(regs: Sequence[Registration]) -> list[Team]:
     to its namespace's team, else it is shown under its namespace in parentheses."""
     teams: dict[str, Team] = {}
     ns_team: dict[str, str] = {}
+    ns_annotations: dict[str, dict[str, str]] = {}
     for r in regs:
         if r.type.startswith("kubernetes:core/v1:Namespace") and TEAM_LABEL in (_meta(r).get("labels") or {}):
             name, team = str(_meta(r)["name"]), str(_meta(r)["labels"][TEAM_LABEL])
             ns_team[name] = team
             teams.setdefault(team, Team(team)).namespaces.append(name)
+            ns_annotations[name] = dict(_meta(r).get("annotations") or {})
             allowed = str((_meta(r).get("annotations") or {}).get(PRIORITIES_ANNOTATION) or "")
             teams[team].priorities = [p for p in allowed.split(",") if p]
     for r in _kueue(regs, "LocalQueue"):
         meta = _meta(r)
         ns = str(meta.get("namespace") or "default")
         team = (meta.get("labels") or {}).get(TEAM_LABEL) or ns_team.get(ns) or f"({ns})"
-        lq = LocalQueue(ns, str(meta.get("name")), str(_spec(r).get("clusterQueue")), team)
+        weight = (_spec(r).get("fairSharing") or {}).get("weight")
+        lq = LocalQueue(ns, str(meta.get("name")), str(_spec(r).get("clusterQueue")), team,
+                        None if weight is None else str(weight),
+                        _runtime(ns_annotations.get(ns, {}), str(meta.get("name"))))
         teams.setdefault(team, Team(team)).local_queues.append(lq)
     for t in teams.values():
         t.namespaces.sort()
         t.local_queues.sort(key=lambda q: (q.namespace, q.name))
     return [teams[n] for n in sorted(teams, key=natural)]
+
+
+def _runtime(annotations: Mapping[str, str], queue: str) -> tuple[int, int] | None:
+    """A LocalQueue's (maximum, default) time limit in seconds, as its namespace carries it for the policies."""
+    most = annotations.get(MAX_RUNTIME_ANNOTATION + queue)
+    if most is None:
+        return None
+    return int(most), int(annotations.get(DEFAULT_RUNTIME_ANNOTATION + queue, most))
 
 
 def _default_priority(regs: Sequence[Registration]) -> tuple[str, int] | None:

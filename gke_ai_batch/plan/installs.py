@@ -34,7 +34,9 @@ def recommended_memory(queues: int, workloads: int = 0) -> int:
 
 
 def expected_workloads(platform: Platform) -> int:
-    """The most Workloads the teams may hold at once: their object quotas, per namespace."""
+    """The most Workloads the teams may hold at once: their object quotas, per namespace. Finished and
+    deactivated Workloads count until kueue.retention has Kueue delete them, so the quota, not the rate of
+    jobs, bounds what the controller holds (without retention the quota would fill and stay full)."""
     return sum(t.object_quotas.workloads * len(t.namespaces or [t.name]) for t in platform.config.teams)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from gke_ai_batch.model.config import KueueConfig
+from gke_ai_batch.model.config import UNADMITTED_GATE, KueueConfig
 from gke_ai_batch.vocabulary import TEAM_LABEL
 
 # charts/kueue/values.yaml at kubernetes-sigs/kueue v0.19.2, managerConfig.controllerManagerConfigYaml,
@@ -134,11 +134,41 @@ CHANGES: tuple[Change, ...] = (
            "only on a fleet manager: the dispatcher fleet.dispatcher names (Kueue's default is all-at-once); the "
            "incremental one offers a workload to one worker at a time, in the MultiKueueConfig's order "
            "(stepSize 1; gates MultiKueueIncrementalDispatcherConfig and ...RespectConfigOrder, beta and on in 0.19)"),
+    Change("admissionFairSharing", lambda s: admission_fair_sharing(s.kueue),
+           "set on every stack, so that a team turning admission fair sharing on or off changes only its "
+           "ClusterQueue (Kueue uses it only where a ClusterQueue's admissionScope asks; without this block no "
+           "queue's does); kueue.admission_fair_sharing has the defaults and their reasons"),
+    Change("objectRetentionPolicies", lambda s: {"workloads": {
+        "afterFinished": s.kueue.retention.after_finished,
+        "afterDeactivatedByKueue": s.kueue.retention.after_deactivated_by_kueue}},
+           "Kueue keeps every Workload forever when unset: its memory, etcd and the teams' Workload object "
+           "quotas fill with finished ones; kueue.retention has the durations and their reasons"),
+    Change("featureGates", lambda s: {UNADMITTED_GATE: True}
+           if s.kueue.unadmitted_workloads_observability else None,
+           "UnadmittedWorkloadsObservability (beta, off in 0.19): tiered pending reasons on a Workload's "
+           "QuotaReserved condition and the kueue_unadmitted_workloads metric per reason, which the pending "
+           "queries of docs/policies.md read"),
     Change("fairSharing", lambda s: {"preemptionStrategies": ["LessThanOrEqualToFinalShare",
                                                               "LessThanInitialShare"]}
            if s.kueue.fair_sharing else None,
            "only with kueue.fair_sharing: the chart's commented strategies, Kueue's defaults"),
 )
+
+
+
+# What a unit of each resource counts in a LocalQueue's usage: Kueue sums raw quantities (CalculateUsage,
+# pkg/util/admissionfairsharing at v0.19.2; a resource not listed counts 1), so bytes of memory would
+# outweigh every chip. The platform's queues are quotas of accelerators: a chip or GPU counts 1.
+DEFAULT_RESOURCE_WEIGHTS = {"google.com/tpu": 1.0, "nvidia.com/gpu": 1.0, "cpu": 0.0, "memory": 0.0,
+                            "ephemeral-storage": 0.0}
+
+
+def admission_fair_sharing(k: KueueConfig) -> dict[str, Any]:
+    """Kueue's admissionFairSharing block: the stack's half-life and sampling interval, the resource weights
+    over the platform's defaults."""
+    afs = k.admission_fair_sharing
+    return {"usageHalfLifeTime": afs.usage_half_life_time, "usageSamplingInterval": afs.usage_sampling_interval,
+            "resourceWeights": {**DEFAULT_RESOURCE_WEIGHTS, **afs.resource_weights}}
 
 
 def configuration(settings: Settings) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from gke_ai_batch.model.quantity import parse_quantity, render_quantity
 from gke_ai_batch.model.team_config import QueueSpec, QuotaSpec
 from gke_ai_batch.model.topologies import topology_name
 from gke_ai_batch.model.words import name_list
-from gke_ai_batch.plan import tenancy
+from gke_ai_batch.plan import admission_fair_sharing, tenancy
 from gke_ai_batch.plan.autopilot import autopilot_node_labels, check_autopilot_tpu_version
 from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.plan.team_namespaces import TeamPlan, _local_queues, _team_manifests, _team_namespaces, stop_policy
@@ -549,6 +549,8 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan],
         namespaces = tuple(ns for team in teams if name in team.cluster_queues for ns in team.namespaces)
         queues.append(ClusterQueuePlan(name, path, q, namespaces, True, _cluster_queue(
             ctx, name, path, q, shared=True, shared_all=q.admit == "all")))
+    admission_fair_sharing.apply(cfg, [(q.name, q.path, q.spec.admission_fair_sharing, q.shared, q.manifest)
+                                       for q in queues], teams)
     return SchedulingPlan(flavors=flavors, cohorts=cohorts, cluster_queues=tuple(queues), teams=tuple(teams),
                           admission_checks=_admission_checks(cfg, flavors), priority_classes=pcs,
                           workload_priority_classes=wpcs)

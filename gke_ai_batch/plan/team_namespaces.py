@@ -8,7 +8,7 @@ from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.model.words import name_list
-from gke_ai_batch.plan import lifecycle, tenancy
+from gke_ai_batch.plan import lifecycle, runtime_limits, tenancy
 from gke_ai_batch.plan.isolation import isolation_policy
 from gke_ai_batch.vocabulary import (
     COST_CENTER_LABEL,
@@ -62,12 +62,12 @@ def cost_labels(cfg: PlatformConfig, team: TeamConfig) -> dict[str, str]:
 
 
 def _namespace(cfg: PlatformConfig, team: TeamConfig, ns: str, level: str, admitted_by: dict[str, str],
-               allowed: tuple[str, ...]) -> Manifest:
+               allowed: tuple[str, ...], runtime: dict[str, str]) -> Manifest:
     """A team namespace: the team, the queues that admit it, cost labels, its Pod Security level, and
-    the priorities its pods may name (read by the admission policies)."""
+    the priorities its pods may name and its queues' time limits (read by the admission policies)."""
     labels = {TEAM_LABEL: team.name, **admitted_by, **cost_labels(cfg, team), **tenancy.pod_security_labels(level)}
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {
-        "name": ns, "labels": labels, "annotations": tenancy.priorities_annotation(allowed)}}
+        "name": ns, "labels": labels, "annotations": {**tenancy.priorities_annotation(allowed), **runtime}}}
 
 
 def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: tuple[str, ...],
@@ -75,6 +75,7 @@ def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: t
     tenancy.check_groups(cfg, i, team)
     levels = tenancy.pod_security_levels(i, team, namespaces)
     allowed = tenancy.allowed_priorities(cfg, i, team)
+    runtime = runtime_limits.namespace_annotations(runtime_limits.limits(i, team))
     admitted_by = {admitted_by_label(cq): "true" for _, cq in local_queues}
     created = tuple(ns for ns in namespaces if ns not in PREEXISTING_NAMESPACES)
     stop = stop_policy(team)
@@ -86,7 +87,7 @@ def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: t
         tenancy.object_quota(team, ns), isolation_policy(team.name, ns, tenancy.ISOLATION_POLICY)))
     return TeamPlan(name=team.name, path=path_of("teams", i), namespaces=tuple(namespaces), created_namespaces=created,
                     cluster_queue=cq_name, local_queues=local_queues, groups=tuple(team.groups),
-                    namespace_manifests=tuple(_namespace(cfg, team, ns, levels[ns], admitted_by, allowed)
+                    namespace_manifests=tuple(_namespace(cfg, team, ns, levels[ns], admitted_by, allowed, runtime)
                                               for ns in namespaces),
                     local_queue_manifests=lqs,
                     role_binding_manifests=tuple(tenancy.role_binding(team, ns) for ns in namespaces)

@@ -14,6 +14,7 @@ from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.gke_pool_rules import version_below
 from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.model.words import name_list
+from gke_ai_batch.plan import runtime_limits
 from gke_ai_batch.plan.admission_policies import admission_policies
 from gke_ai_batch.vocabulary import (
     CONTROLLER_PRIORITY,
@@ -162,5 +163,7 @@ def controller_priority() -> Manifest:
             "description": "The platform's controllers (Kueue, JobSet): never preempted by team pods"}
 
 
-def plan_tenancy() -> TenancyPlan:
-    return TenancyPlan(controller_priority(), team_role(), admission_policies())
+def plan_tenancy(version: str | None = None) -> TenancyPlan:
+    """`version`: the cluster's pinned Kubernetes version, which decides whether time limits get their
+    default by a MutatingAdmissionPolicy (plan.runtime_limits)."""
+    return TenancyPlan(controller_priority(), team_role(), admission_policies() + runtime_limits.policies(version))

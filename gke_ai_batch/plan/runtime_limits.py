@@ -1,0 +1,186 @@
+"""Time limits: a team (or one of its LocalQueues) with `max_runtime` holds every job it submits to Kueue's
+per-job limit, the `kueue.x-k8s.io/max-exec-time-seconds` label (Kueue v0.19.2: read from the job object's
+labels, a positive int32, immutable while the job runs; when the admitted time runs out Kueue deactivates the
+Workload), so that a stuck job cannot hold reserved TPUs forever.
+
+Each team namespace carries its LocalQueues' limits as annotations (`max-runtime.gke-ai-batch.io/<queue>`,
+`default-runtime.gke-ai-batch.io/<queue>`, in seconds), read by one policy for every team, so no policy lists the
+teams:
+- a ValidatingAdmissionPolicy refuses a Job, JobSet or bare Pod of a limited queue without the label, or with
+  one above the maximum, on create and on an update that changes the label (a suspended job's labels may
+  change), naming the value to set; an update that keeps it passes, so lowering a maximum never blocks the
+  controllers' updates of work already admitted;
+- where the cluster runs Kubernetes 1.36 or later (`cluster.version`), a MutatingAdmissionPolicy first sets the
+  queue's default on a job that has none (admissionregistration.k8s.io/v1, GA in 1.36, KEP-3962: alpha 1.32,
+  beta 1.34 off by default; GKE serves GA APIs without opting in). Below 1.36, or with the version unpinned,
+  the job is refused with the default to set instead.
+
+Deployments and StatefulSets are serving workloads that run until scaled down; Kueue manages their pods, which
+their controllers create, so they carry no limit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.field_rules import duration_seconds
+from gke_ai_batch.model.gke_pool_rules import version_key
+from gke_ai_batch.model.team_config import TeamConfig
+from gke_ai_batch.vocabulary import (
+    DEFAULT_RUNTIME_ANNOTATION,
+    MAX_EXEC_TIME_LABEL,
+    MAX_RUNTIME_ANNOTATION,
+    QUEUE_LABEL,
+    TEAM_LABEL,
+    Manifest,
+)
+
+MAX_ANNOTATION = MAX_RUNTIME_ANNOTATION
+DEFAULT_ANNOTATION = DEFAULT_RUNTIME_ANNOTATION
+MUTATING_MIN_VERSION = (1, 36)  # MutatingAdmissionPolicy v1 GA (KEP-3962 kep.yaml: stable v1.36)
+MAX_INT32 = 2**31 - 1  # Kueue parses the label as an int32 (jobframework.MaximumExecutionTimeSecondsForObject)
+POLICY = "gke-ai-batch-runtime-limits"
+DEFAULTING = "gke-ai-batch-default-runtime"
+API = "admissionregistration.k8s.io/v1"
+# The kinds whose own labels Kueue reads the limit from, as the policies match them.
+RESOURCES = (("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("", "pods"))
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A LocalQueue's limit, in seconds."""
+
+    maximum: int
+    default: int
+
+
+def _seconds(path: str, max_runtime: str | None, default_runtime: str | None) -> Limit | None:
+    if default_runtime is not None and max_runtime is None:
+        raise ConfigError(f"{path}.default_runtime", f"{default_runtime!r} needs a max_runtime: the default is what a "
+                          "job without a limit gets, under the maximum; set max_runtime too")
+    if max_runtime is None:
+        return None
+    maximum = duration_seconds(max_runtime)
+    default = duration_seconds(default_runtime) if default_runtime is not None else maximum
+    for key, value, seconds in (("max_runtime", max_runtime, maximum), ("default_runtime", default_runtime, default)):
+        if value is not None and not 0 < seconds <= MAX_INT32:
+            raise ConfigError(f"{path}.{key}", f"{value!r} is {seconds} s; allowed: 1 s to {MAX_INT32} s (Kueue reads "
+                              "the limit as a positive 32-bit number of seconds)")
+    if default > maximum:
+        raise ConfigError(f"{path}.default_runtime", f"{default_runtime!r} is above max_runtime {max_runtime!r}: a "
+                          "job given the default would be refused; give a default at or below the maximum")
+    return Limit(maximum, default)
+
+
+def limits(i: int, team: TeamConfig) -> dict[str, Limit]:
+    """The team's LocalQueue names that have a limit -> it: the LocalQueue's own, else the team's."""
+    path = path_of("teams", i)
+    team_limit = _seconds(path, team.max_runtime, team.default_runtime)
+    names = [(j, lq.name, lq.max_runtime, lq.default_runtime) for j, lq in enumerate(team.local_queues)]
+    if not names:
+        return {team.local_queue or f"{team.name}-queue": team_limit} if team_limit else {}
+    out: dict[str, Limit] = {}
+    for j, name, max_runtime, default_runtime in names:
+        own = _seconds(path_of("teams", i, "local_queues", j), max_runtime or team.max_runtime,
+                       default_runtime or (team.default_runtime if max_runtime is None else None))
+        if own:
+            out[name] = own
+    return out
+
+
+def namespace_annotations(queue_limits: dict[str, Limit]) -> dict[str, str]:
+    """What a team namespace carries for the policies."""
+    out: dict[str, str] = {}
+    for name, limit in sorted(queue_limits.items()):
+        out[MAX_ANNOTATION + name] = str(limit.maximum)
+        out[DEFAULT_ANNOTATION + name] = str(limit.default)
+    return out
+
+
+def mutating(version: str | None) -> bool:
+    """Whether the cluster's pinned version has MutatingAdmissionPolicy v1 (an unpinned one is not assumed to)."""
+    key = version_key(version or "")
+    return key is not None and key[:2] >= MUTATING_MIN_VERSION
+
+
+_ANNOTATIONS = "(has(namespaceObject.metadata.annotations) ? namespaceObject.metadata.annotations : {})"
+_QUEUE = (f"has(object.metadata.labels) && '{QUEUE_LABEL}' in object.metadata.labels ? "
+          f"object.metadata.labels['{QUEUE_LABEL}'] : ''")
+_LABEL = (f"has(object.metadata.labels) && '{MAX_EXEC_TIME_LABEL}' in object.metadata.labels ? "
+          f"object.metadata.labels['{MAX_EXEC_TIME_LABEL}'] : ''")
+# A Pod that a controller owns (a Job's, a ReplicaSet's) is judged through its owner.
+_OWN_JOB = "object.kind != 'Pod' || !has(object.metadata.ownerReferences) || size(object.metadata.ownerReferences) == 0"
+VARIABLES = (
+    {"name": "annotations", "expression": _ANNOTATIONS},
+    {"name": "queue", "expression": _QUEUE},
+    {"name": "limited",
+     "expression": f"({_OWN_JOB}) && ('{MAX_ANNOTATION}' + variables.queue) in variables.annotations"},
+    {"name": "maximum",
+     "expression": f"variables.limited ? variables.annotations['{MAX_ANNOTATION}' + variables.queue] : ''"},
+    {"name": "default", "expression": f"variables.limited && ('{DEFAULT_ANNOTATION}' + variables.queue) in "
+                                       f"variables.annotations ? variables.annotations['{DEFAULT_ANNOTATION}' + "
+                                       "variables.queue] : variables.maximum"},
+    {"name": "label", "expression": _LABEL},
+    # An update that keeps the label passes: Kueue unsuspending a job, or its controller's own updates, after
+    # the queue's maximum was lowered would otherwise be refused and leave admitted work stuck.
+    {"name": "kept", "expression": f"request.operation == 'UPDATE' && ({_LABEL.replace('object.', 'oldObject.')}) "
+                                   "== variables.label"},
+)
+_WHICH = "'LocalQueue ' + variables.queue + ' of team ' + namespaceObject.metadata.labels['" + TEAM_LABEL + "']"
+
+
+def _rules(operations: list[str]) -> list[dict[str, object]]:
+    groups: dict[str, list[str]] = {}
+    for group, plural in RESOURCES:
+        groups.setdefault(group, []).append(plural)
+    return [{"apiGroups": [g], "apiVersions": ["*"], "resources": r, "operations": operations}
+            for g, r in groups.items()]
+
+
+def validating_policy() -> tuple[Manifest, Manifest]:
+    """Every job of a limited LocalQueue names a limit no larger than the queue's maximum."""
+    policy = {"apiVersion": API, "kind": "ValidatingAdmissionPolicy", "metadata": {"name": POLICY}, "spec": {
+        "failurePolicy": "Fail", "matchConstraints": {"resourceRules": _rules(["CREATE", "UPDATE"])},
+        "variables": [dict(v) for v in VARIABLES],
+        "validations": [
+            {"expression": "variables.kept || !variables.limited || variables.label != ''",
+             "messageExpression": f"{_WHICH} + ' holds every job to at most ' + variables.maximum + ' s: label it "
+                                  f"{MAX_EXEC_TIME_LABEL}: \"' + variables.default + '\" (the queue\\'s default), or "
+                                  "another number of seconds up to ' + variables.maximum", "reason": "Invalid"},
+            {"expression": "variables.kept || !variables.limited || variables.label == '' || "
+                           "(variables.label.matches('^[1-9][0-9]{0,9}$') && "
+                           "int(variables.label) <= int(variables.maximum))",
+             "messageExpression": f"{_WHICH} + ' holds every job to at most ' + variables.maximum + ' s; not "
+                                  f"{MAX_EXEC_TIME_LABEL}: ' + variables.label + ' (the queue\\'s default is ' + "
+                                  "variables.default + ')'", "reason": "Invalid"},
+        ]}}
+    binding = {"apiVersion": API, "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": POLICY},
+               "spec": {"policyName": POLICY, "validationActions": ["Deny"], "matchResources": {
+                   "namespaceSelector": {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]}}}}
+    return policy, binding
+
+
+# The one mutation: the queue's default as the limit of a job of a limited queue that names none (server-side
+# apply merges it into the labels); for any other job an empty object, which changes nothing.
+WITHOUT_A_LIMIT = "variables.limited && variables.label == ''"
+APPLY_DEFAULT = (f"{WITHOUT_A_LIMIT} ? "
+                 f"Object{{metadata: Object.metadata{{labels: {{'{MAX_EXEC_TIME_LABEL}': variables.default}}}}}} : "
+                 "Object{}")
+
+
+def mutating_policy() -> tuple[Manifest, Manifest]:
+    """A job of a limited LocalQueue that names no limit gets the queue's default, at creation."""
+    policy = {"apiVersion": API, "kind": "MutatingAdmissionPolicy", "metadata": {"name": DEFAULTING}, "spec": {
+        "failurePolicy": "Fail", "reinvocationPolicy": "Never",
+        "matchConstraints": {"resourceRules": _rules(["CREATE"])},
+        "variables": [dict(v) for v in VARIABLES],
+        "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": APPLY_DEFAULT}}]}}
+    binding = {"apiVersion": API, "kind": "MutatingAdmissionPolicyBinding", "metadata": {"name": DEFAULTING},
+               "spec": {"policyName": DEFAULTING, "matchResources": {
+                   "namespaceSelector": {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]}}}}
+    return policy, binding
+
+
+def policies(version: str | None) -> tuple[Manifest, ...]:
+    """The defaulting policy where the cluster has it, then the validating one."""
+    return (*(mutating_policy() if mutating(version) else ()), *validating_policy())
