@@ -1,0 +1,164 @@
+"""GKE custom compute classes: the ComputeClass objects (checked against GKE's schema), the cluster's node
+auto-provisioning, one Kueue flavor per class, and every bad input refused at its config path."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.plan.gke_inputs import cluster_inputs
+from gke_ai_batch.plan.platform import build_platform
+from gke_ai_batch.vocabulary import COMPUTE_CLASS
+
+from .conftest import ROOT, STACKS, by_type, platform_of
+
+SCHEMA = json.loads((Path(__file__).parent / "upstream_crds" / "cloud.google.com_computeclass_v1.json").read_text())
+
+
+def dev(change=None):
+    cfg = platform_of("dev")
+    if change:
+        change(cfg)
+    return cfg
+
+
+def classes(cfg):
+    return cfg["compute_classes"]
+
+
+def refused(change) -> ConfigError:
+    with pytest.raises(ConfigError) as e:
+        build_platform(dev(change))
+    return e.value
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_declared_compute_class_follows_gkes_schema(plan, stack):
+    for r in by_type(plan(stack), ":ComputeClass"):
+        errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+                  for e in jsonschema.Draft7Validator(SCHEMA).iter_errors(r.inputs)]
+        assert errors == [], (r.name, errors)
+
+
+def test_the_schema_refuses_a_field_gke_does_not_have(plan):
+    (cc, *_) = by_type(plan("dev"), ":ComputeClass")
+    bad = json.loads(json.dumps(cc.inputs))
+    bad["spec"]["priorities"][0]["tpu"]["chips"] = 8
+    assert not jsonschema.Draft7Validator(SCHEMA).is_valid(bad)
+
+
+def test_dev_declares_a_tpu_and_a_gpu_class_with_their_chains(plan):
+    ccs = {r.inputs["metadata"]["name"]: r.inputs["spec"] for r in by_type(plan("dev"), ":ComputeClass")}
+    assert sorted(ccs) == ["h200-8", "v6e-2x4"]
+    v6e = ccs["v6e-2x4"]["priorities"]
+    assert [p["tpu"] for p in v6e] == [{"type": "tpu-v6e-slice", "count": 8, "topology": "2x4"}] * 4
+    assert v6e[0]["reservations"] == {"affinity": "Specific", "specific": [{"name": "v6e-res"}]}
+    assert (v6e[1]["flexStart"], v6e[1]["maxRunDurationSeconds"]) == ({"enabled": True}, 604800)
+    assert (v6e[2]["spot"], v6e[3]["spot"], v6e[3]["reservations"]) == (True, False, {"affinity": "None"})
+    assert ccs["h200-8"]["priorities"][0]["gpu"] == {"type": "nvidia-h200-141gb", "count": 8, "driverVersion": "latest"}
+    assert ccs["v6e-2x4"]["nodePoolAutoCreation"] == {"enabled": True}
+    assert ccs["v6e-2x4"]["activeMigration"] == {"optimizeRulePriority": True}
+
+
+def test_each_class_is_a_flavor_selecting_and_tolerating_its_nodes():
+    flavor = build_platform(dev()).scheduling.flavors["v6e-2x4"].manifest()
+    assert flavor["spec"] == {
+        "nodeLabels": {"cloud.google.com/compute-class": "v6e-2x4"},
+        "tolerations": [{"key": "cloud.google.com/compute-class", "operator": "Equal", "value": "v6e-2x4",
+                         "effect": "NoSchedule"}]}
+
+
+def test_the_cluster_auto_provisions_under_limits_that_cover_every_pool_and_class():
+    nap = cluster_inputs(build_platform(dev()).config, {})["cluster_autoscaling"]
+    limits = {r["resource_type"]: r["maximum"] for r in nap["resource_limits"]}
+    assert limits["tpu-v6e-slice"] == 4 * 8 + 16 + 16  # the class at full size, and the two v6e pools
+    assert limits["nvidia-h200-141gb"] == 2 * 8
+    assert nap["auto_provisioning_defaults"]["service_account"] == "ml-dev-nodes@acme-ml-dev.iam.gserviceaccount.com"
+    assert nap["auto_provisioning_defaults"]["management"] == {"auto_repair": True, "auto_upgrade": True}
+    assert nap["auto_provisioning_locations"] == ["us-east5-b"]
+
+
+def test_a_stack_without_classes_sends_no_auto_provisioning():
+    assert "cluster_autoscaling" not in cluster_inputs(build_platform(platform_of("multislice")).config, {})
+
+
+def test_a_given_limit_above_the_reach_is_kept():
+    cfg = dev(lambda c: c["cluster"].update(auto_provisioning={"limits": {"tpu-v6e-slice": 256}}))
+    nap = cluster_inputs(build_platform(cfg).config, {})["cluster_autoscaling"]
+    assert {r["resource_type"]: r["maximum"] for r in nap["resource_limits"]}["tpu-v6e-slice"] == 256
+
+
+# (the issue's bad input, or a rule) -> (change to dev, config path, message fragment)
+BAD = {
+    "empty priority list": (lambda c: classes(c)[0].update(priorities=[]), "platform.compute_classes[0].priorities",
+                            "at least 1"),
+    "two ways in a priority": (lambda c: classes(c)[0]["priorities"][2].update(on_demand=True),
+                               "platform.compute_classes[0].priorities[2]", "spot and on_demand: two ways"),
+    "no way in a priority": (lambda c: classes(c)[0]["priorities"].append({"zones": ["us-east5-b"]}),
+                             "platform.compute_classes[0].priorities[4]", "no way; a priority is exactly one of"),
+    "unknown key": (lambda c: classes(c)[0]["priorities"][0].update(reserved=2),
+                    "platform.compute_classes[0].priorities[0].reserved", "unknown key"),
+    "no accelerator": (lambda c: classes(c)[0].pop("tpu"), "platform.compute_classes[0]",
+                       "no accelerator: a compute class is one accelerator shape"),
+    "two accelerators": (lambda c: classes(c)[0].update(gpu={"type": "nvidia-l4"}), "platform.compute_classes[0]",
+                         "both tpu and gpu"),
+    "limit below a class's node": (
+        lambda c: c["cluster"].update(auto_provisioning={"limits": {"nvidia-h200-141gb": 4}}),
+        "platform.cluster.auto_provisioning.limits.nvidia-h200-141gb",
+        "4 is below one node of compute class 'h200-8' (8 nvidia-h200-141gb)"),
+    "limit below the reach": (lambda c: c["cluster"].update(auto_provisioning={"limits": {"cpu": 3000}}),
+                              "platform.cluster.auto_provisioning.limits.cpu",
+                              "below what the pools and compute classes reach at full size (4"),
+    "unknown limit": (lambda c: c["cluster"].update(auto_provisioning={"limits": {"tpus": 8}}),
+                      "platform.cluster.auto_provisioning.limits.tpus", "not a resource GKE limits"),
+    "quota on a class the stack lacks": (
+        lambda c: c["teams"][0]["queue"]["quotas"].update({"v5p-2x2x1": {"google.com/tpu": 4}}),
+        "platform.teams[0].queue.quotas.v5p-2x2x1", "flavor 'v5p-2x2x1' does not exist in this environment"),
+    "reservation without its size": (lambda c: classes(c)[0]["priorities"][0].pop("reserved_nodes"),
+                                     "platform.compute_classes[0].priorities[0]",
+                                     "reservation and reserved_nodes go together"),
+    "bad reservation": (lambda c: classes(c)[0]["priorities"][0].update(reservation="Res_1"),
+                        "platform.compute_classes[0].priorities[0].reservation", "name a reservation"),
+    "class named like a pool's flavor": (lambda c: classes(c)[0].update(name="v6e-flex"),
+                                         "platform.compute_classes[0].name", "already a flavor of this stack"),
+    "topology the generation lacks": (lambda c: classes(c)[0]["tpu"].update(topology="3x3"),
+                                      "platform.compute_classes[0].tpu.topology", "'3x3'"),
+    "GPU count the machine lacks": (lambda c: classes(c)[1]["gpu"].update(count=4),
+                                    "platform.compute_classes[1].gpu.count", "drop gpus_per_node"),
+    "zone outside the region": (lambda c: classes(c)[0].update(zones=["europe-west4-a"]),
+                                "platform.compute_classes[0].zones", "in the cluster's region us-east5"),
+    "reservation of another shape": (
+        lambda c: classes(c)[1]["priorities"][0].update(reservation="v6e-res"),
+        "platform.compute_classes[1].priorities[0].reservation", "'v6e-res' holds ct6e-standard-8t VMs"),
+    "flex-start past seven days": (
+        lambda c: classes(c)[0]["priorities"][1].update(flex_start={"max_run_duration": "700000s"}),
+        "platform.compute_classes[0].priorities[1].flex_start.max_run_duration", "at most 604800s"),
+    "limits with auto-provisioning off": (
+        lambda c: c["cluster"].update(auto_provisioning={"enabled": False, "limits": {"cpu": 9000}}),
+        "platform.cluster.auto_provisioning.limits", "GKE applies no cluster-wide limits"),
+}
+
+
+@pytest.mark.parametrize("case", BAD)
+def test_bad_input_is_refused_at_its_path(case):
+    change, path, fragment = BAD[case]
+    e = refused(change)
+    assert (e.path, fragment in e.message) == (path, True), str(e)
+
+
+def test_the_planner_refuses_bad_input_with_exit_2(tmp_path):
+    cfg = dev(lambda c: classes(c)[0].update(priorities=[]))
+    stack = tmp_path / "Pulumi.bad.yaml"
+    stack.write_text(json.dumps({"config": {"gke-ai-batch:platform": cfg}}))
+    out = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", str(stack)], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert out.returncode == 2, out.stderr
+    assert "platform.compute_classes[0].priorities" in out.stderr + out.stdout
+    assert "Traceback" not in out.stderr
+
+
+def test_compute_class_type_token():
+    assert COMPUTE_CLASS == "kubernetes:cloud.google.com/v1:ComputeClass"
