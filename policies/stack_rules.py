@@ -8,6 +8,7 @@ from typing import Any
 
 from gke_ai_batch.model.gke_cluster_rules import region_of
 from gke_ai_batch.model.gke_rules import (
+    class_findings,
     cluster_findings,
     network_findings,
     pool_findings,
@@ -33,6 +34,7 @@ from gke_ai_batch.vocabulary import (
     ACCELERATOR_LABELS,
     ACCELERATOR_RESOURCES,
     CLUSTER,
+    COMPUTE_CLASS,
     FIXED_CAPACITY,
     NODE_POOL,
     NODES_ON_WORKER_ANNOTATION,
@@ -292,6 +294,11 @@ def gke_rules(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
         if cluster and subnet:
             found += [(subnet.urn, f"subnet {subnet.name} of cluster {cluster.name}: {f.message} ({rule.id})")
                       for rule, f in network_findings(subnet.props, cprops, [p.props for p in pools])]
+    clusters = ix.by_type[CLUSTER]
+    cluster_props = clusters[0].props if len(clusters) == 1 else {}  # several clusters: whose is unknown
+    for cc in ix.by_type[COMPUTE_CLASS]:
+        found += [(cc.urn, f"compute class {cc.name}: {f.message} ({rule.id})")
+                  for rule, f in class_findings(cc.props, cluster_props)]
     return found
 
 

@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 
 from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.model.gke_rules import RULES
 from gke_ai_batch.plan.gke_inputs import cluster_inputs
 from gke_ai_batch.plan.platform import build_platform
 from gke_ai_batch.vocabulary import COMPUTE_CLASS
@@ -162,3 +163,23 @@ def test_the_planner_refuses_bad_input_with_exit_2(tmp_path):
 
 def test_compute_class_type_token():
     assert COMPUTE_CLASS == "kubernetes:cloud.google.com/v1:ComputeClass"
+
+
+def test_auto_provisioning_without_cpu_and_memory_limits_is_a_gke_rule_finding():
+    (rule,) = [r for r in RULES if r.id == "nap-cpu-memory-limits"]
+    bad = {"clusterAutoscaling": {"enabled": True, "resourceLimits": [{"resourceType": "cpu", "maximum": 10}]}}
+    assert [f.message for f in rule.check(bad)] == ["node auto-provisioning needs cpu and memory limits; give both"]
+    good = {"clusterAutoscaling": {"enabled": True, "resourceLimits": [
+        {"resourceType": "cpu", "maximum": 10}, {"resourceType": "memory", "maximum": 40}]}}
+    assert list(rule.check(good)) == []
+
+
+def test_the_policy_pack_runs_the_class_rules_over_any_programs_compute_classes(plan):
+    from gke_ai_batch.model.promises import Res
+    from gke_ai_batch.policies.stack_rules import gke_rules
+    resources = [Res(r.type, r.urn, r.inputs) for r in plan("dev")]
+    assert gke_rules(resources) == []
+    big = [Res(r.type, r.urn, {**r.inputs, "metadata": {**r.inputs["metadata"], "annotations": {
+        "gke-ai-batch.io/max-nodes": "5000"}}}) if r.type == COMPUTE_CLASS else Res(r.type, r.urn, r.inputs)
+        for r in plan("dev")]
+    assert any("which holds at most 1,000 (class-pool-size)" in message for _, message in gke_rules(big))
