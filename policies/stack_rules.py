@@ -15,9 +15,13 @@ from gke_ai_batch.model.gke_rules import (
     stack_findings,
 )
 from gke_ai_batch.model.promises import (
+    ClassFacts,
+    FlavorCapacity,
     Res,
     StackIndex,
     annotations_of,
+    class_of,
+    compute_classes,
     flavor_capacity,
     headline,
     nominal_quotas,
@@ -71,22 +75,48 @@ def zone_flavors_over_total(ix: StackIndex) -> list[tuple[str | None, str]]:
     return found
 
 
+def _class_flavors(ix: StackIndex) -> dict[str, ClassFacts]:
+    """Flavors that select a compute class's nodes, with the class."""
+    classes = compute_classes(ix)
+    return {name: cc for name, fl in ix.kueue["ResourceFlavor"].items() if (cc := class_of(fl.props, classes))}
+
+
 def quota_over_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    """Quotas beyond what on-demand and reserved pools hold, or beyond the most a compute class may have."""
     ix = StackIndex(resources)
-    return zone_flavors_over_total(ix) + [(ix.kueue["ResourceFlavor"][flavor].urn,
-             f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}) but "
-             f"its on-demand/reserved pools hold {show_amount(res, cap.fixed)}; lower the nominal quotas or add "
-             "nodes")
-            for flavor, res, promised, cap, queues in headline([
-                p for p in promises(ix) if p[3].total and p[3].fixed == p[3].total and p[2] > p[3].fixed])]
+    classes = _class_flavors(ix)
+    pools = [(ix.kueue["ResourceFlavor"][flavor].urn,
+              f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}) but "
+              f"its on-demand/reserved pools hold {show_amount(res, cap.fixed)}; lower the nominal quotas or add "
+              "nodes")
+             for flavor, res, promised, cap, queues in headline([
+                 p for p in promises(ix) if p[0] not in classes and p[3].total and p[3].fixed == p[3].total
+                 and p[2] > p[3].fixed])]
+    over_classes = [(ix.kueue["ResourceFlavor"][flavor].urn,
+                     f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}) "
+                     f"but compute class {classes[flavor].name} has at most {show_amount(res, cap.total)} "
+                     f"({classes[flavor].max_nodes} nodes); lower the nominal quotas or raise the class's max_nodes")
+                    for flavor, res, promised, cap, queues in headline([
+                        p for p in promises(ix) if p[0] in classes and p[2] > p[3].total])]
+    return zone_flavors_over_total(ix) + pools + over_classes
+
+
+def _holder(cc: ClassFacts | None, res: str, cap: FlavorCapacity) -> str:
+    """What backs a flavor: its pools, or a compute class whose reserved priority alone is guaranteed."""
+    if cc is not None:
+        return (f"compute class {cc.name} ({' -> '.join(cc.ways)}) reaches {show_amount(res, cap.total)}, of which "
+                f"{show_amount(res, cap.fixed)} guaranteed (its reserved priority only; the rest depend on whether "
+                "GKE can get them)")
+    return (f"its pools hold {show_amount(res, cap.total)} at full size, of which {show_amount(res, cap.fixed)} "
+            "guaranteed (spot, flex-start and queued capacity may not come)")
 
 
 def quota_not_guaranteed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     ix = StackIndex(resources)
+    classes = _class_flavors(ix)
     return [(ix.kueue["ResourceFlavor"][flavor].urn,
-             f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}); its "
-             f"pools hold {show_amount(res, cap.total)} at full size, of which {show_amount(res, cap.fixed)} "
-             "guaranteed (spot, flex-start and queued capacity may not come)")
+             f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}); "
+             f"{_holder(classes.get(flavor), res, cap)}")
             for flavor, res, promised, cap, queues in headline([
                 p for p in promises(ix) if p[3].fixed < p[3].total and p[2] > p[3].fixed])]
 

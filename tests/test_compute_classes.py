@@ -183,3 +183,41 @@ def test_the_policy_pack_runs_the_class_rules_over_any_programs_compute_classes(
         "gke-ai-batch.io/max-nodes": "5000"}}}) if r.type == COMPUTE_CLASS else Res(r.type, r.urn, r.inputs)
         for r in plan("dev")]
     assert any("which holds at most 1,000 (class-pool-size)" in message for _, message in gke_rules(big))
+
+
+def quota_findings(v6e_quota):
+    from gke_ai_batch.offline.check import violations
+
+    from .conftest import run_config
+    cfg = dev(lambda c: c["teams"][0]["queue"]["quotas"].update({"v6e-2x4": {"google.com/tpu": v6e_quota}}))
+    return {(v["policy"], v["message"]) for v in violations(run_config(cfg, "dev"))
+            if v["policy"] in ("quota-within-capacity", "quota-not-guaranteed") and "v6e-2x4" in v["message"]}
+
+
+def test_a_classs_guaranteed_capacity_is_its_reserved_priority_only():
+    """The reservation holds 2 of the class's 4 nodes (16 of 32 chips): a quota of 16 is guaranteed, 24 rests on
+    flex-start, spot and on-demand, 40 is more than the class can ever have."""
+    assert quota_findings(16) == set()
+    assert quota_findings(24) == {("quota-not-guaranteed", (
+        "flavor v6e-2x4: teams are promised 24 google.com/tpu (research); compute class v6e-2x4 (reservation -> "
+        "flex-start -> spot -> on-demand) reaches 32, of which 16 guaranteed (its reserved priority only; the rest "
+        "depend on whether GKE can get them)"))}
+    assert ("quota-within-capacity", "flavor v6e-2x4: teams are promised 40 google.com/tpu (research) but compute "
+            "class v6e-2x4 has at most 32 (4 nodes); lower the nominal quotas or raise the class's max_nodes") \
+        in quota_findings(40)
+
+
+def test_the_summary_shows_each_chain_and_counts_only_the_reservation_as_guaranteed(plan):
+    from gke_ai_batch.offline.summary import compute_class_table, quota_table
+    from gke_ai_batch.offline.view import stack_view
+    table = quota_table(stack_view(plan("dev")))
+    row = next(r for r in table.rows if r[:2] == ("v6e-2x4", "google.com/tpu"))
+    assert row[2:5] == ("32", "16 *", "16")
+    assert "v6e-2x4 (flex-start, spot, on-demand)" in " ".join(table.notes)  # the ways that are not guaranteed
+    classes = compute_class_table(plan("dev"))
+    assert classes is not None
+    assert classes.rows == [
+        ("v6e-2x4", "ct6e-standard-8t, 8 google.com/tpu", "reservation -> flex-start -> spot -> on-demand", "4",
+         "2 (16 google.com/tpu)"),
+        ("h200-8", "a3-ultragpu-8g, 8 nvidia.com/gpu", "reservation -> flex-start -> spot", "2",
+         "1 (8 nvidia.com/gpu)")]
