@@ -221,3 +221,32 @@ def test_the_summary_shows_each_chain_and_counts_only_the_reservation_as_guarant
          "2 (16 google.com/tpu)"),
         ("h200-8", "a3-ultragpu-8g, 8 nvidia.com/gpu", "reservation -> flex-start -> spot", "2",
          "1 (8 nvidia.com/gpu)")]
+
+
+def test_make_admit_admits_a_jobset_on_a_class_and_says_which_way_serves_it():
+    out = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline.admit", "dev",
+                          str(ROOT / "examples" / "workloads" / "dev.yaml")], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert ("admitted: research/v6e-class-train -> ClusterQueue research, pod set slice: flavor v6e-2x4\n"
+            "  compute class v6e-2x4: pod set slice needs 2 node(s) of ct6e-standard-8t; the reserved priority "
+            "serves them (it holds 2); past it GKE walks flex-start -> spot -> on-demand, which come only if it "
+            "can get them\n") in out.stdout
+
+
+def test_nodes_past_the_reservation_depend_on_obtainability():
+    from gke_ai_batch.model.promises import ClassFacts
+    from gke_ai_batch.offline.class_admission import served_by
+    from gke_ai_batch.vocabulary import Capacity
+    cc = ClassFacts("c", "google.com/tpu", 8, "ct6e-standard-8t",
+                    (Capacity.RESERVATION, Capacity.SPOT, Capacity.ON_DEMAND), 4, 2)
+    assert served_by(cc, 3) == ("the reserved priority holds 2; the other 1 come from spot -> on-demand in order, "
+                                "only if GKE can get them (not guaranteed)")
+    unreserved = ClassFacts("c", "google.com/tpu", 8, "ct6e-standard-8t", (Capacity.SPOT,), 4, 0)
+    assert served_by(unreserved, 1) == "no priority is reserved: GKE tries spot in order, and none is guaranteed"
+
+
+def test_a_class_flavor_comes_after_the_pools_so_existing_jobs_keep_their_flavors():
+    """A notebook asking for one GPU in training's queue still gets the T4 pool's flavor, not the H200 class."""
+    cq = next(q for q in build_platform(dev()).scheduling.cluster_queues if q.name == "training")
+    flavors = [f["name"] for f in cq.manifest["spec"]["resourceGroups"][0]["flavors"]]
+    assert flavors[-1] == "h200-8" and flavors.index("t4-notebooks") < flavors.index("h200-8")

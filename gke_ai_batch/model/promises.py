@@ -18,7 +18,7 @@ from typing import Any
 
 from gke_ai_batch.model.gke_compute_class_rules import priority_capacity
 from gke_ai_batch.model.machines import allocatable
-from gke_ai_batch.model.pool_facts import pool_facts
+from gke_ai_batch.model.pool_facts import PoolFacts, pool_facts
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.vocabulary import (
     ACCELERATOR_RESOURCES,
@@ -26,15 +26,19 @@ from gke_ai_batch.vocabulary import (
     COMPUTE_CLASS,
     COMPUTE_CLASS_LABEL,
     FLEET_WORKER_ANNOTATION,
+    GPU_ACCELERATOR_LABEL,
     GPU_RESOURCE,
     HELM_RELEASE,
     KUEUE_GROUP_TYPE_PREFIX,
     MAX_NODES_ANNOTATION,
     NODE_POOL,
     RESERVED_NODES_ANNOTATION,
+    TPU_ACCELERATOR_LABEL,
     TPU_RESOURCE,
+    TPU_TOPOLOGY_LABEL,
     WORKER_HOLDS_ANNOTATION,
     Capacity,
+    PoolKind,
 )
 
 
@@ -151,6 +155,27 @@ def class_facts(props: Mapping[str, Any]) -> ClassFacts | None:
     return ClassFacts(str((props.get("metadata") or {}).get("name", "")), resource, int(shape.get("count") or 0),
                       str(first.get("machineType", "")), tuple(priority_capacity(r) for r in rules),
                       int(notes[MAX_NODES_ANNOTATION]), int(reserved) if reserved.isdigit() else 0)
+
+
+def class_pool_facts(props: Mapping[str, Any]) -> PoolFacts | None:
+    """A ComputeClass's nodes as admission judges a node pool: the class's shape, up to its most nodes, labelled
+    with the class's name (GKE's label on the nodes it creates for the class), on its first way."""
+    cc = class_facts(props)
+    if cc is None or cc.resource is None:
+        return None
+    first = ((props.get("spec") or {}).get("priorities") or [{}])[0]
+    tpu = first.get("tpu") or {}
+    zones = tuple((((props.get("spec") or {}).get("priorityDefaults") or {}).get("location") or {}).get("zones") or ())
+    labels = {COMPUTE_CLASS_LABEL: cc.name}
+    if tpu:
+        labels.update({TPU_ACCELERATOR_LABEL: str(tpu.get("type")), TPU_TOPOLOGY_LABEL: str(tpu.get("topology"))})
+    else:
+        labels[GPU_ACCELERATOR_LABEL] = str((first.get("gpu") or {}).get("type"))
+    return PoolFacts(name=f"compute class {cc.name}", kind=PoolKind.TPU if tpu else PoolKind.GPU,
+                     machine_type=cc.machine_type, capacity=cc.ways[0], zones=zones,
+                     accelerator=str(tpu.get("type") or (first.get("gpu") or {}).get("type")),
+                     topology=tpu.get("topology"), per_node=cc.per_node, resource=cc.resource, fixed_nodes=None,
+                     min_nodes=0, max_nodes=cc.max_nodes, total_autoscaling=True, node_labels=labels)
 
 
 def compute_classes(ix: StackIndex) -> dict[str, ClassFacts]:

@@ -6,6 +6,7 @@ namespace: RBAC, Pod Security, the stack's ValidatingAdmissionPolicies, then Kue
 cluster (gke_ai_batch.offline.tenant_path). One line per object:
 
     admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet, Pod, Deployment, StatefulSet
+      compute class c: ...                                        on a class's flavor: which way serves it
     created: ns/name (Kind)                                       anything else that may be created
     refused: ns/name: LAYER: reason                               LAYER: RBAC, Pod Security <level>,
                                                                   ValidatingAdmissionPolicy <name>, Kueue,
@@ -22,15 +23,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from gke_ai_batch.admission.results import AdmissionResult, PodSetAssignment
+from gke_ai_batch.model.promises import ClassFacts
 from gke_ai_batch.vocabulary import Obj
 
+from .class_admission import class_lines, flavor_classes
 from .dispatch import Dispatch, Fleet, cluster_of
 from .render import is_manifest, manifest_of
 from .runtime import PlanError, close_thread_loops, run_program
@@ -118,15 +121,20 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, KeyError, TypeError) as e:
         print(f"error: an object cannot be judged (is it a valid Kubernetes object?): {e!r}", file=sys.stderr)
         return 2
-    return 1 if report(passages, Fleet(regs, cluster)) else 0
+    return 1 if report(passages, Fleet(regs, cluster), flavor_classes(regs)) else 0
 
 
-def report(passages: Sequence[tuple[Obj, Passage]], fleet: Fleet) -> bool:
-    """Print each passage, and a fleet manager's dispatch of what it admits; True if anything is refused."""
+def report(passages: Sequence[tuple[Obj, Passage]], fleet: Fleet,
+           classes: Mapping[str, ClassFacts] | None = None) -> bool:
+    """Print each passage, which way of a compute class would give it its nodes, and a fleet manager's dispatch
+    of what it admits; True if anything is refused."""
     refused = False
     for doc, passage in passages:
-        dispatch = fleet.dispatch(doc, passage.admission) if passage.admission and not passage.refused else None
+        admitted = passage.admission if passage.admission and not passage.refused else None
+        dispatch = fleet.dispatch(doc, admitted) if admitted else None
         print(describe(passage))
+        for line in class_lines(doc, admitted, classes or {}) if admitted else []:
+            print(line)
         for line in dispatched(dispatch):
             print(line)
         refused |= passage.refused or (dispatch is not None and not dispatch.admitted)

@@ -204,8 +204,12 @@ def autopilot_flavors(cfg: PlatformConfig) -> dict[str, FlavorPlan]:
 
 def class_flavor(c: ComputeClassPlan) -> FlavorPlan:
     """A compute class's flavor: the nodes GKE labels with the class's name, tolerating the taint GKE puts on
-    them (GKE: About custom compute classes); ordered among a queue's flavors by its first way."""
-    return FlavorPlan(name=c.name, node_labels={COMPUTE_CLASS_LABEL: c.name},
+    them (GKE: About custom compute classes). It names the accelerator labels GKE puts on them too, so that
+    Kueue gives it only pods whose selectors the class's nodes satisfy (a pod asking for a 4x4 slice never gets
+    a 2x4 class)."""
+    shape = ({vocabulary.TPU_ACCELERATOR_LABEL: c.accelerator, vocabulary.TPU_TOPOLOGY_LABEL: str(c.topology)}
+             if c.kind == PoolKind.TPU else {vocabulary.GPU_ACCELERATOR_LABEL: c.accelerator})
+    return FlavorPlan(name=c.name, node_labels={COMPUTE_CLASS_LABEL: c.name, **shape},
                       tolerations=(vocabulary.compute_class_toleration(c.name),),
                       resources=BASE_RESOURCES + (c.resource,), host_share=host_share(c.machine_type, c.per_node),
                       capacity=c.first_capacity, compute_class=c)
@@ -361,11 +365,15 @@ CAPACITY_ORDER = (Capacity.RESERVATION, Capacity.ON_DEMAND, Capacity.QUEUED, Cap
 
 def _flavor_order(spec: QueueSpec, flavors: dict[str, FlavorPlan]) -> list[str]:
     """Flavors without an accelerator first, so a cpu-only pod takes its cpu flavor before the cpu that
-    comes with an accelerator flavor; then the accelerator flavors by CAPACITY_ORDER."""
+    comes with an accelerator flavor; then the accelerator flavors by CAPACITY_ORDER; then the compute
+    classes', whose chains walk their own ways (a job that wants a class selects it by
+    cloud.google.com/compute-class)."""
     def rank(name: str) -> tuple[bool, int]:
         flavor = flavors.get(name)
         if flavor is None or _accelerator_of(flavor) is None:
             return False, 0
+        if flavor.compute_class is not None:  # after the pools: the class orders its own ways
+            return True, len(CAPACITY_ORDER)
         return True, CAPACITY_ORDER.index(_capacity_of(flavor))
     return sorted(spec.quotas, key=rank)
 
