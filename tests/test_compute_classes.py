@@ -67,8 +67,8 @@ def test_dev_declares_a_tpu_and_a_gpu_class_with_their_chains(plan):
 def test_each_class_is_a_flavor_selecting_and_tolerating_its_nodes():
     flavor = build_platform(dev()).scheduling.flavors["v6e-2x4"].manifest()
     assert flavor["spec"] == {
-        "nodeLabels": {"cloud.google.com/compute-class": "v6e-2x4",
-                       "cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice", "cloud.google.com/gke-tpu-topology": "2x4"},
+        "nodeLabels": {"cloud.google.com/compute-class": "v6e-2x4", "cloud.google.com/gke-tpu-accelerator":
+                       "tpu-v6e-slice", "cloud.google.com/gke-tpu-topology": "2x4"},
         "tolerations": [{"key": "cloud.google.com/compute-class", "operator": "Equal", "value": "v6e-2x4",
                          "effect": "NoSchedule"}]}
 
