@@ -148,9 +148,9 @@ def class_facts(props: Mapping[str, Any]) -> ClassFacts | None:
     rules = list((props.get("spec") or {}).get("priorities") or [])
     if not rules or not str(notes.get(MAX_NODES_ANNOTATION, "")).isdigit():
         return None
-    first = rules[0]
-    resource, shape = ((TPU_RESOURCE, first["tpu"]) if first.get("tpu") else
-                       (GPU_RESOURCE, first["gpu"]) if first.get("gpu") else (None, {}))
+    first: Mapping[str, Any] = rules[0]
+    resource: str | None = TPU_RESOURCE if first.get("tpu") else GPU_RESOURCE if first.get("gpu") else None
+    shape: Mapping[str, Any] = first.get("tpu") or first.get("gpu") or {}
     reserved = str(notes.get(RESERVED_NODES_ANNOTATION, "0"))
     return ClassFacts(str((props.get("metadata") or {}).get("name", "")), resource, int(shape.get("count") or 0),
                       str(first.get("machineType", "")), tuple(priority_capacity(r) for r in rules),
