@@ -251,3 +251,44 @@ def test_a_class_flavor_comes_after_the_pools_so_existing_jobs_keep_their_flavor
     cq = next(q for q in build_platform(dev()).scheduling.cluster_queues if q.name == "training")
     flavors = [f["name"] for f in cq.manifest["spec"]["resourceGroups"][0]["flavors"]]
     assert flavors[-1] == "h200-8" and flavors.index("t4-notebooks") < flavors.index("h200-8")
+
+
+AUTOPILOT_CLASS = {"name": "l4-class", "gpu": {"type": "nvidia-l4"}, "max_nodes": 2,
+                   "priorities": [{"spot": True}, {"on_demand": True}]}
+
+
+def autopilot(change=None):
+    cfg = platform_of("batch-teams")
+    cfg["compute_classes"] = [json.loads(json.dumps(AUTOPILOT_CLASS))]
+    cfg["shared_queues"][0]["quotas"]["l4-class"] = {"nvidia.com/gpu": 2}
+    if change:
+        change(cfg)
+    return cfg
+
+
+def test_autopilot_takes_the_same_classes_without_cluster_auto_provisioning():
+    p = build_platform(autopilot())
+    (c,) = p.scheduling.compute_classes
+    manifest = c.manifest()
+    assert jsonschema.Draft7Validator(SCHEMA).is_valid(manifest)
+    assert "priorityDefaults" not in manifest["spec"]  # Autopilot places the nodes; no zones given
+    assert p.scheduling.flavors["l4-class"].manifest()["spec"]["nodeLabels"]["cloud.google.com/compute-class"] \
+        == "l4-class"
+    inputs = cluster_inputs(p.config, {})
+    assert inputs["enable_autopilot"] and set(inputs["cluster_autoscaling"]) == {"auto_provisioning_defaults"}
+
+
+def test_an_autopilot_flavor_may_name_a_class_of_its_own_shape_only():
+    flavor = {"name": "l4-ap", "gpu": "nvidia-l4", "compute_class": "l4-class"}
+    build_platform(autopilot(lambda c: c.update(autopilot_flavors=[flavor])))
+    with pytest.raises(ConfigError) as e:
+        build_platform(autopilot(lambda c: c.update(autopilot_flavors=[{**flavor, "gpu": "nvidia-tesla-t4"}])))
+    assert e.value.path == "platform.autopilot_flavors[0].compute_class"
+    assert "compute class 'l4-class' makes nvidia-l4 nodes" in e.value.message
+
+
+def test_auto_provisioning_on_autopilot_is_refused():
+    with pytest.raises(ConfigError) as e:
+        build_platform(autopilot(lambda c: c["cluster"].update(auto_provisioning={"limits": {"cpu": 10}})))
+    assert (e.value.path, e.value.message) == ("platform.cluster.auto_provisioning",
+                                               "Autopilot provisions every node itself; drop the key")

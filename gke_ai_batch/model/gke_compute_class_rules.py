@@ -66,6 +66,8 @@ def _auto_creation(cc: Props, c: Props) -> Iterator[Finding]:
     creates = ((cc.get("spec") or {}).get("nodePoolAutoCreation") or {}).get("enabled")
     nap = (c.get("clusterAutoscaling") or {}).get("enabled")
     version = c.get("minMasterVersion")
+    if c.get("enableAutopilot"):
+        return  # Autopilot creates every node itself
     if creates and not nap and (version is None or version_below(version, AUTO_CREATION_ALONE_MIN_VERSION)):
         pinned = f"the cluster pins {version}" if version else "the cluster pins no version"
         yield Finding(f"a class creates its node pools without cluster-level auto-provisioning only on GKE "

@@ -104,7 +104,7 @@ class ComputeClassPlan:
             "spec": {
                 "description": f"{self.accelerator} nodes: {self.chain()}",
                 "priorities": [_priority(self, p) for p in self.priorities],
-                "priorityDefaults": {"location": {"zones": list(self.zones)}},
+                **({"priorityDefaults": {"location": {"zones": list(self.zones)}}} if self.zones else {}),
                 "nodePoolAutoCreation": {"enabled": True},
                 "whenUnsatisfiable": self.when_unsatisfiable,
                 "activeMigration": {"optimizeRulePriority": self.active_migration},
@@ -187,7 +187,7 @@ def _class_plan(cfg: PlatformConfig, i: int, c: ComputeClassConfig) -> ComputeCl
     kind = PoolKind.TPU if c.tpu else PoolKind.GPU
     accelerator, per_node, machine, topology, multi_host = (_tpu_shape if c.tpu else _gpu_shape)(path, c)
     zones = tuple(c.zones or cfg.zones)
-    if not zones:
+    if not zones and cfg.cluster.mode == ClusterMode.STANDARD:
         raise ConfigError(f"{path}.zones", "no zones: give the class's zones, or the platform's `zones`")
     stray = [z for z in zones if not z.startswith(f"{cfg.region}-")]
     if stray:
@@ -203,20 +203,37 @@ def _class_plan(cfg: PlatformConfig, i: int, c: ComputeClassConfig) -> ComputeCl
 
 
 def plan_compute_classes(cfg: PlatformConfig, pools: list[PoolPlan]) -> tuple[ComputeClassPlan, ...]:
-    """Every class, checked: Standard only, names apart from each other and from the pools' flavors, and each
-    reservation of one shape across the classes and pools that consume it."""
-    if cfg.compute_classes and cfg.cluster.mode == ClusterMode.AUTOPILOT:
-        raise ConfigError(path_of("compute_classes"), "compute classes are planned on Standard clusters here; on "
-                          "Autopilot use autopilot_flavors (a flavor may name a compute class)")
+    """Every class, checked: names apart from each other and from the pools' and Autopilot's flavors, each
+    reservation of one shape across the classes and pools that consume it, and an Autopilot flavor that names a
+    class of the class's shape. GKE takes custom compute classes on Standard and Autopilot alike (About custom
+    compute classes); on Autopilot, GKE creates every node, so the cluster has no auto-provisioning to set."""
     plans: list[ComputeClassPlan] = []
-    flavors = {p.flavor for p in pools if p.flavor}
+    flavors = {p.flavor for p in pools if p.flavor} | {f.name for f in cfg.autopilot_flavors}
     for i, c in enumerate(cfg.compute_classes):
         if c.name in flavors or any(c.name == p.name for p in plans):
             raise ConfigError(path_of("compute_classes", i, "name"), f"{c.name!r} is already a flavor of this "
                               "stack; a class is the flavor of its name: name it apart")
         plans.append(_class_plan(cfg, i, c))
     _one_shape_per_reservation(plans, pools)
+    _autopilot_flavors_match(cfg, plans)
     return tuple(plans)
+
+
+def _autopilot_flavors_match(cfg: PlatformConfig, classes: list[ComputeClassPlan]) -> None:
+    """An Autopilot flavor may name one of the stack's classes as its compute class (beside GKE's built-in ones):
+    its accelerator must be the class's, or no node GKE creates for the class carries the flavor's labels."""
+    by_name = {c.name: c for c in classes}
+    for i, f in enumerate(cfg.autopilot_flavors):
+        c = by_name.get(f.compute_class or "")
+        if c is None:
+            continue
+        mine = f.gpu or (tpu_shape_at(path_of("autopilot_flavors", i, "tpu"), f.tpu.generation, f.tpu.topology)
+                         .accelerator if f.tpu else None)
+        same_topology = f.tpu is None or f.tpu.topology == c.topology
+        if mine != c.accelerator or not same_topology:
+            raise ConfigError(path_of("autopilot_flavors", i, "compute_class"), f"compute class {c.name!r} makes "
+                              f"{c.accelerator}{f' {c.topology}' if c.topology else ''} nodes; flavor {f.name!r} "
+                              "selects another accelerator: name a class of its shape, or drop the key")
 
 
 def _one_shape_per_reservation(classes: list[ComputeClassPlan], pools: list[PoolPlan]) -> None:
