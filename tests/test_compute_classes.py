@@ -292,3 +292,15 @@ def test_auto_provisioning_on_autopilot_is_refused():
         build_platform(autopilot(lambda c: c["cluster"].update(auto_provisioning={"limits": {"cpu": 10}})))
     assert (e.value.path, e.value.message) == ("platform.cluster.auto_provisioning",
                                                "Autopilot provisions every node itself; drop the key")
+
+
+def test_auto_provisioning_defaults_compute_classes_ignore_are_a_gke_rule_finding(plan):
+    (rule,) = [r for r in RULES if r.id == "class-unsupported-defaults"]
+    (cc, *_) = by_type(plan("dev"), ":ComputeClass")
+    bad = {"clusterAutoscaling": {"enabled": True, "autoProvisioningDefaults": {
+        "upgradeSettings": {"strategy": "BLUE_GREEN"}, "shieldedInstanceConfig": {"enableSecureBoot": True}}}}
+    assert [f.message for f in rule.check(cc.inputs, bad)] == [
+        "the auto-provisioning defaults set surge or blue-green upgrade settings and secure boot, which GKE does not "
+        "apply to the node pools it creates for compute classes: drop them, or manage those pools yourself"]
+    (cluster,) = by_type(plan("dev"), ":Cluster")
+    assert list(rule.check(cc.inputs, cluster.inputs)) == []

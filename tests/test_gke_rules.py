@@ -130,6 +130,7 @@ BROKEN = {
     "class-pool-size": ("dev", lambda c: c["compute_classes"][0].update(max_nodes=1001),
                         "platform.compute_classes[0].max_nodes", "holds at most 1,000"),
     "nap-cpu-memory-limits": None,  # the planner always sends both: see test_compute_classes
+    "class-unsupported-defaults": None,  # the planner sets neither: see test_compute_classes
 }
 
 

@@ -15,6 +15,7 @@ from gke_ai_batch.model.gke_pool_rules import (
 )
 from gke_ai_batch.model.gke_rule_sources import (
     AUTO_CREATION,
+    CLASS_UNSUPPORTED,
     COMPUTE_CLASSES,
     FLEX_START_ZONES,
     GPU_CAPACITY,
@@ -110,6 +111,17 @@ def _pool_size(cc: Props, c: Props) -> Iterator[Finding]:
                       f"which holds at most {MAX_AUTO_CREATED_POOL_NODES:,}")
 
 
+def _defaults_classes_ignore(cc: Props, c: Props) -> Iterator[Finding]:
+    defaults = (c.get("clusterAutoscaling") or {}).get("autoProvisioningDefaults") or {}
+    ignored = [name for name, on in (
+        ("surge or blue-green upgrade settings", bool(defaults.get("upgradeSettings"))),
+        ("secure boot", bool((defaults.get("shieldedInstanceConfig") or {}).get("enableSecureBoot"))),
+    ) if on]
+    if ignored:
+        yield Finding(f"the auto-provisioning defaults set {' and '.join(ignored)}, which GKE does not apply to the "
+                      "node pools it creates for compute classes: drop them, or manage those pools yourself")
+
+
 def _nap_cpu_memory(c: Props) -> Iterator[Finding]:
     nap = c.get("clusterAutoscaling") or {}
     limited = {r.get("resourceType") for r in nap.get("resourceLimits") or []}
@@ -129,6 +141,9 @@ CLASS_RULES: tuple[GkeRule, ...] = (
     GkeRule("class-gpu-ways", "compute class", "priorities",
             "a priority asks for a GPU in a way GKE offers it (H200 and B200: no on-demand; GB200: reserved only)",
             GPU_CAPACITY, _gpu_ways),
+    GkeRule("class-unsupported-defaults", "compute class", "platform.cluster.auto_provisioning",
+            "the auto-provisioning defaults set no surge or blue-green upgrade settings and no secure boot, which "
+            "compute classes do not take", CLASS_UNSUPPORTED, _defaults_classes_ignore),
     GkeRule("class-pool-size", "compute class", "max_nodes",
             f"an auto-created node pool holds at most {MAX_AUTO_CREATED_POOL_NODES:,} nodes", NAP_LIMITS, _pool_size),
 )

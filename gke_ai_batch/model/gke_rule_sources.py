@@ -120,3 +120,7 @@ NAP_LIMITS = Source("GKE: About node auto-provisioning, resource limits (\"auto-
                     "1,000 nodes\"; cluster limits count the cpu and memory of every node pool); pulumi-gcp "
                     "ClusterClusterAutoscaling.enabled (cpu and memory limits must be defined to enable it)",
                     "https://cloud.google.com/kubernetes-engine/docs/concepts/node-auto-provisioning")
+CLASS_UNSUPPORTED = Source("GKE: Configure node pool auto-creation, Limitations (\"The following settings aren't "
+                           "supported by ComputeClasses\": surge and blue-green upgrades, secure boot)",
+                           "https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning")
+
