@@ -21,6 +21,7 @@ from gke_ai_batch.model.promises import (
     StackIndex,
     annotations_of,
     class_of,
+    class_pool_facts,
     compute_classes,
     flavor_capacity,
     headline,
@@ -140,21 +141,22 @@ def quota_below_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str
 
 
 def flavors_without_nodes(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    """A flavor that selects accelerator nodes no node pool of the stack has: its quota is admitted and its pods
-    never run. A shape stated twice, in a pool and in the queues' layer, that differs ends here (a layer's
-    4x4 against a pool's 2x4); a program passes the pool's `spec` to state it once. A stack without node pools
-    (Autopilot, or pools another program declares) is not judged, nor a fleet manager's flavor of a worker
-    the stack connects to (its nodes are the worker's)."""
+    """A flavor that selects accelerator nodes no node pool or compute class of the stack has: its quota is
+    admitted and its pods never run. A shape stated twice, in a pool and in the queues' layer, that differs ends
+    here (a layer's 4x4 against a pool's 2x4); a program passes the pool's `spec` to state it once. A stack
+    without node pools (Autopilot, or pools another program declares) is not judged, nor a fleet manager's
+    flavor of a worker the stack connects to (its nodes are the worker's)."""
     ix = StackIndex(resources)
     if not ix.pools:
         return []
     found = Findings()
+    nodes = [f for _, f in ix.pools] + [f for r in ix.by_type[COMPUTE_CLASS] if (f := class_pool_facts(r.props))]
     for name, flavor in ix.kueue["ResourceFlavor"].items():
         if annotations_of(flavor.props).get(NODES_ON_WORKER_ANNOTATION) in ix.kueue["MultiKueueCluster"]:
             continue
         spec = flavor.props.get("spec") or {}
         labels = spec.get("nodeLabels") or {}
-        if any(k in labels for k in ACCELERATOR_LABELS) and not any(f.serves(spec) for _, f in ix.pools):
+        if any(k in labels for k in ACCELERATOR_LABELS) and not any(f.serves(spec) for f in nodes):
             selects = ", ".join(f"{k}={v}" for k, v in sorted(labels.items()))
             found.append((flavor.urn, f"flavor {name} selects nodes no node pool of the stack has ({selects}): its "
                                       "quota would be admitted and its pods never scheduled; make its labels the "

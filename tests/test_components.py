@@ -116,7 +116,8 @@ PLACEMENT = set(public_args.NodePoolTarget.__annotations__) - {"zones"}
 
 # What a model has that its arguments leave out, and why: a pool's name and zones come from the component's
 # name and placement; a GkeCluster declares the cluster alone; a KueueLayer refuses Google Cloud resources.
-PLATFORM_ONLY = {"acknowledge", "autopilot_flavors", "cohorts", "cpu_pools", "fleet", "gpu_pools", "group_domains",
+PLATFORM_ONLY = {"acknowledge", "autopilot_flavors", "cohorts", "compute_classes", "cpu_pools", "fleet", "gpu_pools",
+                 "group_domains",
                  "jobset",
                  "kueue", "priorities", "shared_queues", "system_pool", "teams", "tpu_pools"}
 
