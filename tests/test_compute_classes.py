@@ -304,3 +304,43 @@ def test_auto_provisioning_defaults_compute_classes_ignore_are_a_gke_rule_findin
         "apply to the node pools it creates for compute classes: drop them, or manage those pools yourself"]
     (cluster,) = by_type(plan("dev"), ":Cluster")
     assert list(rule.check(cc.inputs, cluster.inputs)) == []
+
+
+def cel_violations(schema, value, path="spec"):
+    """The CRD's x-kubernetes-validations rules (GKE's CEL) over a value, where it is present; transition rules
+    (oldSelf) have nothing to compare on create."""
+    import celpy
+    from celpy import celtypes
+
+    from gke_ai_batch.offline.cel_runtime import FUNCTIONS, Runner, to_cel
+    env = celpy.Environment(runner_class=Runner)
+    found = []
+    for rule in schema.get("x-kubernetes-validations") or []:
+        if "oldSelf" in rule["rule"]:
+            continue
+        result = env.program(env.compile(rule["rule"]), functions=FUNCTIONS).evaluate({"self": to_cel(value)})
+        if not (isinstance(result, celtypes.BoolType) and bool(result)):
+            found.append(f"{path}: {rule['message']}")
+    if isinstance(value, dict):
+        for key, child in value.items():
+            sub = (schema.get("properties") or {}).get(key)
+            if sub:
+                found += cel_violations(sub, child, f"{path}.{key}")
+    if isinstance(value, list) and schema.get("items"):
+        for i, child in enumerate(value):
+            found += cel_violations(schema["items"], child, f"{path}[{i}]")
+    return found
+
+
+def test_every_declared_compute_class_passes_gkes_cel_rules(plan):
+    spec_schema = SCHEMA["properties"]["spec"]
+    for r in by_type(plan("dev"), ":ComputeClass"):
+        assert cel_violations(spec_schema, r.inputs["spec"]) == [], r.name
+
+
+def test_gkes_cel_rules_refuse_flex_start_with_spot(plan):
+    (cc, *_) = by_type(plan("dev"), ":ComputeClass")
+    bad = json.loads(json.dumps(cc.inputs["spec"]))
+    bad["priorities"][1]["spot"] = True  # the flex-start priority
+    assert cel_violations(SCHEMA["properties"]["spec"], bad) == [
+        "spec.priorities[1]: Flex Start provisioning model is incompatible with Spot"]
