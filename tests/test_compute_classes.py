@@ -151,14 +151,19 @@ def test_bad_input_is_refused_at_its_path(case):
     assert (e.path, fragment in e.message) == (path, True), str(e)
 
 
-def test_the_planner_refuses_bad_input_with_exit_2(tmp_path):
-    cfg = dev(lambda c: classes(c)[0].update(priorities=[]))
+ISSUE_BAD_INPUT = ("empty priority list", "two ways in a priority", "unknown key", "no accelerator",
+                   "limit below a class's node", "quota on a class the stack lacks")
+
+
+@pytest.mark.parametrize("case", ISSUE_BAD_INPUT)
+def test_the_planner_refuses_the_issues_bad_input_with_exit_2(tmp_path, case):
+    change, path, fragment = BAD[case]
     stack = tmp_path / "Pulumi.bad.yaml"
-    stack.write_text(json.dumps({"config": {"gke-ai-batch:platform": cfg}}))
+    stack.write_text(json.dumps({"config": {"gke-ai-batch:platform": dev(change)}}))
     out = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", str(stack)], cwd=ROOT,
                          capture_output=True, text=True)
     assert out.returncode == 2, out.stderr
-    assert "platform.compute_classes[0].priorities" in out.stderr + out.stdout
+    assert path in out.stderr + out.stdout and fragment in out.stderr + out.stdout
     assert "Traceback" not in out.stderr
 
 
