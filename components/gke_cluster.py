@@ -97,6 +97,18 @@ class ImageRepositoryArgs(TypedDict):
     """Its project (default: the platform's)."""
 
 
+class AutoProvisioningArgs(TypedDict, total=False):
+    """Node auto-provisioning (stack config: cluster.auto_provisioning)."""
+
+    enabled: bool
+    """Cluster-level auto-provisioning (default on)."""
+    limits: dict[str, int]
+    """The most of each resource the cluster may have: cpu (vCPUs), memory (GB), accelerators by GKE's type;
+    unset ones: what the cluster's pools reach at full size."""
+    locations: list[str]
+    """Zones auto-provisioned pools may be created in (default: the platform's zones)."""
+
+
 class ClusterSettingsArgs(TypedDict):
     """The cluster's own settings (stack config: the cluster block)."""
 
@@ -144,6 +156,8 @@ class ClusterSettingsArgs(TypedDict):
     """Extra resource labels of the cluster."""
     node_image_repositories: NotRequired[list[ImageRepositoryArgs]]
     """Private Artifact Registry repositories the nodes pull images from."""
+    auto_provisioning: NotRequired[AutoProvisioningArgs]
+    """Node auto-provisioning: the compute classes' node pools (Standard; default: off for a cluster on its own)."""
 
 
 class GkeClusterArgs(TypedDict):

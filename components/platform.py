@@ -18,6 +18,7 @@ from gke_ai_batch.plan.platform import build_platform
 from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import TEAM_COST_LABEL, ClusterMode, component_type
 
+from .compute_classes import ComputeClasses
 from .cpu_pool import CpuPool
 from .fleet import FleetManager, FleetManagerArgs, WorkerStacks
 from .gke_cluster import GkeCluster
@@ -97,6 +98,9 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     # (a slice waiting for capacity must not hold back the scheduling layer of every team).
     installs = pulumi.ResourceOptions(parent=parent, providers=[gke.provider], depends_on=system)
     kueue = declare_kueue(platform, installs)
+    if platform.scheduling.compute_classes:
+        ComputeClasses("compute-classes", platform.scheduling.compute_classes,
+                       pulumi.ResourceOptions(parent=parent, providers=[gke.provider]))
     _pod_networks(pools, pulumi.ResourceOptions(parent=parent, providers=[gke.provider]))
     if platform.dashboard is not None or platform.alerts:
         Observability("observability", ObservabilityArgs(cfg.project, platform.dashboard, platform.alerts,

@@ -9,7 +9,8 @@ from gke_ai_batch.model.gke_rules import RULES
 PAGE = Path(__file__).resolve().parent / "gke-rules.md"
 WHERE = {"cluster": "platform.{field}", "node pool": "tpu_pools[i] / gpu_pools[i] / system_pool: {field}",
          "node pools": "the pool where the total crosses the limit",
-         "network": "platform.network.nodes_cidr / pods_cidr / services_cidr"}
+         "network": "platform.network.nodes_cidr / pods_cidr / services_cidr",
+         "compute class": "compute_classes[i]: {field}"}
 
 
 def render() -> str:
@@ -25,6 +26,8 @@ def render() -> str:
     ]
     for r in RULES:
         where = WHERE[r.subject].format(field=r.field.removeprefix("platform.") if r.field else "")
+        if r.subject == "compute class" and r.field.startswith("platform."):
+            where = r.field  # a class's rule about the cluster's setting
         lines.append(f"| `{r.id}` | {r.subject} | `{where}` | {r.requirement} | [{r.source.title}]({r.source.url}) |")
     return "\n".join(lines) + "\n"
 

@@ -57,7 +57,9 @@ GPU_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 ACCELERATOR_LABELS = (TPU_ACCELERATOR_LABEL, GPU_ACCELERATOR_LABEL)
 SPOT_LABEL = "cloud.google.com/gke-spot"
 ZONE_LABEL = "topology.kubernetes.io/zone"  # Kubernetes' well-known label: per-zone flavors select by it
-COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"  # Autopilot: the compute class a pod runs on
+# The compute class a node belongs to: GKE labels the nodes it creates for a class with it, and taints them
+# with it (NoSchedule, value the class's name), so only pods that select the class land there.
+COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"  # source page 003: workloads select it
 QUEUED_TAINT = {"key": "cloud.google.com/gke-queued", "value": "true", "effect": "NoSchedule"}  # page 004
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"  # reservationAffinity key for a named reservation
@@ -90,6 +92,18 @@ PRIORITIES_ANNOTATION = "gke-ai-batch.io/priorities"  # on team namespaces: the 
 TEAM_ROLE = "gke-ai-batch-team"  # the ClusterRole team groups are bound to in their namespaces
 CONTROLLER_PRIORITY = "gke-ai-batch-controllers"  # the PriorityClass of Kueue and JobSet, above every team's
 POD_SECURITY_LABEL = "pod-security.kubernetes.io"  # <prefix>/enforce, /enforce-version, /warn, /audit...
+
+# GKE custom compute classes (GKE: ComputeClass CRD reference), and what the platform states on them for the
+# quota model: the most nodes a class may have and how many of them its reservations hold.
+COMPUTE_CLASS_API = "cloud.google.com/v1"
+COMPUTE_CLASS = f"kubernetes:{COMPUTE_CLASS_API}:ComputeClass"
+MAX_NODES_ANNOTATION = "gke-ai-batch.io/max-nodes"
+RESERVED_NODES_ANNOTATION = "gke-ai-batch.io/reserved-nodes"
+
+
+def compute_class_toleration(name: str) -> dict[str, str]:
+    return {"key": COMPUTE_CLASS_LABEL, "operator": "Equal", "value": name, "effect": "NoSchedule"}
+
 
 # Kueue and JobSet.
 KUEUE_GROUP = "kueue.x-k8s.io"

@@ -102,10 +102,12 @@ STACK_POLICIES = [
     StackPolicy("gke-rules", "Every cluster and node pool satisfies GKE's create-time rules (docs/gke-rules.md): "
                 "GKE refuses the rest at apply time.", MANDATORY, sr.gke_rules),
     StackPolicy("quota-within-capacity", "Team nominal quotas on a flavor backed by on-demand or reserved pools do "
-                "not exceed what those pools hold: chips, GPUs, allocatable cpu and memory.", MANDATORY,
+                "not exceed what those pools hold: chips, GPUs, allocatable cpu and memory; nor, on a compute class's "
+                "flavor, what the class has at most.", MANDATORY,
                 sr.quota_over_capacity),
     StackPolicy("quota-not-guaranteed", "Nominal quotas beyond a flavor's guaranteed capacity rest on spot, flex-start "
-                "or queued capacity that may not come.", ADVISORY, sr.quota_not_guaranteed),
+                "or queued capacity that may not come (of a compute class, only its reserved priority is "
+                "guaranteed).", ADVISORY, sr.quota_not_guaranteed),
     StackPolicy("quota-idle-capacity", "Fixed-capacity accelerators that no team's nominal quota covers sit idle.",
                 ADVISORY, sr.quota_below_capacity),
     StackPolicy("kueue-references", "Every LocalQueue, ClusterQueue, AdmissionCheck and Cohort names objects "

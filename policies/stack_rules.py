@@ -8,15 +8,21 @@ from typing import Any
 
 from gke_ai_batch.model.gke_cluster_rules import region_of
 from gke_ai_batch.model.gke_rules import (
+    class_findings,
     cluster_findings,
     network_findings,
     pool_findings,
     stack_findings,
 )
 from gke_ai_batch.model.promises import (
+    ClassFacts,
+    FlavorCapacity,
     Res,
     StackIndex,
     annotations_of,
+    class_of,
+    class_pool_facts,
+    compute_classes,
     flavor_capacity,
     headline,
     nominal_quotas,
@@ -33,6 +39,7 @@ from gke_ai_batch.vocabulary import (
     ACCELERATOR_LABELS,
     ACCELERATOR_RESOURCES,
     CLUSTER,
+    COMPUTE_CLASS,
     FIXED_CAPACITY,
     NODE_POOL,
     NODES_ON_WORKER_ANNOTATION,
@@ -69,22 +76,48 @@ def zone_flavors_over_total(ix: StackIndex) -> list[tuple[str | None, str]]:
     return found
 
 
+def _class_flavors(ix: StackIndex) -> dict[str, ClassFacts]:
+    """Flavors that select a compute class's nodes, with the class."""
+    classes = compute_classes(ix)
+    return {name: cc for name, fl in ix.kueue["ResourceFlavor"].items() if (cc := class_of(fl.props, classes))}
+
+
 def quota_over_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    """Quotas beyond what on-demand and reserved pools hold, or beyond the most a compute class may have."""
     ix = StackIndex(resources)
-    return zone_flavors_over_total(ix) + [(ix.kueue["ResourceFlavor"][flavor].urn,
-             f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}) but "
-             f"its on-demand/reserved pools hold {show_amount(res, cap.fixed)}; lower the nominal quotas or add "
-             "nodes")
-            for flavor, res, promised, cap, queues in headline([
-                p for p in promises(ix) if p[3].total and p[3].fixed == p[3].total and p[2] > p[3].fixed])]
+    classes = _class_flavors(ix)
+    pools = [(ix.kueue["ResourceFlavor"][flavor].urn,
+              f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}) but "
+              f"its on-demand/reserved pools hold {show_amount(res, cap.fixed)}; lower the nominal quotas or add "
+              "nodes")
+             for flavor, res, promised, cap, queues in headline([
+                 p for p in promises(ix) if p[0] not in classes and p[3].total and p[3].fixed == p[3].total
+                 and p[2] > p[3].fixed])]
+    over_classes = [(ix.kueue["ResourceFlavor"][flavor].urn,
+                     f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}) "
+                     f"but compute class {classes[flavor].name} has at most {show_amount(res, cap.total)} "
+                     f"({classes[flavor].max_nodes} nodes); lower the nominal quotas or raise the class's max_nodes")
+                    for flavor, res, promised, cap, queues in headline([
+                        p for p in promises(ix) if p[0] in classes and p[2] > p[3].total])]
+    return zone_flavors_over_total(ix) + pools + over_classes
+
+
+def _holder(cc: ClassFacts | None, res: str, cap: FlavorCapacity) -> str:
+    """What backs a flavor: its pools, or a compute class whose reserved priority alone is guaranteed."""
+    if cc is not None:
+        return (f"compute class {cc.name} ({' -> '.join(cc.ways)}) reaches {show_amount(res, cap.total)}, of which "
+                f"{show_amount(res, cap.fixed)} guaranteed (its reserved priority only; the rest depend on whether "
+                "GKE can get them)")
+    return (f"its pools hold {show_amount(res, cap.total)} at full size, of which {show_amount(res, cap.fixed)} "
+            "guaranteed (spot, flex-start and queued capacity may not come)")
 
 
 def quota_not_guaranteed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     ix = StackIndex(resources)
+    classes = _class_flavors(ix)
     return [(ix.kueue["ResourceFlavor"][flavor].urn,
-             f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}); its "
-             f"pools hold {show_amount(res, cap.total)} at full size, of which {show_amount(res, cap.fixed)} "
-             "guaranteed (spot, flex-start and queued capacity may not come)")
+             f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}); "
+             f"{_holder(classes.get(flavor), res, cap)}")
             for flavor, res, promised, cap, queues in headline([
                 p for p in promises(ix) if p[3].fixed < p[3].total and p[2] > p[3].fixed])]
 
@@ -108,21 +141,22 @@ def quota_below_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str
 
 
 def flavors_without_nodes(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    """A flavor that selects accelerator nodes no node pool of the stack has: its quota is admitted and its pods
-    never run. A shape stated twice, in a pool and in the queues' layer, that differs ends here (a layer's
-    4x4 against a pool's 2x4); a program passes the pool's `spec` to state it once. A stack without node pools
-    (Autopilot, or pools another program declares) is not judged, nor a fleet manager's flavor of a worker
-    the stack connects to (its nodes are the worker's)."""
+    """A flavor that selects accelerator nodes no node pool or compute class of the stack has: its quota is
+    admitted and its pods never run. A shape stated twice, in a pool and in the queues' layer, that differs ends
+    here (a layer's 4x4 against a pool's 2x4); a program passes the pool's `spec` to state it once. A stack
+    without node pools (Autopilot, or pools another program declares) is not judged, nor a fleet manager's
+    flavor of a worker the stack connects to (its nodes are the worker's)."""
     ix = StackIndex(resources)
     if not ix.pools:
         return []
     found = Findings()
+    nodes = [f for _, f in ix.pools] + [f for r in ix.by_type[COMPUTE_CLASS] if (f := class_pool_facts(r.props))]
     for name, flavor in ix.kueue["ResourceFlavor"].items():
         if annotations_of(flavor.props).get(NODES_ON_WORKER_ANNOTATION) in ix.kueue["MultiKueueCluster"]:
             continue
         spec = flavor.props.get("spec") or {}
         labels = spec.get("nodeLabels") or {}
-        if any(k in labels for k in ACCELERATOR_LABELS) and not any(f.serves(spec) for _, f in ix.pools):
+        if any(k in labels for k in ACCELERATOR_LABELS) and not any(f.serves(spec) for f in nodes):
             selects = ", ".join(f"{k}={v}" for k, v in sorted(labels.items()))
             found.append((flavor.urn, f"flavor {name} selects nodes no node pool of the stack has ({selects}): its "
                                       "quota would be admitted and its pods never scheduled; make its labels the "
@@ -292,6 +326,11 @@ def gke_rules(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
         if cluster and subnet:
             found += [(subnet.urn, f"subnet {subnet.name} of cluster {cluster.name}: {f.message} ({rule.id})")
                       for rule, f in network_findings(subnet.props, cprops, [p.props for p in pools])]
+    clusters = ix.by_type[CLUSTER]
+    cluster_props = clusters[0].props if len(clusters) == 1 else {}  # several clusters: whose is unknown
+    for cc in ix.by_type[COMPUTE_CLASS]:
+        found += [(cc.urn, f"compute class {cc.name}: {f.message} ({rule.id})")
+                  for rule, f in class_findings(cc.props, cluster_props)]
     return found
 
 

@@ -213,7 +213,7 @@ def test_a_queue_tries_capacity_that_stays_then_queued_then_flex_start_then_spot
     the nodes) was never tried while flex-start quota (admitted before any node exists) was left."""
     spec = objects(plan("dev"), "ClusterQueue")["research"]["spec"]
     order = [f["name"] for g in spec["resourceGroups"] for f in g["flavors"]]
-    assert order == ["v5e-train", "v6e-queued", "h100-dws", "v6e-flex", "l4-flex"]
+    assert order == ["v5e-train", "v6e-queued", "h100-dws", "v6e-flex", "l4-flex", "v6e-2x4"]  # a class last
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod", "batch-teams"])

@@ -117,9 +117,9 @@ PLACEMENT = set(public_args.NodePoolTarget.__annotations__) - {"zones"}
 # What a model has that its arguments leave out, and why: a pool's name and zones come from the component's
 # name and placement; a GkeCluster declares the cluster alone; a KueueLayer refuses Google Cloud resources
 # (the dashboard, alert policies and cost view are the Platform's, so a team's `alerts` are too).
-PLATFORM_ONLY = {"acknowledge", "autopilot_flavors", "cohorts", "cost", "cpu_pools", "fleet", "gpu_pools",
-                 "group_domains", "jobset", "kueue", "monitoring", "priorities", "shared_queues", "system_pool",
-                 "teams", "tpu_pools"}
+PLATFORM_ONLY = {"acknowledge", "autopilot_flavors", "cohorts", "compute_classes", "cost", "cpu_pools", "fleet",
+                 "gpu_pools", "group_domains", "jobset", "kueue", "monitoring", "priorities", "shared_queues",
+                 "system_pool", "teams", "tpu_pools"}
 
 
 @pytest.mark.parametrize("args, model, extra, left_out", [

@@ -55,7 +55,7 @@ CASES = [
      "an Autopilot cluster has no node pools"),
     ("quota on unknown flavor", lambda c: c["teams"][0]["queue"]["quotas"].update({"a100": {"cpu": 1}}),
      "platform.teams[0].queue.quotas.a100",
-     "flavors: cpu-workers, h100-dws, l4-flex, t4-notebooks, v5e-train, v6e-flex, v6e-queued"),
+     "flavors: cpu-workers, h100-dws, h200-8, l4-flex, t4-notebooks, v5e-train, v6e-2x4, v6e-flex, v6e-queued"),
     ("quota on unknown resource", lambda c: c["teams"][0]["queue"]["quotas"]["v6e-flex"].update(
         {"nvidia.com/gpu": 1}), "platform.teams[0].queue.quotas.v6e-flex.nvidia.com/gpu",
      "it provides: cpu, memory, ephemeral-storage, google.com/tpu"),

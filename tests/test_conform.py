@@ -145,3 +145,13 @@ def test_vendored_crds_are_the_release_files_unmodified():
         assert sorted(p.name for p in (vendored / release).glob("*.yaml")) == upstream
         for name in upstream:
             assert (vendored / release / name).read_bytes() == (shared / release / name).read_bytes(), name
+
+
+def test_a_compute_class_is_checked_against_gkes_schema(tmp_path):
+    """GKE's ComputeClass schema (vendored extract): a misspelt field of a priority is refused with its path."""
+    bad = {"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass", "metadata": {"name": "v6e"},
+           "spec": {"priorities": [{"machineFamly": "ct6e"}], "nodePoolAutoCreation": {"enabled": True}}}
+    (tmp_path / "cc.yaml").write_text(yaml.safe_dump(bad))
+    done = subprocess.run([sys.executable, "-m", "gke_ai_batch.conform", str(tmp_path)], capture_output=True,
+                          text=True)
+    assert done.returncode == 1 and "spec.priorities[0].machineFamly" in done.stdout, done.stdout

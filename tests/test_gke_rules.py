@@ -116,6 +116,21 @@ BROKEN = {
                            "platform.network.pods_cidr", "10.44.0.0/20 holds 16 nodes; the pools reach "),
     "cluster-node-limit": ("dev", lambda c: c["gpu_pools"][0].update(max_nodes=1_000_000_000),
                            "platform.gpu_pools[0]", "nodes at full size; a GKE cluster has at most 65,000"),
+    # Compute classes (dev's classes 0, v6e-2x4, and 1, h200-8); the class rules run after the pools'.
+    "compute-class-version": ("dev", lambda c: (c.update(tpu_pools=[], gpu_pools=[]),
+                                                c["cluster"].update(version="1.30.1-gke.1156000")),
+                              "platform.cluster.version", "custom compute classes need GKE 1.30.3-gke.1451000"),
+    "class-auto-creation": ("dev", lambda c: c["cluster"].update(auto_provisioning={"enabled": False}),
+                            "platform.cluster.auto_provisioning", "without cluster-level auto-provisioning only on"),
+    "class-flex-start-tpus": ("dev", lambda c: c["compute_classes"][0]["tpu"].update(topology="4x4") or
+                              c["compute_classes"][0].pop("machine_type"),
+                              "platform.compute_classes[0].priorities[1]", "spans several hosts"),
+    "class-gpu-ways": ("dev", lambda c: c["compute_classes"][1]["priorities"].append({"on_demand": True}),
+                       "platform.compute_classes[1].priorities[3]", "GKE offers nvidia-h200-141gb as"),
+    "class-pool-size": ("dev", lambda c: c["compute_classes"][0].update(max_nodes=1001),
+                        "platform.compute_classes[0].max_nodes", "holds at most 1,000"),
+    "nap-cpu-memory-limits": None,  # the planner always sends both: see test_compute_classes
+    "class-unsupported-defaults": None,  # the planner sets neither: see test_compute_classes
 }
 
 

@@ -2,12 +2,18 @@
 which of them it deprecates, and each version's openAPIV3Schema."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
 
 import yaml
+
+# GKE's ComputeClass: GKE installs the CRD in every cluster and publishes no file of it; the vendored JSON
+# Schema extract (schemas/gke-computeclass/, see the README) carries no scope, and GKE's reference gives it
+# as cluster-scoped.
+CLUSTER_SCOPED_EXTRACTS = frozenset({("cloud.google.com", "ComputeClass")})
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,17 @@ def _crd(doc: dict[str, Any], source: str) -> Crd:
     return Crd(spec["group"], spec["names"]["kind"], spec["scope"] == "Namespaced", source, versions)
 
 
+def _extract(doc: dict[str, Any], file_name: str, source: str) -> Crd:
+    """A CRD's schema as openapi2jsonschema extracts it, `<group>_<kind>_<version>.json`: the kind's spelling is
+    the first word of its description (the Go type's doc comment), checked against the file name."""
+    group, kind_lower, version = file_name.removesuffix(".json").rsplit("_", 2)
+    kind = str(doc.get("description", "")).split(maxsplit=1)[0] if doc.get("description") else ""
+    if kind.lower() != kind_lower:
+        raise ValueError(f"{source}: its description does not start with the kind {kind_lower!r}")
+    return Crd(group, kind, (group, kind) not in CLUSTER_SCOPED_EXTRACTS, source,
+               {version: CrdVersion(served=True, deprecated=False, schema=doc)})
+
+
 @cache
 def vendored() -> dict[tuple[str, str], Crd]:
     """(group, kind) -> its CRD, from every file under schemas/."""
@@ -45,7 +62,10 @@ def vendored() -> dict[tuple[str, str], Crd]:
         if not release.is_dir():
             continue
         for file in sorted(release.iterdir(), key=lambda p: p.name):
-            if file.name.endswith(".yaml"):
+            if file.name.endswith(".json"):
+                crd = _extract(json.loads(file.read_text()), file.name, f"schemas/{release.name}/{file.name}")
+                found[(crd.group, crd.kind)] = crd
+            elif file.name.endswith(".yaml"):
                 for doc in yaml.safe_load_all(file.read_text()):
                     if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
                         crd = _crd(doc, f"schemas/{release.name}/{file.name}")

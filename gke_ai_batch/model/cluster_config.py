@@ -7,6 +7,7 @@ from pydantic import (
     field_validator,
 )
 
+from gke_ai_batch.model.compute_class_config import AutoProvisioning
 from gke_ai_batch.model.field_rules import (
     AR_LOCATION,
     AR_REPOSITORY,
@@ -170,6 +171,9 @@ class ClusterConfig(Model):
     networks; GKE needs it for them, with Dataplane V2, which Standard clusters here have)."""
     labels: dict[str, str] = {}
     """Extra labels on the cluster, added to the platform's labels."""
+    auto_provisioning: AutoProvisioning | None = None
+    """Node auto-provisioning for the compute classes (Standard only); unset: on, with derived limits,
+    where the stack declares compute classes."""
 
     @field_validator("dns_endpoint_reason")
     @classmethod

@@ -24,6 +24,7 @@ from pydantic import (
 
 from gke_ai_batch.model.cluster_config import ClusterConfig, NetworkConfig
 from gke_ai_batch.model.cost_config import CostConfig
+from gke_ai_batch.model.compute_class_config import ComputeClassConfig
 from gke_ai_batch.model.field_rules import (
     DNS_LABEL,
     DURATION,
@@ -289,6 +290,9 @@ class PlatformConfig(Model):
     """CPU worker pools, each with its own flavor for cpu and memory quotas."""
     autopilot_flavors: list[AutopilotFlavorConfig] = []
     """Autopilot only: accelerator flavors, by the node labels Autopilot provisions nodes from."""
+    compute_classes: list[ComputeClassConfig] = []
+    """GKE custom compute classes: one accelerator shape each, got the first of its ways that works
+    (reservation, flex-start, spot, on-demand); each is a Kueue flavor of its name."""
     kueue: KueueConfig = KueueConfig()
     """The Kueue install."""
     jobset: JobSetConfig = JobSetConfig()

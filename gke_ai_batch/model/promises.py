@@ -5,7 +5,8 @@ any program's pools and queues, not only this platform's).
 A flavor's capacity is what the node pools it serves hold at full size (PoolFacts.serves: a flavor without
 node labels serves only pools without accelerators; a per-zone flavor one zone's nodes), and how much of
 that is guaranteed: on-demand and reserved pools, not spot, flex-start or queued capacity, which may never
-come. A promise is the ClusterQueues' nominal quota of one resource in one flavor."""
+come. A compute class's flavor has the class's nodes at its most, and guarantees only what its reservations
+hold. A promise is the ClusterQueues' nominal quota of one resource in one flavor."""
 from __future__ import annotations
 
 import json
@@ -15,16 +16,29 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from gke_ai_batch.model.pool_facts import pool_facts
+from gke_ai_batch.model.gke_compute_class_rules import priority_capacity
+from gke_ai_batch.model.machines import allocatable
+from gke_ai_batch.model.pool_facts import PoolFacts, pool_facts
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.vocabulary import (
     ACCELERATOR_RESOURCES,
     CLUSTER,
+    COMPUTE_CLASS,
+    COMPUTE_CLASS_LABEL,
     FLEET_WORKER_ANNOTATION,
+    GPU_ACCELERATOR_LABEL,
+    GPU_RESOURCE,
     HELM_RELEASE,
     KUEUE_GROUP_TYPE_PREFIX,
+    MAX_NODES_ANNOTATION,
     NODE_POOL,
+    RESERVED_NODES_ANNOTATION,
+    TPU_ACCELERATOR_LABEL,
+    TPU_RESOURCE,
+    TPU_TOPOLOGY_LABEL,
     WORKER_HOLDS_ANNOTATION,
+    Capacity,
+    PoolKind,
 )
 
 
@@ -108,13 +122,83 @@ def worker_holds(props: Mapping[str, Any]) -> tuple[str, dict[str, FlavorCapacit
         return None
 
 
+@dataclass(frozen=True)
+class ClassFacts:
+    """A ComputeClass as declared: its node shape, its chain of ways, and what the platform states of its size
+    (the most nodes, and how many of them its reservations hold)."""
+
+    name: str
+    resource: str | None
+    per_node: int
+    machine_type: str
+    ways: tuple[Capacity, ...]
+    max_nodes: int
+    reserved_nodes: int
+
+    def capacity(self) -> dict[str, FlavorCapacity]:
+        """At full size, and guaranteed: the reserved nodes only; the other ways may never come."""
+        node = {**({self.resource: Decimal(self.per_node)} if self.resource else {}),
+                **(allocatable(self.machine_type) or {})}
+        return {r: FlavorCapacity(v * self.max_nodes, v * self.reserved_nodes) for r, v in node.items()}
+
+
+def class_facts(props: Mapping[str, Any]) -> ClassFacts | None:
+    """A ComputeClass read back; None where its priorities name no accelerator or its size is not stated."""
+    notes = annotations_of(props)
+    rules = list((props.get("spec") or {}).get("priorities") or [])
+    if not rules or not str(notes.get(MAX_NODES_ANNOTATION, "")).isdigit():
+        return None
+    first: Mapping[str, Any] = rules[0]
+    resource: str | None = TPU_RESOURCE if first.get("tpu") else GPU_RESOURCE if first.get("gpu") else None
+    shape: Mapping[str, Any] = first.get("tpu") or first.get("gpu") or {}
+    reserved = str(notes.get(RESERVED_NODES_ANNOTATION, "0"))
+    return ClassFacts(str((props.get("metadata") or {}).get("name", "")), resource, int(shape.get("count") or 0),
+                      str(first.get("machineType", "")), tuple(priority_capacity(r) for r in rules),
+                      int(notes[MAX_NODES_ANNOTATION]), int(reserved) if reserved.isdigit() else 0)
+
+
+def class_pool_facts(props: Mapping[str, Any]) -> PoolFacts | None:
+    """A ComputeClass's nodes as admission judges a node pool: the class's shape, up to its most nodes, labelled
+    with the class's name (GKE's label on the nodes it creates for the class), on its first way."""
+    cc = class_facts(props)
+    if cc is None or cc.resource is None:
+        return None
+    first = ((props.get("spec") or {}).get("priorities") or [{}])[0]
+    tpu = first.get("tpu") or {}
+    zones = tuple((((props.get("spec") or {}).get("priorityDefaults") or {}).get("location") or {}).get("zones") or ())
+    labels = {COMPUTE_CLASS_LABEL: cc.name}
+    if tpu:
+        labels.update({TPU_ACCELERATOR_LABEL: str(tpu.get("type")), TPU_TOPOLOGY_LABEL: str(tpu.get("topology"))})
+    else:
+        labels[GPU_ACCELERATOR_LABEL] = str((first.get("gpu") or {}).get("type"))
+    return PoolFacts(name=f"compute class {cc.name}", kind=PoolKind.TPU if tpu else PoolKind.GPU,
+                     machine_type=cc.machine_type, capacity=cc.ways[0], zones=zones,
+                     accelerator=str(tpu.get("type") or (first.get("gpu") or {}).get("type")),
+                     topology=tpu.get("topology"), per_node=cc.per_node, resource=cc.resource, fixed_nodes=None,
+                     min_nodes=0, max_nodes=cc.max_nodes, total_autoscaling=True, node_labels=labels)
+
+
+def compute_classes(ix: StackIndex) -> dict[str, ClassFacts]:
+    return {f.name: f for r in ix.by_type[COMPUTE_CLASS] if (f := class_facts(r.props)) is not None}
+
+
+def class_of(flavor_props: Mapping[str, Any], classes: Mapping[str, ClassFacts]) -> ClassFacts | None:
+    """The compute class a flavor's nodes come from: the one its node labels select."""
+    labels = (flavor_props.get("spec") or {}).get("nodeLabels") or {}
+    return classes.get(str(labels.get(COMPUTE_CLASS_LABEL, "")))
+
+
 def flavor_capacity(ix: StackIndex) -> dict[str, dict[str, FlavorCapacity]]:
-    """flavor -> resource -> FlavorCapacity, for flavors that serve nodes of this stack's pools, or state
-    what a fleet worker's pools hold. On Autopilot there are no pools, so nothing is judged."""
+    """flavor -> resource -> FlavorCapacity, for flavors that serve nodes of this stack's pools or compute
+    classes, or state what a fleet worker's pools hold. On Autopilot there are no pools, so nothing is judged."""
     out: dict[str, dict[str, FlavorCapacity]] = {}
+    classes = compute_classes(ix)
     for name, flavor in ix.kueue["ResourceFlavor"].items():
         if (held := worker_holds(flavor.props)) is not None:
             out[name] = held[1]
+            continue
+        if (cc := class_of(flavor.props, classes)) is not None:
+            out[name] = cc.capacity()
             continue
         spec = flavor.props.get("spec") or {}
         for f in (f for _, f in ix.pools if f.serves(spec)):

@@ -7,6 +7,7 @@ cluster (gke_ai_batch.offline.tenant_path). One line per object:
 
     admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet, Pod, Deployment, StatefulSet
                                                                   (and what a MutatingAdmissionPolicy set)
+      compute class c: ...                                        on a class's flavor: which way serves it
     created: ns/name (Kind)                                       anything else that may be created
     refused: ns/name: LAYER: reason                               LAYER: RBAC, Pod Security <level>,
                                                                   ValidatingAdmissionPolicy <name>, Kueue,
@@ -23,15 +24,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from gke_ai_batch.admission.results import AdmissionResult, PodSetAssignment
+from gke_ai_batch.model.promises import ClassFacts
 from gke_ai_batch.vocabulary import Obj
 
+from .class_admission import class_lines, flavor_classes
 from .dispatch import Dispatch, Fleet, cluster_of
 from .render import is_manifest, manifest_of
 from .runtime import PlanError, close_thread_loops, run_program
@@ -128,13 +131,23 @@ def main(argv: list[str] | None = None) -> int:
 def report(passages: Sequence[tuple[Obj, Passage]], fleet: Fleet, order: UsageOrder | None = None) -> bool:
     """Print each passage, where its ClusterQueue orders LocalQueues by usage, and a fleet manager's dispatch of
     what it admits; True if anything is refused."""
+    return 1 if report(passages, Fleet(regs, cluster), flavor_classes(regs)) else 0
+
+
+def report(passages: Sequence[tuple[Obj, Passage]], fleet: Fleet,
+           classes: Mapping[str, ClassFacts] | None = None) -> bool:
+    """Print each passage, which way of a compute class would give it its nodes, and a fleet manager's dispatch
+    of what it admits; True if anything is refused."""
     refused = False
     for doc, passage in passages:
-        dispatch = fleet.dispatch(doc, passage.admission) if passage.admission and not passage.refused else None
+        admitted = passage.admission if passage.admission and not passage.refused else None
+        dispatch = fleet.dispatch(doc, admitted) if admitted else None
         print(describe(passage))
         note = order.note(doc, passage.admission.cluster_queue) if order and passage.admission else None
         if note and not passage.refused:
             print(note)
+        for line in class_lines(doc, admitted, classes or {}) if admitted else []:
+            print(line)
         for line in dispatched(dispatch):
             print(line)
         refused |= passage.refused or (dispatch is not None and not dispatch.admitted)

@@ -16,8 +16,16 @@ from gke_ai_batch.admission.cluster import Cluster, kueue_config_from_values
 from gke_ai_batch.admission.results import AdmissionResult
 from gke_ai_batch.model.fleet_config import ALL_AT_ONCE, INCREMENTAL
 from gke_ai_batch.model.pool_facts import pool_facts
+from gke_ai_batch.model.promises import class_pool_facts
 from gke_ai_batch.plan.fleet import DISPATCHERS
-from gke_ai_batch.vocabulary import FLEET_STACK_ANNOTATION, HELM_RELEASE, MULTIKUEUE_CONTROLLER, NODE_POOL, Obj
+from gke_ai_batch.vocabulary import (
+    COMPUTE_CLASS,
+    FLEET_STACK_ANNOTATION,
+    HELM_RELEASE,
+    MULTIKUEUE_CONTROLLER,
+    NODE_POOL,
+    Obj,
+)
 
 from .render import cluster_zones, is_manifest, manifest_of, worker_manifests
 from .runtime import Planned, Registration, reference_key
@@ -60,6 +68,7 @@ def cluster_of(regs: list[Registration], extra: Sequence[Obj] = ()) -> Cluster:
     manifests += extra
     kueue: Obj = next((r.inputs for r in regs if r.type == HELM_RELEASE and r.inputs.get("name") == "kueue"), {})
     pools = [pool_facts(r.inputs, cluster_zones(regs)) for r in regs if r.type == NODE_POOL]
+    pools += [f for r in regs if r.type == COMPUTE_CLASS and (f := class_pool_facts(r.inputs)) is not None]
     return Cluster.build(manifests, kueue_config_from_values(kueue.get("values")), pools)
 
 

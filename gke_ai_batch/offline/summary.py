@@ -11,11 +11,12 @@ from typing import Any
 
 from gke_ai_batch.admission.queues import cluster_queue_flavors
 from gke_ai_batch.model.fleet_facts import WORKER_OUTPUT
-from gke_ai_batch.model.promises import FlavorCapacity, show_amount, worker_of
+from gke_ai_batch.model.promises import ClassFacts, FlavorCapacity, class_facts, show_amount, worker_of
 from gke_ai_batch.model.words import name_list, plural
 from gke_ai_batch.vocabulary import (
     BUCKET,
     BUCKET_IAM_MEMBER,
+    COMPUTE_CLASS,
     FIXED_CAPACITY,
     FLEET_STACK_ANNOTATION,
     HELM_RELEASE,
@@ -24,13 +25,14 @@ from gke_ai_batch.vocabulary import (
     NODE_POOL,
     ROUTER_NAT,
     SUBNETWORK,
+    Capacity,
     kueue_type,
 )
 
 from .mermaid import Diagram, diagram
 from .runtime import Registration
 from .text import FULL_AT, Block, Row, Table, console, markdown
-from .view import ClusterQueue, LocalQueue, Pool, QueueQuota, StackView, Team, stack_view
+from .view import ClusterQueue, Flavor, LocalQueue, Pool, QueueQuota, StackView, Team, stack_view
 
 CONSOLE_POOLS = 30  # the console shows this many node pools; summary.md shows all
 CONSOLE_TEAMS = 30  # and this many teams
@@ -168,7 +170,10 @@ def _pools_hold(view: StackView, flavor: str, resource: str) -> bool:
 
 
 def _not_guaranteed_note(view: StackView) -> list[str]:
-    shaky = [f"{f.name} ({', '.join(m for m in f.modes if m not in FIXED_CAPACITY)})" for f in view.flavors.values()
+    def uncertain(f: Flavor) -> list[str]:  # of a compute class's chain, on-demand may not come either
+        return [m for m in f.modes if m != Capacity.RESERVATION] if f.compute_class else \
+            [m for m in f.modes if m not in FIXED_CAPACITY]
+    shaky = [f"{f.name} ({', '.join(uncertain(f))})" for f in view.flavors.values()
              if any(c.fixed < c.total for c in f.capacity.values())]
     if not shaky:
         return []
@@ -255,6 +260,26 @@ def _kueue_line(regs: Sequence[Registration], view: StackView) -> str:
             f"{plural(kinds['AdmissionCheck'], 'admission check')}")
 
 
+def _class_row(c: ClassFacts) -> Row:
+    node = f"{c.machine_type}, {c.per_node} {c.resource}" if c.resource else c.machine_type
+    guaranteed = f"{c.reserved_nodes} ({c.reserved_nodes * c.per_node} {c.resource})" if c.resource else \
+        str(c.reserved_nodes)
+    return (c.name, node, " -> ".join(c.ways), str(c.max_nodes), guaranteed)
+
+
+def compute_class_table(regs: Sequence[Registration]) -> Table | None:
+    """Each compute class: its node, its chain of ways in GKE's order, the most nodes it may have, and how many of
+    them are guaranteed (the reserved priority's; the other ways depend on whether GKE can get them)."""
+    classes = [f for r in regs if r.type == COMPUTE_CLASS and (f := class_facts(r.inputs)) is not None]
+    if not classes:
+        return None
+    return Table("Compute classes", f"{len(classes):,} compute class{'' if len(classes) == 1 else 'es'}",
+                 ("class", "node", "chain (GKE tries in order)", "max nodes", "guaranteed nodes"),
+                 [_class_row(c) for c in classes],
+                 notes=["guaranteed: what the reserved priority holds; flex-start, spot and on-demand nodes come "
+                        "only if GKE can get them when pods wait"])
+
+
 def blocks(regs: Sequence[Registration], view: StackView, fleet: Block | None = None,
            registered: int | None = None) -> list[Block]:
     """The summary's blocks; `fleet`: a fleet's table or line; `registered`: the count, when `regs` is the stack
@@ -264,6 +289,9 @@ def blocks(regs: Sequence[Registration], view: StackView, fleet: Block | None = 
     pools = pool_table(view)
     if pools:
         out.append(pools)
+    classes = compute_class_table(regs)
+    if classes:
+        out.append(classes)
     out.append(_kueue_line(regs, view))
     if view.teams:
         out.append(team_table(view))

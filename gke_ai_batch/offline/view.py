@@ -90,6 +90,7 @@ class Flavor:
     pools: list[str]  # names of the pools whose nodes it selects
     modes: list[str]  # their capacity modes (on-demand, spot, reservation, flex-start, queued-provisioning)
     capacity: dict[str, promises.FlavorCapacity]  # resource -> at full size and guaranteed; empty without pools
+    compute_class: bool = False  # the nodes of a compute class: modes is its chain, only reservations guaranteed
 
 
 @dataclass(frozen=True)
@@ -152,15 +153,17 @@ def _pool(props: Mapping[str, Any], zones: Sequence[str], location: str) -> Pool
 
 def _flavors(regs: Sequence[Registration], pools: Sequence[Pool]) -> dict[str, Flavor]:
     ix = promises.StackIndex([promises.Res(r.type, r.urn, r.inputs) for r in regs if r.custom])
-    caps = promises.flavor_capacity(ix)
+    caps, classes = promises.flavor_capacity(ix), promises.compute_classes(ix)
     out: dict[str, Flavor] = {}
     for r in _kueue(regs, "ResourceFlavor"):
         name, spec = str(_meta(r).get("name")), _spec(r)
         matched = [p.facts for p in pools if p.facts.serves(spec)]
         remote = promises.worker_holds(r.inputs)  # a fleet manager's flavor: its worker's pools' mode
-        modes = sorted({p.capacity for p in matched} | ({remote[0]} if remote else set()))
+        cc = promises.class_of(r.inputs, classes)  # a compute class's flavor: its chain's ways
+        modes = (list(dict.fromkeys(str(w) for w in cc.ways)) if cc else
+                 sorted({p.capacity for p in matched} | ({remote[0]} if remote else set())))
         out[name] = Flavor(name, dict(spec.get("nodeLabels") or {}), tolerates_queued(spec),
-                           [p.name for p in matched], modes, caps.get(name, {}))
+                           [p.name for p in matched], modes, caps.get(name, {}), cc is not None)
     return dict(sorted(out.items()))
 
 

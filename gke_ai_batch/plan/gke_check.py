@@ -8,11 +8,13 @@ from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ROOT, ConfigError
 from gke_ai_batch.model.gke_rule_sources import GkeRule, Props
 from gke_ai_batch.model.gke_rules import (
+    class_findings,
     cluster_findings,
     network_findings,
     pool_findings,
     stack_findings,
 )
+from gke_ai_batch.plan.compute_classes import plan_compute_classes
 from gke_ai_batch.plan.gke_inputs import cluster_inputs, engine_form, node_pool_inputs
 from gke_ai_batch.plan.network import NetworkPlan, subnet_inputs
 from gke_ai_batch.plan.pools import PoolPlan
@@ -36,6 +38,9 @@ def enforce_gke_rules(cfg: PlatformConfig, pools: list[PoolPlan], network: Netwo
     for _rule, finding in stack_findings(declared, cluster):
         assert finding.pool is not None  # a rule over all pools points at one of them
         raise ConfigError(pools[finding.pool].path, finding.message)
+    for c in plan_compute_classes(cfg, pools):
+        for rule, finding in class_findings(c.manifest(), cluster):
+            raise ConfigError(_path(c.path, rule, finding.at), finding.message)
     enforce_network_rules(network, cluster, declared)
 
 

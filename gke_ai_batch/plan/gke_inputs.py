@@ -14,9 +14,10 @@ from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.gpudirect import AUTO_PROFILE
 from gke_ai_batch.model.words import shorten
+from gke_ai_batch.plan.compute_classes import auto_provisioning, plan_compute_classes
 from gke_ai_batch.plan.identity import node_identity
 from gke_ai_batch.plan.network import plan_network
-from gke_ai_batch.plan.pools import PoolPlan, WorkloadPolicyPlan
+from gke_ai_batch.plan.pools import PoolPlan, WorkloadPolicyPlan, plan_pools
 from gke_ai_batch.vocabulary import (
     PRODUCTION_ENVIRONMENTS,
     RESERVATION_KEY,
@@ -178,10 +179,14 @@ def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any
     if c.mode == ClusterMode.AUTOPILOT:
         # Autopilot's nodes take their service account from the cluster (gcloud container clusters
         # create-auto --service-account; the provider's cluster_autoscaling.auto_provisioning_defaults).
+        if c.auto_provisioning is not None:
+            raise ConfigError(path_of("cluster", "auto_provisioning"), "Autopilot provisions every node itself; "
+                              "drop the key")
         defaults = {"service_account": node_identity(cfg).email, "oauth_scopes": NODE_SCOPES}
         return {**inputs, "enable_autopilot": True, "cluster_autoscaling": {"auto_provisioning_defaults": defaults}}
     return {
         **inputs,
+        **_node_auto_provisioning(cfg),
         "remove_default_node_pool": True,
         "initial_node_count": 1,
         "node_locations": list(cfg.zones) if c.regional and cfg.zones else None,
@@ -193,6 +198,16 @@ def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any
         # Managed Service for Prometheus collects Kueue's metrics (plan.monitoring); Autopilot has it on.
         "monitoring_config": {"managed_prometheus": {"enabled": True}},
     }
+
+
+def _node_auto_provisioning(cfg: PlatformConfig) -> dict[str, Any]:
+    """cluster_autoscaling where the compute classes need it (plan.compute_classes), else nothing: the
+    provider then leaves the cluster's auto-provisioning as it is."""
+    if not cfg.compute_classes and cfg.cluster.auto_provisioning is None:
+        return {}
+    pools = plan_pools(cfg)
+    nap = auto_provisioning(cfg, pools, plan_compute_classes(cfg, pools), node_identity(cfg).email, NODE_SCOPES)
+    return {"cluster_autoscaling": nap} if nap else {}
 
 
 def reservation_affinity(plan: PoolPlan) -> dict[str, Any] | None:

@@ -22,9 +22,11 @@ from gke_ai_batch.model.topologies import topology_name
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan import admission_fair_sharing, tenancy
 from gke_ai_batch.plan.autopilot import autopilot_node_labels, check_autopilot_tpu_version
+from gke_ai_batch.plan.compute_classes import ComputeClassPlan, plan_compute_classes
 from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.plan.team_namespaces import TeamPlan, _local_queues, _team_manifests, _team_namespaces, stop_policy
 from gke_ai_batch.vocabulary import (
+    COMPUTE_CLASS_LABEL,
     FLAVOR_LABEL,
     KUEUE_API,
     NODES_ON_WORKER_ANNOTATION,
@@ -66,6 +68,7 @@ class FlavorPlan:
     capacity: Capacity | None = None  # a fleet manager's flavor: its worker's pools' capacity (plan.fleet)
     worker: str | None = None  # a fleet manager's flavor: the worker whose nodes it names
     worker_holds: str | None = None  # and what they hold (JSON: capacity mode, resource -> [full size, guaranteed])
+    compute_class: ComputeClassPlan | None = None  # a compute class's flavor: the class whose nodes it selects
 
     @property
     def topology_name(self) -> str | None:
@@ -73,6 +76,8 @@ class FlavorPlan:
 
     @property
     def accelerator_resource(self) -> str | None:
+        if self.compute_class is not None:
+            return self.compute_class.resource
         return self.pools[0].resource if self.pools else None
 
     def manifest(self) -> Manifest:
@@ -109,6 +114,7 @@ class SchedulingPlan:
     admission_checks: tuple[Manifest, ...]  # ProvisioningRequestConfig and AdmissionCheck
     priority_classes: tuple[Manifest, ...]
     workload_priority_classes: tuple[Manifest, ...]
+    compute_classes: tuple[ComputeClassPlan, ...] = ()
 
     @property
     def topologies(self) -> tuple[Manifest, ...]:
@@ -196,10 +202,25 @@ def autopilot_flavors(cfg: PlatformConfig) -> dict[str, FlavorPlan]:
     return flavors
 
 
-def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan],
-                   fleet: Mapping[str, FlavorPlan] | None = None) -> dict[str, FlavorPlan]:
-    """The pools' flavors, Autopilot's, a fleet manager's workers' (plan.fleet), and the default flavor."""
-    flavors = {**pool_flavors(pools), **autopilot_flavors(cfg), **(fleet or {})}
+def class_flavor(c: ComputeClassPlan) -> FlavorPlan:
+    """A compute class's flavor: the nodes GKE labels with the class's name, tolerating the taint GKE puts on
+    them (GKE: About custom compute classes). It names the accelerator labels GKE puts on them too, so that
+    Kueue gives it only pods whose selectors the class's nodes satisfy (a pod asking for a 4x4 slice never gets
+    a 2x4 class)."""
+    shape = ({vocabulary.TPU_ACCELERATOR_LABEL: c.accelerator, vocabulary.TPU_TOPOLOGY_LABEL: str(c.topology)}
+             if c.kind == PoolKind.TPU else {vocabulary.GPU_ACCELERATOR_LABEL: c.accelerator})
+    return FlavorPlan(name=c.name, node_labels={COMPUTE_CLASS_LABEL: c.name, **shape},
+                      tolerations=(vocabulary.compute_class_toleration(c.name),),
+                      resources=BASE_RESOURCES + (c.resource,), host_share=host_share(c.machine_type, c.per_node),
+                      capacity=c.first_capacity, compute_class=c)
+
+
+def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan], fleet: Mapping[str, FlavorPlan] | None = None,
+                   classes: tuple[ComputeClassPlan, ...] = ()) -> dict[str, FlavorPlan]:
+    """The pools' flavors, the compute classes', Autopilot's, a fleet manager's workers' (plan.fleet), and the
+    default flavor."""
+    flavors = {**pool_flavors(pools), **{c.name: class_flavor(c) for c in classes}, **autopilot_flavors(cfg),
+               **(fleet or {})}
     default = cfg.kueue.default_flavor
     referenced = any(default in q.quotas for q in _queue_specs(cfg))
     if default not in flavors and (not flavors or referenced):
@@ -344,11 +365,15 @@ CAPACITY_ORDER = (Capacity.RESERVATION, Capacity.ON_DEMAND, Capacity.QUEUED, Cap
 
 def _flavor_order(spec: QueueSpec, flavors: dict[str, FlavorPlan]) -> list[str]:
     """Flavors without an accelerator first, so a cpu-only pod takes its cpu flavor before the cpu that
-    comes with an accelerator flavor; then the accelerator flavors by CAPACITY_ORDER."""
+    comes with an accelerator flavor; then the accelerator flavors by CAPACITY_ORDER; then the compute
+    classes', whose chains walk their own ways (a job that wants a class selects it by
+    cloud.google.com/compute-class)."""
     def rank(name: str) -> tuple[bool, int]:
         flavor = flavors.get(name)
         if flavor is None or _accelerator_of(flavor) is None:
             return False, 0
+        if flavor.compute_class is not None:  # after the pools: the class orders its own ways
+            return True, len(CAPACITY_ORDER)
         return True, CAPACITY_ORDER.index(_capacity_of(flavor))
     return sorted(spec.quotas, key=rank)
 
@@ -521,7 +546,8 @@ def _admission_checks(cfg: PlatformConfig, flavors: dict[str, FlavorPlan]) -> tu
 def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan],
                       fleet_flavors: Mapping[str, FlavorPlan] | None = None) -> SchedulingPlan:
     tenancy.check_version(cfg)
-    flavors = derive_flavors(cfg, pools, fleet_flavors)
+    classes = plan_compute_classes(cfg, pools)
+    flavors = derive_flavors(cfg, pools, fleet_flavors, classes)
     cohorts = derive_cohorts(cfg)
     pcs, wpcs = derive_priorities(cfg)
     ctx = _QueueContext(flavors, {c.name for c in cfg.cohorts}, cfg)
@@ -553,4 +579,4 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan],
                                        for q in queues], teams)
     return SchedulingPlan(flavors=flavors, cohorts=cohorts, cluster_queues=tuple(queues), teams=tuple(teams),
                           admission_checks=_admission_checks(cfg, flavors), priority_classes=pcs,
-                          workload_priority_classes=wpcs)
+                          workload_priority_classes=wpcs, compute_classes=classes)
