@@ -17,11 +17,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from gke_ai_batch.model.replacement import CRD_IMMUTABLE, TAS_FLAVOR_IMMUTABLE, field_at
+from gke_ai_batch.model.replacement import CRD_IMMUTABLE, HELD_IN_USE, TAS_FLAVOR_IMMUTABLE, field_at
 from gke_ai_batch.vocabulary import CLUSTER, K8S_PROVIDER, KUEUE_TYPE_PREFIX, SUBNETWORK
 
 Resource = dict[str, Any]
-IN_USE = ("ResourceFlavor", "Topology", "AdmissionCheck")
 FINALIZER = "kueue.x-k8s.io/resource-in-use"
 # GKE docs, "Manually upgrading a cluster or node pool": the control plane moves one minor version at a time;
 # terraform-provider-google-beta resource_container_cluster.go updates the master only when min_master_version
@@ -64,7 +63,7 @@ def _kueue_immutable(was: Resource, now: Resource) -> list[str]:
     if kind == "ResourceFlavor":
         paths = TAS_FLAVOR_IMMUTABLE if field_at(a, "spec.topologyName") is not None else ()
     else:
-        paths = CRD_IMMUTABLE.get(kind or "", ()) if kind in IN_USE else ()
+        paths = CRD_IMMUTABLE.get(kind or "", ()) if kind in HELD_IN_USE else ()
     changed = [p for p in paths if field_at(a, p) != field_at(b, p)]
     if not changed:
         return []
@@ -90,7 +89,7 @@ def _way(kind: str, name: str) -> str:
 def in_use(r: Resource, plan: list[Resource]) -> list[str]:
     """What in the plan names this ResourceFlavor, Topology or AdmissionCheck (Kueue holds its finalizer)."""
     kind, name = _kind(r), _name(r)
-    if kind not in IN_USE:
+    if kind not in HELD_IN_USE:
         return []
     users = []
     for other in plan:

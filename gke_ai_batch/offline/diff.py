@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gke_ai_batch.model.replacement import recreating_nodes, replacing
+from gke_ai_batch.model.replacement import field_at, recreating_nodes, replacing
 from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, K8S_PROVIDER
 
 from . import api_refusals
@@ -257,14 +257,15 @@ def compare(old: list[Resource], new: list[Resource]) -> Diff:
 def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list[str]] | None:
     """None when nothing changed. A replacement when a changed input forces one (each such line says why, and
     the first says the order); else an update, its lines marked where GKE recreates the nodes to apply them.
-    Inputs the program's ignoreChanges names are left out: the engine keeps their old value."""
+    Inputs the program's ignoreChanges names are left out where BASE has them: the engine keeps their old
+    value, and sends the program's only where the state has none (pulumi.com/docs ignoreChanges)."""
     options = new.get("options") or {}
-    inputs = [c for c in input_changes(old, new) if not ignored(c[0], options.get("ignoreChanges") or ())]
+    a, b = old.get("inputs") or {}, new.get("inputs") or {}
+    inputs = [c for c in input_changes(old, new) if not ignored(c[0], options.get("ignoreChanges") or [], a)]
     relations = relation_changes(old, new)
     if not inputs and not relations:
         return None
     paths = [path for path, _ in inputs]
-    a, b = old.get("inputs") or {}, new.get("inputs") or {}
     forced = {path: f"forces replacement: {why}"
               for path, why in replacing(new["type"], paths, a, b, options.get("replaceOnChanges") or ())}
     if forced:
@@ -274,9 +275,10 @@ def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list
     return "update", new, [*_marked(inputs, disruptive), *relations]
 
 
-def ignored(path: str, ignore_changes: list[str]) -> bool:
-    """Whether an ignoreChanges entry covers this input path (the entry itself or a path under it)."""
-    return any(path == p or path.startswith((f"{p}.", f"{p}[")) for p in ignore_changes)
+def ignored(path: str, ignore_changes: list[str], old: dict[str, Any]) -> bool:
+    """Whether an ignoreChanges entry covers this input path (the entry or a path under it) and BASE has it."""
+    return any((path == p or path.startswith((f"{p}.", f"{p}["))) and field_at(old, p) is not None
+               for p in ignore_changes)
 
 
 def order(r: Resource) -> str:
