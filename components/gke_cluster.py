@@ -233,9 +233,9 @@ class GkeCluster(pulumi.ComponentResource):
         self.name, self.location, self.endpoint = self.cluster.name, self.cluster.location, self.cluster.endpoint
         dns = inputs["control_plane_endpoints_config"]["dns_endpoint_config"]["allow_external_traffic"]
         self.kubeconfig = pulumi.Output.secret(self._kubeconfig(dns))
-        # A stable identity: an endpoint change or a credential rotation updates the provider, a replaced
-        # cluster replaces it (model.replacement.cluster_identifier).
-        self.identifier = cluster_identifier(inputs)
+        # A stable identity: an endpoint change or a credential rotation updates the provider
+        # (model.replacement.cluster_identifier).
+        self.identifier = cluster_identifier(str(args["project"]), str(inputs["location"]), str(inputs["name"]))
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, cluster_identifier=self.identifier,
                                      opts=pulumi.ResourceOptions(parent=self))
         self.register_outputs({"name": self.name, "location": self.location, "endpoint": self.endpoint,

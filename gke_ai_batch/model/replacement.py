@@ -9,9 +9,7 @@ read from each resource's options.
 """
 from __future__ import annotations
 
-import hashlib
 import ipaddress
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,8 +36,10 @@ class Rule:
     """A change at `path` on a resource of type `type` forces replacement (or, in RECREATES_NODES, is applied
     in place by recreating the nodes); `why` says so with its source. A rule matches its path and everything
     under it, unless `whole`: then only the block's appearing or disappearing (Terraform's ForceNew on a
-    block counts its presence, not its fields). A change reported at a block above the path (the block
-    appears or disappears whole) matches when the field is set on either side."""
+    block counts its presence, not its fields). A change reported at a block above the path matches when the
+    field is set on either side and the block is still there: a block that appears holding the field replaces,
+    one removed whole does not, since terraform-provider-google keeps an Optional+Computed block that leaves the
+    config as it is (privateClusterConfig, a node pool's networkConfig)."""
 
     type: str
     path: str
@@ -49,8 +49,11 @@ class Rule:
     def matches(self, changed: str, old: Inputs, new: Inputs) -> bool:
         if changed == self.path or (not self.whole and changed.startswith((f"{self.path}.", f"{self.path}["))):
             return True
-        above = changed == "" or self.path.startswith(f"{changed}.")
-        return above and (field_at(old, self.path) is not None or field_at(new, self.path) is not None)
+        if not (changed == "" or self.path.startswith(f"{changed}.")):
+            return False
+        if changed and field_at(new, changed) is None:
+            return False  # a block removed whole: the provider keeps it (Optional+Computed blocks stay as they are)
+        return field_at(old, self.path) is not None or field_at(new, self.path) is not None
 
 
 Inputs = Mapping[str, Any]
@@ -212,33 +215,13 @@ def evicting_taints(old: Inputs, new: Inputs) -> list[str]:
     return sorted(no_execute(new) - no_execute(old))
 
 
-def cluster_identifier(inputs: Inputs) -> str:
-    """The Kubernetes provider's clusterIdentifier for a cluster of these inputs (snake_case, as the program
-    passes them): the cluster's project, location and name, and a digest of every input that replaces it
-    (REPLACES). It stays the same through an endpoint change or a credential or IP rotation, so
-    pulumi-kubernetes updates its provider then instead of replacing it with every object on it (DiffConfig),
-    and changes with every replacement of the cluster, whose objects must then be created again. Values the
-    program does not know yet (another resource's outputs) are left out."""
-    camel = _camel(inputs)
-    forced = {r.path: field_at(camel, r.path) for r in _typed(REPLACES, v.CLUSTER)}
-    digest = hashlib.sha256(json.dumps({k: x for k, x in forced.items() if _plain_value(x)}, sort_keys=True)
-                            .encode()).hexdigest()[:12]
-    return f"projects/{camel.get('project')}/locations/{camel.get('location')}/clusters/{camel.get('name')}#{digest}"
-
-
-def _camel(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {re.sub(r"_([a-z0-9])", lambda m: m[1].upper(), str(k)): _camel(x) for k, x in value.items()}
-    return [_camel(x) for x in value] if isinstance(value, list) else value
-
-
-def _plain_value(value: Any) -> bool:
-    """A value known when the program runs (not another resource's output), and set."""
-    if isinstance(value, Mapping):
-        return all(map(_plain_value, value.values()))
-    if isinstance(value, list):
-        return all(map(_plain_value, value))
-    return isinstance(value, str | int | float | bool)
+def cluster_identifier(project: str, location: str, name: str) -> str:
+    """The Kubernetes provider's clusterIdentifier: the cluster as GKE names it. It stays the same through an
+    endpoint change, a credential or IP rotation and a replacement under the same name, so pulumi-kubernetes
+    updates its provider instead of replacing it with every object on it (DiffConfig clears the replacement
+    while the identifier is unchanged); a renamed or moved cluster replaces it. After a replacement under the
+    same name the objects are not in the new cluster until `pulumi up --refresh` (docs/operating.md)."""
+    return f"projects/{project}/locations/{location}/clusters/{name}"
 
 
 def _plain(path: str) -> str:

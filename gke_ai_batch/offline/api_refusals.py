@@ -40,8 +40,8 @@ def refused(steps: Iterable[tuple[str, Resource]], old: list[Resource], new: lis
         was = before.get(r["urn"])
         if was is not None and op in ("update", "replace"):
             out += _kueue_immutable(was, r) + _versions(was, r) + _secondary_ranges(was, r, old)
-        if op in ("replace", "delete") and was is not None and (users := in_use(was, old)):
-            out.append(_two_steps(op, was, users))
+        if op == "replace" and was is not None and "replacedWith" not in r and (users := in_use(was, old)):
+            out.append(_two_steps(was, users))
         if op == "replace" and r["type"] == K8S_PROVIDER:
             out += _provider(r, old, new, acknowledged)
     return out
@@ -108,11 +108,8 @@ def _named_by_queue(spec: dict[str, Any], kind: str) -> set[str]:
     return {str(c) for c in spec.get("admissionChecks") or []} | {str(c.get("name")) for c in strategy}
 
 
-def _two_steps(op: str, r: Resource, users: list[str]) -> str:
+def _two_steps(r: Resource, users: list[str]) -> str:
     kind = _kind(r) or ""
-    if op == "delete":
-        return (f"delete {kind} {_name(r)}: {', '.join(users)} named it at BASE and still hold it unless this "
-                f"change moves them: Kueue keeps its {FINALIZER} finalizer while they do")
     return (f"replace {kind} {_name(r)}: it is in use ({', '.join(users)}), and Kueue keeps its {FINALIZER} "
             f"finalizer while a queue names it, so a delete-first replacement hangs; {_way(kind, _name(r))}")
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gke_ai_batch.model.replacement import field_at, recreating_nodes, replacing
-from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, K8S_PROVIDER
+from gke_ai_batch.model.replacement import evicting_taints, field_at, recreating_nodes, replacing
+from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, K8S_PROVIDER, NODE_POOL
 
 from . import api_refusals
 from .decisions import Decisions, read_decisions, refusals
@@ -53,6 +53,8 @@ Step = tuple[str, Resource, list[str]]
 REPLACED_WITH = "replacedWith"  # marks an object replaced because its provider is (decided with the provider)
 SAME = "same"  # a resource in both plans with nothing changed (until a replaced provider replaces it)
 ENDPOINT = "controlPlaneEndpointsConfig"  # the cluster inputs that move the kubeconfig's server
+KEPT = ("kubeconfig: [secret] -> [secret]  [the cluster is replaced under the same clusterIdentifier: the provider "
+        "is updated, and the objects on it are not in the new cluster until `pulumi up --refresh` after this update]")
 
 
 class DiffError(Exception):
@@ -247,7 +249,7 @@ def compare(old: list[Resource], new: list[Resource]) -> Diff:
     before = {r["urn"]: r for r in old}
     now = {r["urn"] for r in new}
     steps = cascade([("create", r, essentials(r)) if r["urn"] not in before
-                     else update_or_replace(before[r["urn"]], r) or (SAME, r, []) for r in new])
+                     else update_or_replace(before[r["urn"]], r) or (SAME, r, []) for r in new], old)
     diff = Diff(unchanged=sum(op == SAME for op, _, _ in steps))
     diff.steps = [s for s in steps if s[0] != SAME] + [("delete", r, essentials(r)) for r in old if r["urn"] not in now]
     diff.steps.sort(key=lambda s: (s[1]["type"], s[1]["name"], s[1]["urn"]))
@@ -272,6 +274,9 @@ def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list
         return "replace", new, [f"order: {order(new)}", *_marked(inputs, forced), *relations]
     disruptive = {path: "GKE recreates every node of the pool to apply it"
                   for path in recreating_nodes(new["type"], paths, a, b)}
+    if new["type"] == NODE_POOL and evicting_taints(a, b):
+        disruptive |= {p: "a NoExecute taint added: evicts every running pod that does not tolerate it"
+                       for p in paths if p.startswith("nodeConfig.taints")}
     return "update", new, [*_marked(inputs, disruptive), *relations]
 
 
@@ -293,24 +298,32 @@ def order(r: Resource) -> str:
     return "create the new one first, then delete the old one"
 
 
-def cascade(steps: list[Step]) -> list[Step]:
+def cascade(steps: list[Step], old: list[Resource]) -> list[Step]:
     """The steps with every object of a replaced Kubernetes provider replaced too, as the engine does. A
     provider whose clusterIdentifier changes is replaced (replacement.PROVIDER_IDENTITY); one without a
-    clusterIdentifier on both sides also when its cluster is replaced or its endpoint changes (its
-    kubeconfig then names another cluster or server: pulumi-kubernetes DiffConfig replaces on a computed
-    kubeconfig and on a changed active cluster)."""
-    moved = {r["urn"]: lines for op, r, lines in steps if r["type"] == CLUSTER and (
+    clusterIdentifier on either side also when its cluster is replaced or its endpoint changes (its kubeconfig
+    then names another cluster or server: pulumi-kubernetes DiffConfig replaces on a computed kubeconfig and
+    on a changed active cluster). One that keeps its identifier through its cluster's replacement is updated,
+    and says that its objects are not in the new cluster until a refresh."""
+    before = {r["urn"]: r for r in old}
+    moved = {r["urn"] for op, r, lines in steps if r["type"] == CLUSTER and (
         op == "replace" or any(ln.startswith(ENDPOINT) for ln in lines))}
     out: list[Step] = []
     for op, r, lines in steps:
-        why = next((u for u in r.get("dependencies") or [] if u in moved), None)
-        if r["type"] == K8S_PROVIDER and op in (SAME, "update") and why and "clusterIdentifier" not in r["inputs"]:
-            op, lines = "replace", [f"order: {order(r)}", *lines, f"kubeconfig: [secret] -> [secret]  [forces "
-                                    f"replacement: {short(why)} moves, and the provider has no clusterIdentifier]"]
-        out.append((op, r, lines))
+        cluster = next((u for u in r.get("dependencies") or [] if u in moved), None)
+        if r["type"] != K8S_PROVIDER or op not in (SAME, "update") or cluster is None:
+            out.append((op, r, lines))
+        elif all("clusterIdentifier" in (x.get("inputs") or {}) for x in (r, before.get(r["urn"]) or {})):
+            replaced = any(o == "replace" and c["urn"] == cluster for o, c, _ in steps)
+            out.append(("update", r, [*lines, *([KEPT] if replaced else [])]) if replaced or lines else (op, r, lines))
+        else:
+            out.append(("replace", r, [f"order: {order(r)}", *lines, f"kubeconfig: [secret] -> [secret]  [forces "
+                                       f"replacement: {short(cluster)} moves, and the provider has no "
+                                       "clusterIdentifier on both sides]"]))
     gone = {r["urn"] for op, r, _ in out if op == "replace" and r["type"] == K8S_PROVIDER}
-    return [("replace", {**r, REPLACED_WITH: r["provider"]}, [f"order: {order(r)}", f"provider: {short(r['provider'])} is replaced, and with it "
-                            "every object on it", *(ln for ln in lines if not ln.startswith("order: "))])
+    return [("replace", {**r, REPLACED_WITH: r["provider"]}, [
+        f"order: {order(r)}", f"provider: {short(r['provider'])} is replaced, and with it every object on it",
+        *(ln for ln in lines if not ln.startswith("order: "))])
             if r.get("provider") in gone and op != "create" else (op, r, lines) for op, r, lines in out]
 
 
