@@ -67,7 +67,8 @@ def pool(cfg: dict[str, Any], kind: str, name: str) -> dict[str, Any]:
 
 def test_an_endpoint_change_updates_the_provider_and_replaces_nothing_on_it(tmp_path):
     """prod opens the DNS endpoint: the kubeconfig's server moves, the provider's identity stays."""
-    d = Diffed(*edited("prod", lambda c: c["cluster"].update(dns_endpoint=True, dns_endpoint_reason="CI from anywhere")), tmp_path)
+    open_dns = {"dns_endpoint": True, "dns_endpoint_reason": "CI from anywhere"}
+    d = Diffed(*edited("prod", lambda c: c["cluster"].update(open_dns)), tmp_path)
     old = next(r for r in d.old if r["type"] == PROVIDER)
     new = next(r for r in d.new if r["type"] == PROVIDER)
     assert old["inputs"]["clusterIdentifier"] == new["inputs"]["clusterIdentifier"]
@@ -154,7 +155,8 @@ def test_gpudirect_networks_added_to_a_live_pool_replace_it_and_need_its_acknowl
     pool(base, "gpu_pools", "h200-res").pop("gpudirect")
     d = Diffed(base, now, tmp_path)
     assert d.op(NODE_POOL, "h200-res-pool") == "replace"
-    assert any(ln.startswith("networkConfig") and "forces replacement" in ln for ln in d.lines(NODE_POOL, "h200-res-pool"))
+    lines = d.lines(NODE_POOL, "h200-res-pool")
+    assert any(ln.startswith("networkConfig") and "forces replacement" in ln for ln in lines)
     assert d.refusals("replace node pool h200-res", "acknowledge: [{node_pool: h200-res")
 
 

@@ -193,8 +193,12 @@ def shrinks(old: Any, new: Any) -> bool:
     try:
         was, will = ipaddress.ip_network(str(old)), ipaddress.ip_network(str(new))
     except ValueError:
-        return old != new
-    return not (was.version == will.version and was.subnet_of(will))  # type: ignore[arg-type]
+        return bool(old != new)
+    if isinstance(was, ipaddress.IPv4Network) and isinstance(will, ipaddress.IPv4Network):
+        return not was.subnet_of(will)
+    if isinstance(was, ipaddress.IPv6Network) and isinstance(will, ipaddress.IPv6Network):
+        return not was.subnet_of(will)
+    return True
 
 
 def recreating_nodes(type_: str, changed: Sequence[str], old: Inputs, new: Inputs) -> list[str]:

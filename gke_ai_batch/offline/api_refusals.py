@@ -60,6 +60,7 @@ def _kueue_immutable(was: Resource, now: Resource) -> list[str]:
     once it HAD a topologyName (turning topology-aware scheduling on is an update), and the others always."""
     kind = _kind(now)
     a, b = was.get("inputs") or {}, now.get("inputs") or {}
+    paths: tuple[str, ...]
     if kind == "ResourceFlavor":
         paths = TAS_FLAVOR_IMMUTABLE if field_at(a, "spec.topologyName") is not None else ()
     else:

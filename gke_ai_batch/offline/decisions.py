@@ -31,8 +31,18 @@ from gke_ai_batch.model.config import CONFIG_KEY
 from gke_ai_batch.model.promises import worker_of
 from gke_ai_batch.model.replacement import evicting_taints, recreating_nodes
 from gke_ai_batch.model.team_config import DECISION_KINDS
-from gke_ai_batch.vocabulary import (BUCKET, CLUSTER, HELM_RELEASE, NETWORK, NODE_POOL, ROUTER, ROUTER_NAT, SUBNETWORK,
-                                     TEAM_COST_LABEL, TEAM_LABEL)
+from gke_ai_batch.vocabulary import (
+    BUCKET,
+    CLUSTER,
+    HELM_RELEASE,
+    NETWORK,
+    NODE_POOL,
+    ROUTER,
+    ROUTER_NAT,
+    SUBNETWORK,
+    TEAM_COST_LABEL,
+    TEAM_LABEL,
+)
 
 from .inputs import changes
 from .stackfile import read_stack_file
