@@ -1,8 +1,9 @@
 """Which deletions and replacements of `make diff` lack the stack file's decision.
 
-Deleting or replacing the cluster, a node pool, a team namespace, a bucket or the Kueue or JobSet release
-destroys running work or data, and so does removing a team (its queues go, and with them its pending work)
-or updating a node pool in a way that evicts its pods (GKE recreates the nodes, or the pool shrinks).
+Deleting or replacing the cluster, a node pool, a team namespace, a bucket, the Kueue or JobSet release or a
+network object (VPC, subnet, router, NAT) destroys running work or data or cuts the nodes off, and so does
+removing a team (its queues go, and with them its pending work) or updating a node pool in a way that evicts
+its pods (GKE recreates the nodes, the pool shrinks, or a NoExecute taint is added).
 `make diff` refuses such a change unless the stack file decides on it:
 - a team, its namespaces and its buckets go once the team was `state: draining` at BASE (its queues stopped
   admitting, and production's protection lifted, by a change before this one);

@@ -8,11 +8,13 @@ which changes force a replacement: gke_ai_batch.model.replacement's table (the p
 Kubernetes' immutable fields, the program's replaceOnChanges) says it, with the path that forces it and the
 order the engine would replace in; in-place node pool updates that GKE applies by recreating the nodes are
 marked. A created or deleted resource shows what a reviewer approves or loses (its quotas, its shape and
-size: gke_ai_batch.offline.essentials). A deletion or replacement of what holds running work or data needs
-the stack file's decision (gke_ai_batch.offline.decisions): each one lacking it is named after the diff.
+size: gke_ai_batch.offline.essentials). A Kubernetes provider replaced takes every object on it with it
+(cascade). A deletion or replacement of what holds running work or data needs the stack file's decision
+(gke_ai_batch.offline.decisions), and what the API server, GKE or the engine would refuse is refused with
+the way to do it (gke_ai_batch.offline.api_refusals): each one is named after the diff.
 After the diff come both sides' policy results and each team's accelerator quotas before and after. Exit 0
-with the diff, 1 with the diff and the refused changes (undecided deletions and replacements, a downgrade or
-skipped upgrade step), 2 if BASE or the stack cannot be planned.
+with the diff, 1 with the diff and the refused changes (undecided deletions and replacements, changes the API
+server or GKE would refuse, a downgrade or skipped upgrade step), 2 if BASE or the stack cannot be planned.
 """
 from __future__ import annotations
 
