@@ -339,3 +339,26 @@ def test_make_diff_classifies_and_refuses_as_the_sources_say(cli_runs, stack, st
     assert run.code == 1, run.err
     assert step in run.out.splitlines()
     assert any(ln.startswith(refusal) for ln in run.out.splitlines()), run.out[-2000:]
+
+
+def test_every_provider_has_the_identity_of_its_cluster():
+    """A fleet manager's provider for a worker takes the worker's, from its fleetWorker output."""
+    from .conftest import planned
+    providers = {r.name: r.inputs.get("clusterIdentifier") for r in planned("fleet-manager") if r.type == PROVIDER}
+    assert providers == {
+        "gke-k8s": "projects/acme-ml-fleet/locations/us-central1/clusters/ml-fleet-manager",
+        "fleet-east-k8s": "projects/acme-ml-fleet-east/locations/us-east5/clusters/ml-fleet-east",
+        "fleet-west-k8s": "projects/acme-ml-fleet-west/locations/us-east1/clusters/ml-fleet-west"}
+
+
+def test_a_protected_network_object_needs_the_clusters_acknowledgement_landed_first():
+    from gke_ai_batch.offline.decisions import Decisions, refusals
+    nat = {"urn": "n", "type": "gcp:compute/routerNat:RouterNat", "name": "gke-network-nat",
+           "inputs": {"name": "ml-prod-nat"}, "options": {"protect": True}}
+    [line] = refusals([("delete", nat)], [nat], [], Decisions(), Decisions((("network", "ml-prod-nat"),)))
+    assert line == ("delete network object ml-prod-nat (gcp:compute/routerNat:RouterNat gke-network-nat): BASE "
+                    "protects it with the cluster: land `acknowledge: [{cluster: ..., reason: ...}]` first (it lifts "
+                    "the protection), then remove it with `acknowledge: [{network: ml-prod-nat, reason: ...}]`")
+    [stale] = refusals([], [nat], [nat], Decisions(), Decisions((("network", "ml-prod-nta"),)))
+    assert stale == ("acknowledge[0].network: 'ml-prod-nta' names no network object the stack had at BASE or has "
+                     "now (network objects: ml-prod-nat)")
