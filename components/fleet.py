@@ -154,8 +154,11 @@ class FleetManager(pulumi.ComponentResource):
             declare(f"{name}-{policy['kind'].lower()}", policy, pulumi.ResourceOptions(parent=self))
         for w, cluster in zip(args.plan.workers, args.plan.clusters, strict=True):
             # require_output: a provider without a kubeconfig would use the deployer's current context.
+            # The worker's cluster identity: its credential rotation updates this provider, its replacement
+            # replaces it (a worker stack from before it has none: pulumi-kubernetes' heuristic applies).
             provider = k8s.Provider(f"{name}-{w.name}-k8s", kubeconfig=args.references[w.name].require_output(
-                KUBECONFIG_OUTPUT), opts=pulumi.ResourceOptions(parent=self))
+                KUBECONFIG_OUTPUT), cluster_identifier=w.facts.cluster_identifier,
+                opts=pulumi.ResourceOptions(parent=self))
             worker = FleetWorker(f"{name}-{w.name}", FleetWorkerArgs(w), pulumi.ResourceOptions(
                 parent=self, providers=[provider]))
             body = secrets[cluster["spec"]["clusterSource"]["kubeConfig"]["location"]]
@@ -168,7 +171,9 @@ class FleetManager(pulumi.ComponentResource):
 
 
 def worker_output(platform: Platform, cluster: GkeCluster) -> dict[str, Any]:
-    """A worker stack's `fleetWorker` output: its facts, and the address and CA its manager's Kueue connects
-    to (the IP endpoint: a ServiceAccount token is not an IAM identity)."""
+    """A worker stack's `fleetWorker` output: its facts, the address and CA its manager's Kueue connects to
+    (the IP endpoint: a ServiceAccount token is not an IAM identity), and its cluster's identity, which the
+    manager's provider for the worker takes."""
     return {**worker_facts(platform.config, platform.scheduling.flavors, platform.frameworks),
-            "server": cluster.endpoint, "ca_certificate": cluster.cluster.master_auth.cluster_ca_certificate}
+            "server": cluster.endpoint, "ca_certificate": cluster.cluster.master_auth.cluster_ca_certificate,
+            "cluster_identifier": cluster.identifier}

@@ -9,6 +9,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from gke_ai_batch.model.replacement import cluster_identifier
 from gke_ai_batch.plan import component_plans, lifecycle
 from gke_ai_batch.plan.identity import REPOSITORY_READER, NodeIdentity
 from gke_ai_batch.vocabulary import component_type
@@ -246,7 +247,10 @@ class GkeCluster(pulumi.ComponentResource):
         self.name, self.location, self.endpoint = self.cluster.name, self.cluster.location, self.cluster.endpoint
         dns = inputs["control_plane_endpoints_config"]["dns_endpoint_config"]["allow_external_traffic"]
         self.kubeconfig = pulumi.Output.secret(self._kubeconfig(dns))
-        self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig,
+        # A stable identity: an endpoint change or a credential rotation updates the provider
+        # (model.replacement.cluster_identifier).
+        self.identifier = cluster_identifier(str(args["project"]), str(inputs["location"]), str(inputs["name"]))
+        self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, cluster_identifier=self.identifier,
                                      opts=pulumi.ResourceOptions(parent=self))
         self.register_outputs({"name": self.name, "location": self.location, "endpoint": self.endpoint,
                                "kubeconfig": self.kubeconfig, "nodeServiceAccount": self.node_service_account})

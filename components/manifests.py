@@ -23,7 +23,8 @@ class CustomObject(k8s.apiextensions.CustomResource):
 
 def declare(name: str, manifest: Manifest, opts: pulumi.ResourceOptions, patch: bool = False) -> pulumi.CustomResource:
     """The typed resource for built-in kinds (a NamespacePatch where the object exists already), a
-    CustomObject for the rest, replaced when a field its CRD makes immutable changes."""
+    CustomObject for the rest, replaced when a field its CRD makes immutable changes (not the objects Kueue
+    holds while in use: plan.lifecycle.manifest)."""
     kind, meta = manifest["kind"], manifest["metadata"]
     if kind == "Namespace":
         make = k8s.core.v1.NamespacePatch if patch else k8s.core.v1.Namespace
@@ -44,5 +45,5 @@ def declare(name: str, manifest: Manifest, opts: pulumi.ResourceOptions, patch: 
         make_binding = k8s.rbac.v1.RoleBinding if kind == "RoleBinding" else k8s.rbac.v1.ClusterRoleBinding
         return make_binding(name, metadata=meta, role_ref=manifest["roleRef"], subjects=manifest["subjects"],
                             opts=opts)
-    immutable = lifecycle.manifest(kind, manifest.get("spec")).options()
+    immutable = lifecycle.manifest(kind).options()
     return CustomObject(name, manifest, pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(**immutable)))

@@ -56,15 +56,15 @@ def test_every_tpu_slice_is_replaced_when_its_topology_changes():
     tpu = [r for r in of_type("prod", NODE_POOL) if "placementPolicy" in r.inputs
            and r.inputs["placementPolicy"].get("tpuTopology")]
     assert tpu and all(r.options["replaceOnChanges"] == ["placementPolicy.tpuTopology"] for r in tpu)
-    assert replacing(NODE_POOL, ["placementPolicy.tpuTopology"]) == []  # the provider does not say so itself
-    assert replacing(NODE_POOL, ["placementPolicy.tpuTopology"], ["placementPolicy.tpuTopology"])
+    assert replacing(NODE_POOL, ["placementPolicy.tpuTopology"], {}, {}) == []  # the provider does not say so itself
+    assert replacing(NODE_POOL, ["placementPolicy.tpuTopology"], {}, {}, ["placementPolicy.tpuTopology"])
 
 
 def test_the_table_knows_gkes_node_recreating_updates_from_its_replacements():
     assert recreating_nodes(NODE_POOL, ["nodeConfig.diskSizeGb", "nodeConfig.taints[0].value",
-                                        "nodeConfig.labels"]) == ["nodeConfig.diskSizeGb"]
-    assert [p for p, _ in replacing(NODE_POOL, ["nodeConfig.spot", "placementPolicy", "autoscaling.maxNodeCount"])] \
-        == ["nodeConfig.spot", "placementPolicy"]
+                                        "nodeConfig.labels"], {}, {}) == ["nodeConfig.diskSizeGb"]
+    assert [p for p, _ in replacing(NODE_POOL, ["nodeConfig.spot", "placementPolicy", "autoscaling.maxNodeCount"],
+                                    {}, {})] == ["nodeConfig.spot", "placementPolicy"]
 
 
 def test_every_rule_names_its_source_and_a_type_the_program_creates():
@@ -75,10 +75,10 @@ def test_every_rule_names_its_source_and_a_type_the_program_creates():
 
 
 def test_kubernetes_objects_are_replaced_where_pulumi_kubernetes_replaces_them():
-    assert replacing("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", ["roleRef.name"])
-    assert replacing("kubernetes:core/v1:Secret", ["type"])
-    assert replacing("kubernetes:core/v1:Namespace", ["metadata.name"])
-    assert not replacing("kubernetes:core/v1:Namespace", ["metadata.labels"])
+    assert replacing("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", ["roleRef.name"], {}, {})
+    assert replacing("kubernetes:core/v1:Secret", ["type"], {}, {})
+    assert replacing("kubernetes:core/v1:Namespace", ["metadata.name"], {}, {})
+    assert not replacing("kubernetes:core/v1:Namespace", ["metadata.labels"], {}, {})
 
 
 # --- decisions: draining a team, acknowledging a deletion or replacement ---------------------------------------
@@ -147,7 +147,8 @@ def test_removing_kueue_from_prod_never_uninstalls_it_so_its_crds_and_workloads_
     (lambda c: team(c, "research").update(stop_policy="Hold"), "platform.teams[1]",
      "stop_policy 'Hold' applies to a draining team only"),
     (lambda c: c.update(acknowledge=[{"node_pool": "a", "cluster": "b", "reason": "x"}]), "platform.acknowledge[0]",
-     "name exactly one resource (cluster, node_pool, namespace, bucket, release); this names 2: cluster, node_pool"),
+     "name exactly one resource (cluster, node_pool, namespace, bucket, release, network); this names 2: "
+     "cluster, node_pool"),
     (lambda c: c.update(acknowledge=[{"release": "cert-manager", "reason": "x"}]), "platform.acknowledge[0].release",
      "'kueue' or 'jobset'"),
     (lambda c: c.update(acknowledge=[{"cluster": "ml-prod"}]), "platform.acknowledge[0].reason", "required"),

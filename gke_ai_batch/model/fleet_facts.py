@@ -39,4 +39,5 @@ class WorkerFacts(_Facts):
     frameworks: list[str]
     server: str  # the control plane's address, as the worker's own kubeconfig reaches it
     ca_certificate: str  # base64, as GKE gives it
+    cluster_identifier: str | None = None  # the worker's provider identity (model.replacement); older: none
     flavors: dict[str, FlavorFacts]

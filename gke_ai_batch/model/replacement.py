@@ -2,14 +2,18 @@
 
 One table with sources, like the GKE rules table: `make diff` reads it to print `+- replace` with the input
 that forces it, and to mark disruptive updates. Paths are the Pulumi input paths `make diff` prints
-(`nodeConfig.spot`, `spec.clusterQueue`); a rule matches its path and everything under it. The program's
-own `replaceOnChanges` (plan.lifecycle) count too: they are read from each resource's options.
+(`nodeConfig.spot`, `spec.clusterQueue`); a rule matches its path, everything under it, and a block above it
+that appears, disappears or changes with the rule's field set on either side (`networkConfig: (absent) ->
+{...additionalNodeNetworkConfigs...}`). The program's own `replaceOnChanges` (plan.lifecycle) count too: they are
+read from each resource's options.
 """
 from __future__ import annotations
 
+import ipaddress
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gke_ai_batch import vocabulary as v
 
@@ -32,15 +36,35 @@ class Rule:
     """A change at `path` on a resource of type `type` forces replacement (or, in RECREATES_NODES, is applied
     in place by recreating the nodes); `why` says so with its source. A rule matches its path and everything
     under it, unless `whole`: then only the block's appearing or disappearing (Terraform's ForceNew on a
-    block counts its presence, not its fields)."""
+    block counts its presence, not its fields). A change reported at a block above the path matches when the
+    field is set on either side and the block is still there: a block that appears holding the field replaces,
+    one removed whole does not, since terraform-provider-google keeps an Optional+Computed block that leaves the
+    config as it is (privateClusterConfig, a node pool's networkConfig)."""
 
     type: str
     path: str
     why: str
     whole: bool = False
 
-    def matches(self, changed: str) -> bool:
-        return changed == self.path or (not self.whole and changed.startswith((f"{self.path}.", f"{self.path}[")))
+    def matches(self, changed: str, old: Inputs, new: Inputs) -> bool:
+        if changed == self.path or (not self.whole and changed.startswith((f"{self.path}.", f"{self.path}["))):
+            return True
+        if not (changed == "" or self.path.startswith(f"{changed}.")):
+            return False
+        if changed and field_at(new, changed) is None:
+            return False  # a block removed whole: the provider keeps it (Optional+Computed blocks stay as they are)
+        return field_at(old, self.path) is not None or field_at(new, self.path) is not None
+
+
+Inputs = Mapping[str, Any]
+
+
+def field_at(inputs: Inputs, path: str) -> Any:
+    """The value at a dotted input path (`networkConfig.additionalNodeNetworkConfigs`), or None when unset."""
+    value: Any = inputs
+    for key in path.split("."):
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value
 
 
 def _rules(type_: str, why: str, *paths: str) -> tuple[Rule, ...]:
@@ -49,9 +73,9 @@ def _rules(type_: str, why: str, *paths: str) -> tuple[Rule, ...]:
 
 # Fields Kueue v0.19.2's CRDs make immutable (x-kubernetes-validations `self == oldSelf`, "field is
 # immutable"; ../shared/schemas/kueue-v0.19.2). pulumi-kubernetes does not know them, so an update would be
-# refused by the API server: the program declares them as replaceOnChanges (plan.lifecycle.manifest).
-# Not yet here, as the program creates no such object: Topology's spec.levels, and ResourceFlavor's
-# nodeLabels, tolerations and topologyName, immutable once topologyName is set (topology-aware scheduling).
+# refused by the API server: the program declares them as replaceOnChanges (plan.lifecycle.manifest), except
+# on the objects Kueue holds while in use (HELD_IN_USE), whose delete-first replacement would hang:
+# `make diff` refuses those changes instead, judged from the old object (offline.api_refusals).
 CRD_IMMUTABLE: dict[str, tuple[str, ...]] = {
     "LocalQueue": ("spec.clusterQueue",),
     "AdmissionCheck": ("spec.controllerName",),
@@ -60,12 +84,25 @@ CRD_IMMUTABLE: dict[str, tuple[str, ...]] = {
 # A ResourceFlavor with a topologyName keeps its node labels, tolerations and topology (ResourceFlavor CRD at
 # v0.19.2: "nodeLabels are immutable when topologyName is set", and the same of tolerations and topologyName).
 TAS_FLAVOR_IMMUTABLE = ("spec.nodeLabels", "spec.tolerations", "spec.topologyName")
+# Kueue keeps its kueue.x-k8s.io/resource-in-use finalizer on these while a ClusterQueue (for a Topology, a
+# ResourceFlavor) names them (kueue v0.19.2 pkg/controller/core/resourceflavor_controller.go,
+# admissioncheck_controller.go, pkg/controller/tas/topology_controller.go).
+HELD_IN_USE = ("ResourceFlavor", "Topology", "AdmissionCheck")
 CRD_SOURCE = "Kueue v0.19.2 CRD kueue.x-k8s.io_{plural}.yaml: x-kubernetes-validations self == oldSelf"
 
 K8S_KINDS = (v.KUEUE_TYPE_PREFIX, "kubernetes:core/v1:", "kubernetes:rbac.authorization.k8s.io/v1:",
              "kubernetes:scheduling.k8s.io/v1:", "kubernetes:networking.k8s.io/v1:",
              "kubernetes:admissionregistration.k8s.io/v1:", "kubernetes:monitoring.googleapis.com/v1:",
              f"kubernetes:{v.GKE_NETWORKING_API}:")
+# A subnet's primary range: terraform-provider-google-beta resource_compute_subnetwork.go, CustomizeDiff
+# `customdiff.ForceNewIfChange("ip_cidr_range", IsShrinkageIpCidr)`: a new range that does not hold the old one
+# (a move or a shrink) replaces the subnet; an expansion is an update.
+SUBNET_RANGE = (f"{TPG} google-beta/services/compute/resource_compute_subnetwork.go: ForceNewIfChange(ip_cidr_range, "
+                "IsShrinkageIpCidr), a range that does not hold the old one")
+# pulumi-kubernetes 4.34 provider/pkg/provider/provider.go DiffConfig: with `clusterIdentifier` set and unchanged
+# the provider is never replaced (an endpoint or credential change is an update); a changed identifier
+# replaces it; adding or removing one replaces nothing by itself.
+PROVIDER_IDENTITY = "pulumi-kubernetes provider.go DiffConfig: a changed clusterIdentifier replaces the provider"
 IAM = f"ForceNew in {TPG} google-beta/tpgiamresource/resource_iam_member.go (no update function)"
 COMPUTE = f"ForceNew in {TPG} google-beta/services/compute/"
 
@@ -90,13 +127,13 @@ REPLACES: tuple[Rule, ...] = (
         "shieldedInstanceConfig"))),
     *_rules(v.RESOURCE_POLICY, COMPUTE + "resource_compute_resource_policy.go", "region", "project",
             "workloadPolicy", "groupPlacementPolicy.gpuTopology", "groupPlacementPolicy.tpuTopology"),
-    *_rules("gcp:compute/network:Network", COMPUTE + "resource_compute_network.go", "name", "project",
+    *_rules(v.NETWORK, COMPUTE + "resource_compute_network.go", "name", "project",
             "autoCreateSubnetworks", "description", "networkProfile"),
     *_rules("gcp:compute/firewall:Firewall", COMPUTE + "resource_compute_firewall.go", "name", "direction",
             "project"),
     *_rules(v.SUBNETWORK, COMPUTE + "resource_compute_subnetwork.go", "name", "network", "region", "project",
             "description"),
-    *_rules("gcp:compute/router:Router", COMPUTE + "resource_compute_router.go", "name", "network", "region",
+    *_rules(v.ROUTER, COMPUTE + "resource_compute_router.go", "name", "network", "region",
             "project"),
     *_rules(v.ROUTER_NAT, COMPUTE + "resource_compute_router_nat.go", "name", "router", "region", "project",
             "type", "endpointTypes"),
@@ -111,7 +148,7 @@ REPLACES: tuple[Rule, ...] = (
     *_rules(v.HELM_RELEASE, "a Helm release is identified by its name and namespace", "name", "namespace"),
     *(Rule(prefix, p, K8S_IDENTITY) for prefix in K8S_KINDS for p in ("metadata.name", "metadata.namespace")),
     *(Rule(f"{v.KUEUE_TYPE_PREFIX}{kind}", path, CRD_SOURCE.format(plural=kind.lower() + "s"))
-      for kind, paths in CRD_IMMUTABLE.items() for path in paths),
+      for kind, paths in CRD_IMMUTABLE.items() if kind not in HELD_IN_USE for path in paths),
     *(Rule(f"kubernetes:rbac.authorization.k8s.io/v1:{kind}", "roleRef", f"{K8S_FORCE_NEW}: a binding's roleRef")
       for kind in ("RoleBinding", "ClusterRoleBinding")),
     *_rules("kubernetes:core/v1:Secret", f"{K8S_FORCE_NEW}: a Secret's type and data", "type", "data", "stringData"),
@@ -132,22 +169,63 @@ def _typed(rules: Iterable[Rule], type_: str) -> list[Rule]:
     return [r for r in rules if type_ == r.type or (r.type.endswith(":") and type_.startswith(r.type))]
 
 
-def replacing(type_: str, changed: Sequence[str], replace_on_changes: Sequence[str] = ()) -> list[tuple[str, str]]:
-    """(changed path, why) for each change that replaces a resource of this type."""
+def replacing(type_: str, changed: Sequence[str], old: Inputs, new: Inputs,
+              replace_on_changes: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(changed path, why) for each change that replaces a resource of this type, its inputs `old` and `new`
+    telling whether a block that appears or disappears holds a field that forces it."""
     rules = _typed(REPLACES, type_) + [Rule(type_, _plain(p), "the program's replaceOnChanges (plan.lifecycle)")
                                         for p in replace_on_changes]
     out = []
     for c in changed:
-        rule = next((r for r in rules if r.matches(c)), None)
+        rule = next((r for r in rules if r.matches(c, old, new)), None)
         if rule is not None:
             out.append((c, rule.why))
+        elif type_ == v.SUBNETWORK and c == "ipCidrRange" and shrinks(field_at(old, c), field_at(new, c)):
+            out.append((c, SUBNET_RANGE))
+        elif type_ == v.K8S_PROVIDER and c == "clusterIdentifier" and None not in (old.get(c), new.get(c)):
+            out.append((c, PROVIDER_IDENTITY))
     return out
 
 
-def recreating_nodes(type_: str, changed: Sequence[str]) -> list[str]:
+def shrinks(old: Any, new: Any) -> bool:
+    """Whether a subnet's new primary range leaves out part of the old one (a move or a shrink): the
+    provider replaces the subnet then, and updates it in place for an expansion (SUBNET_RANGE)."""
+    try:
+        was, will = ipaddress.ip_network(str(old)), ipaddress.ip_network(str(new))
+    except ValueError:
+        return bool(old != new)
+    if isinstance(was, ipaddress.IPv4Network) and isinstance(will, ipaddress.IPv4Network):
+        return not was.subnet_of(will)
+    if isinstance(was, ipaddress.IPv6Network) and isinstance(will, ipaddress.IPv6Network):
+        return not was.subnet_of(will)
+    return True
+
+
+def recreating_nodes(type_: str, changed: Sequence[str], old: Inputs, new: Inputs) -> list[str]:
     """The changed paths GKE applies in place by recreating every node of the pool (evicting its pods)."""
     rules = _typed(RECREATES_NODES, type_)
-    return [c for c in changed if any(r.matches(c) for r in rules)]
+    return [c for c in changed if any(r.matches(c, old, new) for r in rules)]
+
+
+def evicting_taints(old: Inputs, new: Inputs) -> list[str]:
+    """The NoExecute taints a node pool update adds: Kubernetes evicts every running pod that does not tolerate
+    one (kubernetes.io/docs "Taints and Tolerations": NoExecute "Pods that do not tolerate the taint are
+    evicted immediately"), and GKE applies a pool's taints to its live nodes (GKE docs, "Update existing node
+    pools")."""
+    def no_execute(inputs: Inputs) -> set[str]:
+        taints = field_at(inputs, "nodeConfig.taints") or []
+        return {f"{t.get('key')}={t.get('value', '')}" for t in taints
+                if isinstance(t, Mapping) and t.get("effect") == "NO_EXECUTE"}
+    return sorted(no_execute(new) - no_execute(old))
+
+
+def cluster_identifier(project: str, location: str, name: str) -> str:
+    """The Kubernetes provider's clusterIdentifier: the cluster as GKE names it. It stays the same through an
+    endpoint change, a credential or IP rotation and a replacement under the same name, so pulumi-kubernetes
+    updates its provider instead of replacing it with every object on it (DiffConfig clears the replacement
+    while the identifier is unchanged); a renamed or moved cluster replaces it. After a replacement under the
+    same name the objects are not in the new cluster until `pulumi up --refresh` (docs/operating.md)."""
+    return f"projects/{project}/locations/{location}/clusters/{name}"
 
 
 def _plain(path: str) -> str:

@@ -271,7 +271,7 @@ class TeamConfig(Model):
         return v
 
 
-DECISION_KINDS = ("cluster", "node_pool", "namespace", "bucket", "release")
+DECISION_KINDS = ("cluster", "node_pool", "namespace", "bucket", "release", "network")
 
 
 class Acknowledgement(Model):
@@ -290,6 +290,10 @@ class Acknowledgement(Model):
     """A bucket the stack created, by name."""
     release: Literal["kueue", "jobset"] | None = None
     """The Kueue or JobSet Helm release."""
+    network: str | None = None
+    """A network object the stack created (VPC, subnet, Cloud Router or NAT), by its name in GCP: deleting
+    one cuts the nodes off (`make diff` refuses it without this). In production it stays protected with the
+    cluster, so its deletion also needs the cluster's acknowledgement landed first."""
     reason: str = Field(min_length=1)
     """Why, for reviewers: what runs there now and where it goes."""
 

@@ -1,8 +1,9 @@
 """Which deletions and replacements of `make diff` lack the stack file's decision.
 
-Deleting or replacing the cluster, a node pool, a team namespace, a bucket or the Kueue or JobSet release
-destroys running work or data, and so does removing a team (its queues go, and with them its pending work)
-or updating a node pool in a way that evicts its pods (GKE recreates the nodes, or the pool shrinks).
+Deleting or replacing the cluster, a node pool, a team namespace, a bucket, the Kueue or JobSet release or a
+network object (VPC, subnet, router, NAT) destroys running work or data or cuts the nodes off, and so does
+removing a team (its queues go, and with them its pending work) or updating a node pool in a way that evicts
+its pods (GKE recreates the nodes, the pool shrinks, or a NoExecute taint is added).
 `make diff` refuses such a change unless the stack file decides on it:
 - a team, its namespaces and its buckets go once the team was `state: draining` at BASE (its queues stopped
   admitting, and production's protection lifted, by a change before this one);
@@ -29,9 +30,20 @@ from typing import Any
 
 from gke_ai_batch.model.config import CONFIG_KEY
 from gke_ai_batch.model.promises import worker_of
-from gke_ai_batch.model.replacement import recreating_nodes
+from gke_ai_batch.model.replacement import evicting_taints, recreating_nodes
 from gke_ai_batch.model.team_config import DECISION_KINDS
-from gke_ai_batch.vocabulary import BUCKET, CLUSTER, HELM_RELEASE, NODE_POOL, TEAM_COST_LABEL, TEAM_LABEL
+from gke_ai_batch.vocabulary import (
+    BUCKET,
+    CLUSTER,
+    HELM_RELEASE,
+    NETWORK,
+    NODE_POOL,
+    ROUTER,
+    ROUTER_NAT,
+    SUBNETWORK,
+    TEAM_COST_LABEL,
+    TEAM_LABEL,
+)
 
 from .inputs import changes
 from .stackfile import read_stack_file
@@ -41,7 +53,11 @@ NAMESPACE = "kubernetes:core/v1:Namespace"
 LOCAL_QUEUE = "LocalQueue"
 SIZES = ("nodeCount", "autoscaling.maxNodeCount", "autoscaling.totalMaxNodeCount")  # a node pool's size inputs
 WORDS = {"cluster": "cluster", "node_pool": "node pool", "namespace": "team namespace", "bucket": "bucket",
-         "release": "Helm release"}
+         "release": "Helm release", "network": "network object"}
+# What a created network holds: deleting the NAT cuts private nodes off the internet, deleting the subnet or
+# network takes every node on it; an adopted network is read, never deleted, so handing a created one over
+# to `adopt: true` deletes what the stack created.
+NETWORK_TYPES = (NETWORK, SUBNETWORK, ROUTER, ROUTER_NAT)
 
 
 @dataclass(frozen=True)
@@ -77,6 +93,8 @@ def guarded(r: Resource) -> Guarded | None:
         return Guarded("bucket", name, (inputs.get("labels") or {}).get(TEAM_COST_LABEL))
     if kind == HELM_RELEASE:
         return Guarded("release", name)
+    if kind in NETWORK_TYPES:
+        return Guarded("network", name)
     return None
 
 
@@ -175,8 +193,11 @@ def _evicting(old: Resource | None, new: Resource) -> str | None:
     if old is None or new["type"] != NODE_POOL:
         return None
     a, b = old.get("inputs") or {}, new.get("inputs") or {}
-    if recreated := recreating_nodes(NODE_POOL, [path for path, _, _ in changes(a, b)]):
+    if recreated := recreating_nodes(NODE_POOL, [path for path, _, _ in changes(a, b)], a, b):
         return f"GKE recreates every node to apply {', '.join(recreated)}, evicting the pods on them"
+    if taints := evicting_taints(a, b):
+        return (f"a NoExecute taint added ({', '.join(taints)}) evicts every running pod on the pool that does not "
+                "tolerate it")
     for path in SIZES:
         was, will = _at(a, path), _at(b, path)
         if isinstance(was, int) and isinstance(will, int) and will < was:
@@ -225,6 +246,9 @@ def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now:
         first = (f"drain team {g.team} first (`state: draining` in its block) and land that change before this "
                  f"one, or acknowledge this {WORDS[g.kind]}" + (" in a change before this one (BASE protects it)"
                                                                   if protected else ""))
+    elif protected and g.kind == "network":
+        first = (f"BASE protects it with the cluster: land `acknowledge: [{{cluster: ..., reason: ...}}]` first (it "
+                 f"lifts the protection), then remove it with {_ack(g)}")
     elif protected:
         first = f"BASE protects it: land {_ack(g)} first (it lifts the protection), then remove it"
     else:

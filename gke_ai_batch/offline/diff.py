@@ -8,11 +8,13 @@ which changes force a replacement: gke_ai_batch.model.replacement's table (the p
 Kubernetes' immutable fields, the program's replaceOnChanges) says it, with the path that forces it and the
 order the engine would replace in; in-place node pool updates that GKE applies by recreating the nodes are
 marked. A created or deleted resource shows what a reviewer approves or loses (its quotas, its shape and
-size: gke_ai_batch.offline.essentials). A deletion or replacement of what holds running work or data needs
-the stack file's decision (gke_ai_batch.offline.decisions): each one lacking it is named after the diff.
+size: gke_ai_batch.offline.essentials). A Kubernetes provider replaced takes every object on it with it
+(cascade). A deletion or replacement of what holds running work or data needs the stack file's decision
+(gke_ai_batch.offline.decisions), and what the API server, GKE or the engine would refuse is refused with
+the way to do it (gke_ai_batch.offline.api_refusals): each one is named after the diff.
 After the diff come both sides' policy results and each team's accelerator quotas before and after. Exit 0
-with the diff, 1 with the diff and the refused changes (undecided deletions and replacements, a downgrade or
-skipped upgrade step), 2 if BASE or the stack cannot be planned.
+with the diff, 1 with the diff and the refused changes (undecided deletions and replacements, changes the API
+server or GKE would refuse, a downgrade or skipped upgrade step), 2 if BASE or the stack cannot be planned.
 """
 from __future__ import annotations
 
@@ -27,9 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gke_ai_batch.model.replacement import recreating_nodes, replacing
+from gke_ai_batch.model.replacement import evicting_taints, field_at, recreating_nodes, replacing
+from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, K8S_PROVIDER, NODE_POOL
 
-from .decisions import read_decisions, refusals
+from . import api_refusals
+from .decisions import Decisions, read_decisions, refusals
 from .essentials import essentials
 from .inputs import ABSENT, changes
 from .quota_changes import quota_lines
@@ -47,6 +51,12 @@ _BOOT = ("import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); "
          "runpy.run_module('gke_ai_batch.offline', run_name='__main__', alter_sys=True)")
 
 Resource = dict[str, Any]
+Step = tuple[str, Resource, list[str]]
+REPLACED_WITH = "replacedWith"  # marks an object replaced because its provider is (decided with the provider)
+SAME = "same"  # a resource in both plans with nothing changed (until a replaced provider replaces it)
+ENDPOINT = "controlPlaneEndpointsConfig"  # the cluster inputs that move the kubeconfig's server
+KEPT = ("kubeconfig: [secret] -> [secret]  [the cluster is replaced under the same clusterIdentifier: the provider "
+        "is updated, and the objects on it are not in the new cluster until `pulumi up --refresh` after this update]")
 
 
 class DiffError(Exception):
@@ -67,7 +77,7 @@ class Side:
 class Diff:
     """The steps, by type and name: registration order varies from run to run (the program registers
     concurrently), and a pull-request comment should not reshuffle on every push."""
-    steps: list[tuple[str, Resource, list[str]]] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
     unchanged: int = 0
 
     def count(self, op: str) -> int:
@@ -237,39 +247,86 @@ def plan_both(base: Side, now: Side, tmp: Path) -> tuple[Planned, Planned]:
 
 def compare(old: list[Resource], new: list[Resource]) -> Diff:
     """Match resources by URN: only in the working tree is a create, only at BASE a delete, in both with other
-    inputs, dependencies or parent an update."""
+    inputs, dependencies or parent an update or a replacement; then a replaced provider's objects replaced."""
     before = {r["urn"]: r for r in old}
     now = {r["urn"] for r in new}
-    diff = Diff()
-    for r in new:
-        if r["urn"] not in before:
-            diff.steps.append(("create", r, essentials(r)))
-        elif step := update_or_replace(before[r["urn"]], r):
-            diff.steps.append(step)
-        else:
-            diff.unchanged += 1
-    diff.steps += [("delete", r, essentials(r)) for r in old if r["urn"] not in now]
+    steps = cascade([("create", r, essentials(r)) if r["urn"] not in before
+                     else update_or_replace(before[r["urn"]], r) or (SAME, r, []) for r in new], old)
+    diff = Diff(unchanged=sum(op == SAME for op, _, _ in steps))
+    diff.steps = [s for s in steps if s[0] != SAME] + [("delete", r, essentials(r)) for r in old if r["urn"] not in now]
     diff.steps.sort(key=lambda s: (s[1]["type"], s[1]["name"], s[1]["urn"]))
     return diff
 
 
 def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list[str]] | None:
     """None when nothing changed. A replacement when a changed input forces one (each such line says why, and
-    the first says the order); else an update, its lines marked where GKE recreates the nodes to apply them."""
-    inputs, relations = input_changes(old, new), relation_changes(old, new)
+    the first says the order); else an update, its lines marked where GKE recreates the nodes to apply them.
+    Inputs the program's ignoreChanges names are left out where BASE has them: the engine keeps their old
+    value, and sends the program's only where the state has none (pulumi.com/docs ignoreChanges)."""
+    options = new.get("options") or {}
+    a, b = old.get("inputs") or {}, new.get("inputs") or {}
+    inputs = [c for c in input_changes(old, new) if not ignored(c[0], options.get("ignoreChanges") or [], a)]
+    relations = relation_changes(old, new)
     if not inputs and not relations:
         return None
     paths = [path for path, _ in inputs]
-    options = new.get("options") or {}
     forced = {path: f"forces replacement: {why}"
-              for path, why in replacing(new["type"], paths, options.get("replaceOnChanges") or ())}
+              for path, why in replacing(new["type"], paths, a, b, options.get("replaceOnChanges") or ())}
     if forced:
-        order = ("delete first, then create (deleteBeforeReplace)" if options.get("deleteBeforeReplace")
-                 else "create the new one first, then delete the old one")
-        return "replace", new, [f"order: {order}", *_marked(inputs, forced), *relations]
+        return "replace", new, [f"order: {order(new)}", *_marked(inputs, forced), *relations]
     disruptive = {path: "GKE recreates every node of the pool to apply it"
-                  for path in recreating_nodes(new["type"], paths)}
+                  for path in recreating_nodes(new["type"], paths, a, b)}
+    if new["type"] == NODE_POOL and evicting_taints(a, b):
+        disruptive |= {p: "a NoExecute taint added: evicts every running pod that does not tolerate it"
+                       for p in paths if p.startswith("nodeConfig.taints")}
     return "update", new, [*_marked(inputs, disruptive), *relations]
+
+
+def ignored(path: str, ignore_changes: list[str], old: dict[str, Any]) -> bool:
+    """Whether an ignoreChanges entry covers this input path (the entry or a path under it) and BASE has it."""
+    return any((path == p or path.startswith((f"{p}.", f"{p}["))) and field_at(old, p) is not None
+               for p in ignore_changes)
+
+
+def order(r: Resource) -> str:
+    """The order the engine replaces in: delete-first where the program says so, and for a Kubernetes object
+    or Helm release with a fixed name (pulumi-kubernetes provider.go Diff: deleteBeforeReplace when the
+    object is named and keeps its name and namespace), else create-first."""
+    inputs = r.get("inputs") or {}
+    named = r["type"].startswith("kubernetes:") and bool((inputs.get("metadata") or {}).get("name") or
+                                                          r["type"] == HELM_RELEASE)
+    if (r.get("options") or {}).get("deleteBeforeReplace") or named:
+        return "delete first, then create (deleteBeforeReplace)"
+    return "create the new one first, then delete the old one"
+
+
+def cascade(steps: list[Step], old: list[Resource]) -> list[Step]:
+    """The steps with every object of a replaced Kubernetes provider replaced too, as the engine does. A
+    provider whose clusterIdentifier changes is replaced (replacement.PROVIDER_IDENTITY); one without a
+    clusterIdentifier on either side also when its cluster is replaced or its endpoint changes (its kubeconfig
+    then names another cluster or server: pulumi-kubernetes DiffConfig replaces on a computed kubeconfig and
+    on a changed active cluster). One that keeps its identifier through its cluster's replacement is updated,
+    and says that its objects are not in the new cluster until a refresh."""
+    before = {r["urn"]: r for r in old}
+    moved = {r["urn"] for op, r, lines in steps if r["type"] == CLUSTER and (
+        op == "replace" or any(ln.startswith(ENDPOINT) for ln in lines))}
+    out: list[Step] = []
+    for op, r, lines in steps:
+        cluster = next((u for u in r.get("dependencies") or [] if u in moved), None)
+        if r["type"] != K8S_PROVIDER or op not in (SAME, "update") or cluster is None:
+            out.append((op, r, lines))
+        elif all("clusterIdentifier" in (x.get("inputs") or {}) for x in (r, before.get(r["urn"]) or {})):
+            replaced = any(o == "replace" and c["urn"] == cluster for o, c, _ in steps)
+            out.append(("update", r, [*lines, *([KEPT] if replaced else [])]) if replaced or lines else (op, r, lines))
+        else:
+            out.append(("replace", r, [f"order: {order(r)}", *lines, f"kubeconfig: [secret] -> [secret]  [forces "
+                                       f"replacement: {short(cluster)} moves, and the provider has no "
+                                       "clusterIdentifier on both sides]"]))
+    gone = {r["urn"] for op, r, _ in out if op == "replace" and r["type"] == K8S_PROVIDER}
+    return [("replace", {**r, REPLACED_WITH: r["provider"]}, [
+        f"order: {order(r)}", f"provider: {short(r['provider'])} is replaced, and with it every object on it",
+        *(ln for ln in lines if not ln.startswith("order: "))])
+            if r.get("provider") in gone and op != "create" else (op, r, lines) for op, r, lines in out]
 
 
 def _marked(inputs: list[tuple[str, str]], notes: dict[str, str]) -> list[str]:
@@ -377,12 +434,20 @@ def run(stack: str, base: str, here: Path) -> tuple[str, list[str]]:
         old, new = plan_both(before, after, tmp)
         diff = compare(old.resources, new.resources)
         decided = read_decisions(after.stack)
-        refused = refusals(((op, r) for op, r, _ in diff.steps), old.resources, new.resources,
-                             read_decisions(before.stack), decided)
+        refused = judge([(op, r) for op, r, _ in diff.steps], old.resources, new.resources,
+                        read_decisions(before.stack), decided)
     moves, wrong_moves = upgrades(old.resources, new.resources, decided.v1beta1_migrated)
     review = ["", *policy_lines(old, new), "", *quota_lines(old.resources, new.resources)]
     review += ["", *moves] if moves else []
     return "\n".join([report(stack_name(stack), before, after, diff), *review]), refused + wrong_moves
+
+
+def judge(steps: list[tuple[str, Resource]], old: list[Resource], new: list[Resource], base: Decisions,
+          now: Decisions) -> list[str]:
+    """Every refused change of the diff: undecided deletions and replacements (decisions), and what the API
+    server, GKE or the engine would refuse (api_refusals)."""
+    return [*refusals([(op, r) for op, r in steps if REPLACED_WITH not in r], old, new, base, now),
+            *api_refusals.refused(steps, old, new, now.acknowledged)]
 
 
 def main(argv: list[str] | None = None) -> int:

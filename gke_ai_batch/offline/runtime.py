@@ -90,13 +90,14 @@ class Registration:
     inputs: dict[str, Any]
     dependencies: list[str] = field(default_factory=list)
     provider: str | None = None
+    provider_urn: str | None = None  # the provider resource's URN: `make diff` cascades its replacement
     wire: dict[str, Any] = field(default_factory=dict)  # the inputs as policy packs get them (analyzer_form)
     options: dict[str, Any] = field(default_factory=dict)  # the day-two resource options the program set
 
     def as_json(self) -> dict[str, Any]:
         return {"urn": self.urn, "type": self.type, "name": self.name, "parent": self.parent,
                 "custom": self.custom, "inputs": self.inputs, "dependencies": self.dependencies,
-                "options": self.options}
+                "options": self.options, **({"provider": self.provider_urn} if self.provider_urn else {})}
 
 
 def day_two_options(request: Any) -> dict[str, Any]:
@@ -194,7 +195,8 @@ class RecordingMonitor(mocks.MockMonitor):
         self.registrations.append(Registration(
             urn=urn, type=request.type, name=request.name, parent=request.parent or None, custom=custom,
             inputs=plain(wire), dependencies=dependencies,
-            provider=request.provider.split("::")[-2] if request.provider else None, wire=analyzer_form(wire)))
+            provider=request.provider.split("::")[-2] if request.provider else None,
+            provider_urn=request.provider.rsplit("::", 1)[0] if request.provider else None, wire=analyzer_form(wire)))
 
 
 @contextmanager

@@ -15,12 +15,11 @@ acknowledgement, and for a team's namespaces and buckets by draining the team (d
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from gke_ai_batch.model.config import PlatformConfig
-from gke_ai_batch.model.replacement import CRD_IMMUTABLE, TAS_FLAVOR_IMMUTABLE
+from gke_ai_batch.model.replacement import CRD_IMMUTABLE, HELD_IN_USE
 from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.vocabulary import PoolKind
 
@@ -31,6 +30,10 @@ from .pools import PoolPlan
 # resource_container_node_pool.go: placement_policy.tpu_topology is neither ForceNew nor updated), so a
 # changed topology would report success and leave the old slices: the program forces the replacement.
 TPU_SHAPE_INPUTS = ("placementPolicy.tpuTopology",)
+# A pool's starting size is ForceNew (terraform-provider-google-beta resource_container_node_pool.go
+# initial_node_count), and its own docs say to "use a lifecycle block to ignore subsequent changes to this
+# field": it is sent at creation only, so raising a pool's minimum resizes it through autoscaling instead.
+CREATION_ONLY = ("initialNodeCount",)
 
 
 @dataclass(frozen=True)
@@ -41,12 +44,14 @@ class Lifecycle:
     retain_on_delete: bool = False
     delete_before_replace: bool = False
     replace_on_changes: tuple[str, ...] = ()
+    ignore_changes: tuple[str, ...] = ()
 
     def options(self) -> dict[str, Any]:
         """Only the options set: an unset protect is inherited from the parent, as Pulumi has it."""
         out: dict[str, Any] = {"protect": True} if self.protect else {}
         out |= {"retain_on_delete": True} if self.retain_on_delete else {}
         out |= {"delete_before_replace": True} if self.delete_before_replace else {}
+        out |= {"ignore_changes": list(self.ignore_changes)} if self.ignore_changes else {}
         return out | ({"replace_on_changes": list(self.replace_on_changes)} if self.replace_on_changes else {})
 
 
@@ -82,19 +87,20 @@ def release(cfg: PlatformConfig, name: str) -> Lifecycle:
     return Lifecycle(protect=kept, retain_on_delete=kept)
 
 
-def manifest(kind: str, spec: Mapping[str, Any] | None = None) -> Lifecycle:
+def manifest(kind: str) -> Lifecycle:
     """A Kueue object with a field its CRD makes immutable is replaced, delete-first (its name is fixed),
-    when that field changes: pulumi-kubernetes would otherwise send an update the API server refuses. A
-    topology-aware ResourceFlavor's labels, tolerations and topology are immutable too."""
-    tas_flavor = kind == "ResourceFlavor" and bool((spec or {}).get("topologyName"))
-    paths = TAS_FLAVOR_IMMUTABLE if tas_flavor else CRD_IMMUTABLE.get(kind, ())
+    when that field changes: pulumi-kubernetes would otherwise send an update the API server refuses. Not
+    the objects Kueue holds while in use (replacement.HELD_IN_USE), whose delete-first replacement would hang
+    on its finalizer: `make diff` refuses a change of their immutable fields with the two-step way instead."""
+    paths = () if kind in HELD_IN_USE else CRD_IMMUTABLE.get(kind, ())
     return Lifecycle(delete_before_replace=bool(paths), replace_on_changes=paths)
 
 
 def node_pool(plan: PoolPlan) -> Lifecycle:
-    """Delete-first (a fixed name); a TPU pool is also replaced when its slice shape changes."""
+    """Delete-first (a fixed name); a TPU pool is also replaced when its slice shape changes; its starting size
+    is sent at creation only (CREATION_ONLY)."""
     shape = TPU_SHAPE_INPUTS if plan.kind == PoolKind.TPU else ()
-    return Lifecycle(delete_before_replace=True, replace_on_changes=shape)
+    return Lifecycle(delete_before_replace=True, replace_on_changes=shape, ignore_changes=CREATION_ONLY)
 
 
 def bucket(protect: bool, production: bool) -> Lifecycle:
