@@ -28,7 +28,6 @@ from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.identity import is_default_compute_account
 from gke_ai_batch.plan.installs import recommended_memory
-from gke_ai_batch.policies.resource_rules import is_production
 from gke_ai_batch.vocabulary import (
     ACCELERATOR_LABELS,
     ACCELERATOR_RESOURCES,
@@ -227,22 +226,26 @@ def one_global_default(resources: Sequence[Res]) -> list[tuple[str | None, str]]
 
 
 def node_service_account(resources: Sequence[Res]) -> Findings:
-    """In a production cluster, every node pool (on Autopilot, the cluster's node defaults) names a
-    service account other than the Compute Engine default one, which usually holds the project's Editor role."""
-    out = Findings()
-    for cluster, pools in _pools_by_cluster(StackIndex(resources)):
-        if cluster is None or not is_production(cluster.props):
-            continue
-        if cluster.props.get("enableAutopilot"):
-            defaults = (cluster.props.get("clusterAutoscaling") or {}).get("autoProvisioningDefaults") or {}
-            holders = [(cluster, f"cluster {cluster.name}", defaults.get("serviceAccount"))]
-        else:
-            holders = [(p, f"node pool {p.name}", (p.props.get("nodeConfig") or {}).get("serviceAccount"))
-                       for p in pools]
-        for res, what, account in holders:
-            if not account or is_default_compute_account(str(account)):
-                out.append((res.urn, f"{what}: run the nodes as a dedicated service account with "
-                                     "roles/container.defaultNodeServiceAccount, not the Compute Engine default one"))
+    """Every node pool, and every cluster's auto-provisioning defaults (Autopilot's nodes, or node
+    auto-provisioning on Standard), names a service account other than the Compute Engine default one,
+    which usually holds the project's Editor role: GKE uses that one when nodeConfig.serviceAccount is
+    unset ("By default, GKE uses the Compute Engine default service account", Configure GKE node service
+    accounts). In any stack and any program using the components, not only production."""
+    out, ix = Findings(), StackIndex(resources)
+    holders = [(p, f"node pool {p.name}", (p.props.get("nodeConfig") or {}).get("serviceAccount"))
+               for p in ix.by_type[NODE_POOL]]
+    for cluster in ix.by_type[CLUSTER]:
+        autoscaling = cluster.props.get("clusterAutoscaling") or {}
+        if cluster.props.get("enableAutopilot") or autoscaling.get("enabled"):
+            defaults = autoscaling.get("autoProvisioningDefaults") or {}
+            holders.append((cluster, f"cluster {cluster.name} (its auto-provisioned nodes)",
+                            defaults.get("serviceAccount")))
+    for res, what, account in holders:
+        if not account or is_default_compute_account(str(account)):
+            out.append((res.urn, f"{what}: runs as the Compute Engine default service account ("
+                                 f"{'serviceAccount unset' if not account else account}); run the nodes as a "
+                                 "dedicated one with roles/container.defaultNodeServiceAccount (a component's "
+                                 "service_account: GkeCluster's node_service_account output)"))
     return out
 
 
