@@ -15,13 +15,13 @@ PIP := $(VENV)/bin/pip install -q --disable-pip-version-check
 PLANNING := $(VENV)/.planning
 TOOLS := $(VENV)/.tools
 
-# What planning needs (the offline plan, check, diff and admit): requirements.txt and this package.
+# What planning needs (the offline plan, check, diff and admit): requirements.txt, the install `pulumi up` runs
+# (this package, editable, and its dependencies), with pip's progress shown.
 $(PLANNING): requirements.txt pyproject.toml
 	@echo "setting up $(VENV) for planning: pulumi, pulumi-gcp, pulumi-kubernetes, pulumi-policy, pydantic, PyYAML, cel-python"
 	@echo "  (about 450 MB on disk, 300 MB of it pulumi-gcp; half a minute with a warm download cache, more without)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@$(PIP) -r requirements.txt
-	@$(PIP) --no-deps -e .
+	@$(VENV)/bin/pip install --disable-pip-version-check --progress-bar on -r requirements.txt
 	@touch $@
 
 # The rest, for tests, lint and kube-conform: requirements-dev.txt.
@@ -66,11 +66,11 @@ lint: setup  ## ruff over the repository, mypy --strict over the package (throug
 	cd $(TYPECHECK) && $(CURDIR)/$(VENV)/bin/mypy --config-file $(CURDIR)/pyproject.toml -p gke_ai_batch
 
 LOCK := build/lock
-lock:  ## rewrite requirements.lock: requirements.txt resolved on PyPI, every file hashed (what CI's previews install)
+lock:  ## rewrite requirements.lock: pyproject.toml's dependencies resolved on PyPI, every file hashed (what CI's previews install)
 	rm -rf $(LOCK) && $(PYTHON) -m venv $(LOCK) && $(LOCK)/bin/pip install -q --disable-pip-version-check pip-tools
 	$(LOCK)/bin/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe --no-emit-index-url \
 	  --no-emit-find-links --pip-args "--isolated --index-url https://pypi.org/simple" \
-	  --output-file requirements.lock requirements.txt
+	  --output-file requirements.lock pyproject.toml
 
 REUSE := build/reuse
 reuse: setup  ## build the sdist and wheel, install the wheel in a fresh virtualenv, and plan and check examples/reuse with it

@@ -33,12 +33,16 @@ from gke_ai_batch.vocabulary import (
     ACCELERATOR_RESOURCES,
     CLUSTER,
     FIXED_CAPACITY,
+    NAMESPACE,
     NODE_POOL,
     NODES_ON_WORKER_ANNOTATION,
     RESOURCE_QUOTA,
+    ROLE_BINDING,
     ROUTER_NAT,
     SCALES_FROM_ZERO,
     SUBNETWORK,
+    TEAM_LABEL,
+    TEAM_ROLE,
     WORKLOAD_COUNT,
     ZONE_LABEL,
 )
@@ -263,6 +267,30 @@ def private_node_egress(resources: Sequence[Res]) -> Findings:
                                      "the network (network.cloud_nat), or name an adopted network's "
                                      "(network.existing_nat)"))
     return out
+
+
+def teams_without_members(resources: Sequence[Res]) -> Findings:
+    """A team whose block names no `groups` binds the team role to no one: its namespaces, queues and quota
+    exist, and no one may run a workload there (`make access` answers no to everything)."""
+    ix = StackIndex(resources)
+    namespaces: dict[str, Res] = {}
+    members: set[str | None] = set()
+    for ns in ix.by_type[NAMESPACE]:
+        team = _team_of(ns)
+        if team:
+            namespaces.setdefault(team, ns)
+    for b in ix.by_type[ROLE_BINDING]:
+        if (b.props.get("roleRef") or {}).get("name") == TEAM_ROLE and any(
+                s.get("kind") == "Group" for s in b.props.get("subjects") or ()):
+            members.add(_team_of(b))
+    return Findings((ns.urn, f"team {team}: its block names no `groups` (teams[].groups), so no one may run its "
+                             "workloads; list the Google groups of its members there")
+                    for team, ns in namespaces.items() if team not in members)
+
+
+def _team_of(r: Res) -> str | None:
+    team = ((r.props.get("metadata") or {}).get("labels") or {}).get(TEAM_LABEL)
+    return str(team) if team else None
 
 
 def _pools_by_cluster(ix: StackIndex) -> list[tuple[Res | None, list[Res]]]:
