@@ -116,6 +116,7 @@ BUCKET_IAM_MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
 BUCKET_IAM_BINDING = "gcp:storage/bucketIAMBinding:BucketIAMBinding"
 PUBLIC_MEMBERS = ("allUsers", "allAuthenticatedUsers")  # IAM's members for anyone, signed in or not
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+K8S_PROVIDER = "pulumi:providers:kubernetes"
 KUEUE_GROUP_TYPE_PREFIX = f"kubernetes:{KUEUE_GROUP}/"  # any Kueue API version
 KUEUE_TYPE_PREFIX = f"kubernetes:{KUEUE_API}:"
 PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"

@@ -87,3 +87,18 @@ def test_pulumis_install_step_lets_the_program_import_in_a_fresh_clone(tmp_path)
     r = subprocess.run([str(python), "-c", probe], cwd=tmp_path, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == str(clone / "gke_ai_batch" / "__init__.py")  # the clone's package, not ours
+
+
+def test_the_pages_cloud_commands_are_the_ones_the_plan_prints():
+    """The page's `get-credentials ml-dev --location us-east5 --dns-endpoint` failed on a real project (dev is
+    zonal, in us-east5-b); its kubectl line and prod's first-deploy exclusion are now the plan's own."""
+    from gke_ai_batch.offline.summary import plan_summary
+
+    from .conftest import planned
+    page = PAGE.read_text()
+    lines = {stack: [b for b in plan_summary(planned(stack)).blocks if isinstance(b, str)] for stack in ("dev", "prod")}
+    (dev,) = [b.split(": ", 1)[1] for b in lines["dev"] if b.startswith("kubectl")]
+    assert f"\n{dev}\n" in page
+    (first,) = [b for b in lines["prod"] if b.startswith("first pulumi up")]
+    urn = re.search(r"--exclude ('[^']+')", first)
+    assert urn and f"--exclude {urn.group(1)} \\\n       --exclude-dependents" in page
