@@ -9,7 +9,7 @@ out_flag = $(if $(OUT),--out $(OUT))
 
 WORKLOAD ?= examples/workloads
 
-.PHONY: setup plan check diff admit admit-all access test lint reuse conform check-all golden docs package-schema schema bench lock clean
+.PHONY: setup plan check diff admit admit-all access test lint reuse provider conform check-all golden docs package-schema schema bench lock clean
 
 PIP := $(VENV)/bin/pip install -q --disable-pip-version-check
 PLANNING := $(VENV)/.planning
@@ -82,6 +82,12 @@ reuse: setup  ## build the sdist and wheel, install the wheel in a fresh virtual
 	cp -r examples/reuse $(REUSE)/misspelt && rm -rf $(REUSE)/misspelt/out && sed -i 's/"capacity": "spot"/"capacty": "spot"/' $(REUSE)/misspelt/__main__.py
 	cd $(REUSE)/misspelt && { $(CURDIR)/$(REUSE)/venv/bin/python -m gke_ai_batch.offline plan dev 2>&1; test $$? -eq 2; }
 	$(REUSE)/venv/bin/python -c "import importlib.resources as r; r.files('gke_ai_batch').joinpath('schema.json').read_text()"
+
+PROVIDER ?= provider
+provider: setup  ## build the package's wheel into provider/ (PROVIDER=dir), beside PulumiPlugin.yaml: its requirements.txt installs it, so the folder works outside this checkout
+	rm -f $(PROVIDER)/gke_ai_batch-*.whl
+	$(PY) -m build --wheel --outdir $(PROVIDER) . > /dev/null
+	@ls $(PROVIDER)/gke_ai_batch-*.whl
 
 conform: setup  ## render every stack and run kube-conform over all manifests
 	@for s in $(STACKS); do $(PY) -m gke_ai_batch.offline plan $$s > /dev/null || exit 1; done
