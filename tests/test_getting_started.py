@@ -102,3 +102,11 @@ def test_the_pages_cloud_commands_are_the_ones_the_plan_prints():
     (first,) = [b for b in lines["prod"] if b.startswith("first pulumi up")]
     urn = re.search(r"--exclude ('[^']+')", first)
     assert urn and f"--exclude {urn.group(1)} \\\n       --exclude-dependents" in page
+
+
+def test_the_first_install_shows_pips_progress():
+    """The planning install ran pip with -q: a fresh clone's `make plan` printed nothing for two minutes."""
+    r = subprocess.run(["make", "-n", "-W", "requirements.txt", ".venv/.planning"], cwd=ROOT, capture_output=True,
+                       text=True, check=True)
+    (install,) = [line for line in r.stdout.splitlines() if "pip install" in line]
+    assert "-r requirements.txt" in install and "--progress-bar on" in install and " -q" not in install
