@@ -417,7 +417,7 @@ def test_a_workload_folder_is_judged_whole_and_what_is_skipped_is_named(tmp_path
      "folder {} has nothing to judge for stack multislice (skipped hotswap.yaml: named after another stack"),
     (lambda d: (d / "empty.yaml").write_text("# nothing\n---\nreplicas: 2\n") and d / "empty.yaml",
      "{} holds no Kubernetes object (no YAML document with a `kind`)"),
-    (lambda d: (d / "bad.yaml").write_text("kind: [\n") and d / "bad.yaml", "while parsing a flow"),
+    (lambda d: (d / "bad.yaml").write_text("kind: [\n") and d / "bad.yaml", "{}: not YAML: while parsing a flow"),
 ])
 def test_a_workload_with_nothing_to_judge_is_one_line_and_exit_2(tmp_path, capsys, make, words):
     path = make(tmp_path)

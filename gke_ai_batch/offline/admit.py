@@ -103,9 +103,12 @@ def _folder(path: Path, stack: str, stacks: Sequence[str]) -> tuple[list[tuple[P
 
 
 def objects_in(path: Path) -> list[dict[str, Any]]:
-    """The Kubernetes objects (documents with a kind) of a multi-document YAML file."""
-    docs = yaml.safe_load_all(path.read_text())
-    return [d for d in docs if isinstance(d, dict) and d.get("kind")]
+    """The Kubernetes objects (documents with a kind) of a multi-document YAML file; WorkloadError naming the file
+    for YAML that does not parse."""
+    try:
+        return [d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict) and d.get("kind")]
+    except yaml.YAMLError as e:
+        raise WorkloadError(f"{path}: not YAML: {_one_line(e)}") from None
 
 
 def skipped_lines(skipped: Sequence[tuple[Path, str]]) -> list[str]:
@@ -170,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         given = workloads(args.workloads, stack.name, _project_stacks())
-    except (OSError, yaml.YAMLError, WorkloadError) as e:
+    except (OSError, WorkloadError) as e:
         print(f"error: {_one_line(e)}", file=sys.stderr)
         return 2
     for line in skipped_lines(given.skipped):
