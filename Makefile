@@ -9,19 +9,19 @@ out_flag = $(if $(OUT),--out $(OUT))
 
 WORKLOAD ?= examples/workloads
 
-.PHONY: setup plan check diff report admit admit-all access test lint reuse conform check-all golden docs package-schema schema bench lock clean
+.PHONY: setup plan check diff report admit admit-all access test lint reuse provider conform check-all golden docs package-schema schema bench lock clean
 
 PIP := $(VENV)/bin/pip install -q --disable-pip-version-check
 PLANNING := $(VENV)/.planning
 TOOLS := $(VENV)/.tools
 
-# What planning needs (the offline plan, check, diff and admit): requirements.txt and this package.
+# What planning needs (the offline plan, check, diff and admit): requirements.txt, the install `pulumi up` runs
+# (this package, editable, and its dependencies), with pip's progress shown.
 $(PLANNING): requirements.txt pyproject.toml
 	@echo "setting up $(VENV) for planning: pulumi, pulumi-gcp, pulumi-kubernetes, pulumi-policy, pydantic, PyYAML, cel-python"
 	@echo "  (about 450 MB on disk, 300 MB of it pulumi-gcp; half a minute with a warm download cache, more without)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@$(PIP) -r requirements.txt
-	@$(PIP) --no-deps -e .
+	@$(VENV)/bin/pip install --disable-pip-version-check --progress-bar on -r requirements.txt
 	@touch $@
 
 # The rest, for tests, lint and `make conform`: requirements-dev.txt.
@@ -69,11 +69,11 @@ lint: setup  ## ruff over the repository, mypy --strict over the package (throug
 	cd $(TYPECHECK) && $(CURDIR)/$(VENV)/bin/mypy --config-file $(CURDIR)/pyproject.toml -p gke_ai_batch
 
 LOCK := build/lock
-lock:  ## rewrite requirements.lock: requirements.txt resolved on PyPI, every file hashed (what CI's previews install)
+lock:  ## rewrite requirements.lock: pyproject.toml's dependencies resolved on PyPI, every file hashed (what CI's previews install)
 	rm -rf $(LOCK) && $(PYTHON) -m venv $(LOCK) && $(LOCK)/bin/pip install -q --disable-pip-version-check pip-tools
 	$(LOCK)/bin/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe --no-emit-index-url \
 	  --no-emit-find-links --pip-args "--isolated --index-url https://pypi.org/simple" \
-	  --output-file requirements.lock requirements.txt
+	  --output-file requirements.lock pyproject.toml
 
 REUSE := build/reuse
 reuse: setup  ## build the sdist and wheel, install the wheel in a fresh virtualenv, and plan and check examples/reuse with it
@@ -85,6 +85,12 @@ reuse: setup  ## build the sdist and wheel, install the wheel in a fresh virtual
 	cp -r examples/reuse $(REUSE)/misspelt && rm -rf $(REUSE)/misspelt/out && sed -i 's/"capacity": "spot"/"capacty": "spot"/' $(REUSE)/misspelt/__main__.py
 	cd $(REUSE)/misspelt && { $(CURDIR)/$(REUSE)/venv/bin/python -m gke_ai_batch.offline plan dev 2>&1; test $$? -eq 2; }
 	$(REUSE)/venv/bin/python -c "import importlib.resources as r; r.files('gke_ai_batch').joinpath('schema.json').read_text()"
+
+PROVIDER ?= provider
+provider: setup  ## build the package's wheel into provider/ (PROVIDER=dir), beside PulumiPlugin.yaml: its requirements.txt installs it, so the folder works outside this checkout
+	rm -f $(PROVIDER)/gke_ai_batch-*.whl
+	$(PY) -m build --wheel --outdir $(PROVIDER) . > /dev/null
+	@ls $(PROVIDER)/gke_ai_batch-*.whl
 
 conform: setup  ## render every stack and check all manifests and the sample workloads against the vendored upstream schemas
 	@for s in $(STACKS); do $(PY) -m gke_ai_batch.offline plan $$s > /dev/null || exit 1; done

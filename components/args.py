@@ -28,8 +28,8 @@ class NodePoolTarget(TypedDict):
     labels: NotRequired[dict[str, str]]
     """Resource labels of the pool's VMs (cost reports; the policy pack requires environment and owner)."""
     service_account: NotRequired[pulumi.Input[str]]
-    """The nodes' IAM service account: GkeCluster's `node_service_account` output (default: GKE's, the
-    Compute Engine default account, which production refuses)."""
+    """The nodes' IAM service account: GkeCluster's `node_service_account` output. Unset, GKE runs the
+    nodes as the Compute Engine default account, which the policy pack refuses (node-service-account)."""
 
 
 class AutoscalingArgs(TypedDict, total=False):

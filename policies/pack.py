@@ -128,9 +128,13 @@ STACK_POLICIES = [
                 ADVISORY, sr.kueue_controller_size),
     StackPolicy("one-global-default-priority", "At most one PriorityClass is the global default.", MANDATORY,
                 sr.one_global_default),
-    StackPolicy("node-service-account", "Production nodes run as a dedicated service account, not the Compute "
-                "Engine default one (GKE: Configure GKE node service accounts; CIS GKE 5.2.1).", MANDATORY,
+    StackPolicy("node-service-account", "Every node pool and auto-provisioning default runs as a dedicated service "
+                "account, not the Compute Engine default one (GKE: Configure GKE node service accounts; CIS GKE "
+                "5.2.1).", MANDATORY,
                 sr.node_service_account),
+    StackPolicy("team-has-members", "Every team names the Google groups of its members (teams[].groups): "
+                "without them its namespaces and quota exist and no one may use them.", ADVISORY,
+                sr.teams_without_members),
     StackPolicy("private-node-egress", "A cluster with private nodes has a Cloud NAT in its region, so that its "
                 "nodes can pull images from registries outside Google (Kueue's and JobSet's: registry.k8s.io).",
                 MANDATORY, sr.private_node_egress),

@@ -34,19 +34,22 @@ from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.identity import is_default_compute_account
 from gke_ai_batch.plan.installs import recommended_memory
-from gke_ai_batch.policies.resource_rules import is_production
 from gke_ai_batch.vocabulary import (
     ACCELERATOR_LABELS,
     ACCELERATOR_RESOURCES,
     CLUSTER,
     COMPUTE_CLASS,
     FIXED_CAPACITY,
+    NAMESPACE,
     NODE_POOL,
     NODES_ON_WORKER_ANNOTATION,
     RESOURCE_QUOTA,
+    ROLE_BINDING,
     ROUTER_NAT,
     SCALES_FROM_ZERO,
     SUBNETWORK,
+    TEAM_LABEL,
+    TEAM_ROLE,
     WORKLOAD_COUNT,
     ZONE_LABEL,
 )
@@ -261,22 +264,26 @@ def one_global_default(resources: Sequence[Res]) -> list[tuple[str | None, str]]
 
 
 def node_service_account(resources: Sequence[Res]) -> Findings:
-    """In a production cluster, every node pool (on Autopilot, the cluster's node defaults) names a
-    service account other than the Compute Engine default one, which usually holds the project's Editor role."""
-    out = Findings()
-    for cluster, pools in _pools_by_cluster(StackIndex(resources)):
-        if cluster is None or not is_production(cluster.props):
-            continue
-        if cluster.props.get("enableAutopilot"):
-            defaults = (cluster.props.get("clusterAutoscaling") or {}).get("autoProvisioningDefaults") or {}
-            holders = [(cluster, f"cluster {cluster.name}", defaults.get("serviceAccount"))]
-        else:
-            holders = [(p, f"node pool {p.name}", (p.props.get("nodeConfig") or {}).get("serviceAccount"))
-                       for p in pools]
-        for res, what, account in holders:
-            if not account or is_default_compute_account(str(account)):
-                out.append((res.urn, f"{what}: run the nodes as a dedicated service account with "
-                                     "roles/container.defaultNodeServiceAccount, not the Compute Engine default one"))
+    """Every node pool, and every cluster's auto-provisioning defaults (Autopilot's nodes, or node
+    auto-provisioning on Standard), names a service account other than the Compute Engine default one,
+    which usually holds the project's Editor role: GKE uses that one when nodeConfig.serviceAccount is
+    unset ("By default, GKE uses the Compute Engine default service account", Configure GKE node service
+    accounts). In any stack and any program using the components, not only production."""
+    out, ix = Findings(), StackIndex(resources)
+    holders = [(p, f"node pool {p.name}", (p.props.get("nodeConfig") or {}).get("serviceAccount"))
+               for p in ix.by_type[NODE_POOL]]
+    for cluster in ix.by_type[CLUSTER]:
+        autoscaling = cluster.props.get("clusterAutoscaling") or {}
+        if cluster.props.get("enableAutopilot") or autoscaling.get("enabled"):
+            defaults = autoscaling.get("autoProvisioningDefaults") or {}
+            holders.append((cluster, f"cluster {cluster.name} (its auto-provisioned nodes)",
+                            defaults.get("serviceAccount")))
+    for res, what, account in holders:
+        if not account or is_default_compute_account(str(account)):
+            out.append((res.urn, f"{what}: runs as the Compute Engine default service account ("
+                                 f"{'serviceAccount unset' if not account else account}); run the nodes as a "
+                                 "dedicated one with roles/container.defaultNodeServiceAccount (a component's "
+                                 "service_account: GkeCluster's node_service_account output)"))
     return out
 
 
@@ -294,6 +301,30 @@ def private_node_egress(resources: Sequence[Res]) -> Findings:
                                      "the network (network.cloud_nat), or name an adopted network's "
                                      "(network.existing_nat)"))
     return out
+
+
+def teams_without_members(resources: Sequence[Res]) -> Findings:
+    """A team whose block names no `groups` binds the team role to no one: its namespaces, queues and quota
+    exist, and no one may run a workload there (`make access` answers no to everything)."""
+    ix = StackIndex(resources)
+    namespaces: dict[str, Res] = {}
+    members: set[str | None] = set()
+    for ns in ix.by_type[NAMESPACE]:
+        team = _team_of(ns)
+        if team:
+            namespaces.setdefault(team, ns)
+    for b in ix.by_type[ROLE_BINDING]:
+        if (b.props.get("roleRef") or {}).get("name") == TEAM_ROLE and any(
+                s.get("kind") == "Group" for s in b.props.get("subjects") or ()):
+            members.add(_team_of(b))
+    return Findings((ns.urn, f"team {team}: its block names no `groups` (teams[].groups), so no one may run its "
+                             "workloads; list the Google groups of its members there")
+                    for team, ns in namespaces.items() if team not in members)
+
+
+def _team_of(r: Res) -> str | None:
+    team = ((r.props.get("metadata") or {}).get("labels") or {}).get(TEAM_LABEL)
+    return str(team) if team else None
 
 
 def _pools_by_cluster(ix: StackIndex) -> list[tuple[Res | None, list[Res]]]:

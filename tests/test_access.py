@@ -152,7 +152,7 @@ def prod(monkeypatch):
     return [manifest_of(r) for r in planned("prod") if is_manifest(r)]
 
 
-LINE = re.compile(r"^(yes|no)  (\S+)  (\S+)  (\S+)$")
+LINE = re.compile(r"^(yes|no)  (\S+)  (\S+)  (\S+)(  \(RBAC grants it to .+\))?$")
 
 
 def test_the_standard_checks_run_in_each_team_namespace_at_cluster_scope_and_in_another_team(prod, capsys):
@@ -173,7 +173,36 @@ def test_check_exits_like_kubectl_auth_can_i(prod, capsys):
     assert access.main(["prod", "research", "--check", "create selfsubjectreviews.authentication.k8s.io *"]) == 0
     assert capsys.readouterr().out == "yes  create  selfsubjectreviews.authentication.k8s.io  *\n"
     assert access.main(["prod", "research", "--check", "create clusterqueues.kueue.x-k8s.io *"]) == 1
-    assert capsys.readouterr().out == "no  create  clusterqueues.kueue.x-k8s.io  *\n"
+    assert capsys.readouterr().out == "no  create  clusterqueues.kueue.x-k8s.io  *  (RBAC grants it to " \
+        "system:masters (cluster administrators))\n"
+
+
+def test_a_refusal_says_whose_verb_it_is(prod, capsys):
+    """`make access` printed bare `no` lines; a `no` now names who holds the verb."""
+    other = next(nss[0] for t, nss in StackAccess(prod).teams.items() if t != "research")
+    assert access.main(["prod", "research", "--check", f"create jobs.batch {other}"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"no  create  jobs.batch  {other}  (RBAC grants it to ")
+    assert "ml-training@" in out and "system:masters (cluster administrators))" in out
+
+
+def test_a_team_without_groups_is_told_so_and_is_an_advisory(monkeypatch, capsys):
+    """A team block without `groups` binds its role to no one: `make access` said only `no`, `make check` nothing."""
+    from gke_ai_batch.offline.check import violations
+
+    from .conftest import platform_of, run_config
+    cfg = platform_of("dev")
+    research = next(t for t in cfg["teams"] if t["name"] == "research")
+    research.pop("groups")
+    regs = run_config(cfg, "dev")
+    found = [v for v in violations(regs) if v["policy"] == "team-has-members"]
+    assert [(v["level"], v["message"]) for v in found] == [("advisory", "team research: its block names no `groups` "
+        "(teams[].groups), so no one may run its workloads; list the Google groups of its members there")]
+    monkeypatch.setattr(access, "run_program", lambda stack: regs)
+    assert access.main(["dev", "research"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("team research names no groups (its block's `groups` in teams[] is empty)")
+    assert all(line.startswith("no  ") for line in lines[1:])
 
 
 def test_an_unknown_team_is_an_error_that_lists_the_teams(prod, capsys):

@@ -17,7 +17,7 @@ from gke_ai_batch.admission.pod_sets import pod_requests
 from gke_ai_batch.admission.quantities import format_amount, resource_order
 from gke_ai_batch.admission.terms import BLOCK_UNDECLARED, IGNORE_UNDECLARED
 from gke_ai_batch.model.pool_facts import pool_facts
-from gke_ai_batch.offline.admit import cluster_of, main, placement, workload_files
+from gke_ai_batch.offline.admit import OTHER_STACKS, cluster_of, main, placement, workloads
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKLOADS = ROOT / "examples" / "workloads"
@@ -394,17 +394,43 @@ def test_quantities_print_as_kueue_prints_them():
     assert resource_order(["cpu", "memory", TPU]) == ["memory", TPU, "cpu"]
 
 
-def test_workload_folder_prefers_the_file_named_after_the_stack(tmp_path):
-    (tmp_path / "a.yaml").write_text("")
-    (tmp_path / "b.yaml").write_text("")
-    assert workload_files([str(tmp_path)], "b") == [tmp_path / "b.yaml"]
-    assert workload_files([str(tmp_path)], "c") == [tmp_path / "a.yaml", tmp_path / "b.yaml"]
+def test_a_workload_folder_is_judged_whole_and_what_is_skipped_is_named(tmp_path):
+    """A folder once gave only `<stack>.yaml`: a user's vision.yaml beside dev.yaml was skipped, exit 0."""
+    job = yaml.safe_dump({"kind": "Job", "metadata": {"name": "j"}})
+    for name in ("dev.yaml", "prod.yaml", "vision.yaml", "more.yml"):
+        (tmp_path / name).write_text(job)
+    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / "values.yaml").write_text("replicas: 2\n")
+    (tmp_path / "sub").mkdir()
+    got = workloads([str(tmp_path)], "dev", ["dev", "prod"])
+    assert [p.name for p, _ in got.docs] == ["dev.yaml", "more.yml", "vision.yaml"]
+    assert {p.name: why for p, why in got.skipped} == {
+        "notes.txt": "not a .yaml or .yml file", "prod.yaml": OTHER_STACKS,
+        "sub": "a folder (give it as WORKLOAD to judge its files)",
+        "values.yaml": "no Kubernetes object in it (no YAML document with a `kind`)"}
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda d: d / "missing", "no such file or folder: {}"),
+    (lambda d: d, "folder {} has nothing to judge for stack multislice: it holds no file"),
+    (lambda d: (d / "hotswap.yaml").write_text("kind: Job\n") and d,
+     "folder {} has nothing to judge for stack multislice (skipped hotswap.yaml: named after another stack"),
+    (lambda d: (d / "empty.yaml").write_text("# nothing\n---\nreplicas: 2\n") and d / "empty.yaml",
+     "{} holds no Kubernetes object (no YAML document with a `kind`)"),
+    (lambda d: (d / "bad.yaml").write_text("kind: [\n") and d / "bad.yaml", "{}: not YAML: while parsing a flow"),
+])
+def test_a_workload_with_nothing_to_judge_is_one_line_and_exit_2(tmp_path, capsys, make, words):
+    path = make(tmp_path)
+    assert main(["multislice", str(path)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.count("\n") == 1, out.err
+    assert words.format(path) in out.err
 
 
 def test_cli_exit_codes(tmp_path, capsys):
     bad = tmp_path / "Pulumi.bad.yaml"
     bad.write_text("config:\n  gke-ai-batch:platform: {}\n")
-    assert main([str(bad), str(WORKLOADS)]) == 2
+    assert main([str(bad), str(WORKLOADS / "multislice.yaml")]) == 2
     assert "error: stack bad" in capsys.readouterr().err
     assert main(["no-such-stack", str(WORKLOADS)]) == 2
 
@@ -419,8 +445,10 @@ def test_cli_runs_as_a_module(tmp_path):
                          cwd=ROOT, capture_output=True, text=True)
     lines = run.stdout.splitlines()
     assert run.returncode == 1, run.stderr
-    assert lines[0].startswith("admitted: default/multislice-job -> ClusterQueue ")
-    assert lines[1] == "refused: default/lost: Kueue: LocalQueue no-such-queue doesn't exist"
+    assert lines[0] == f"skipped: {WORKLOADS}/ batch-teams.yaml, dev.yaml, dws-gpu.yaml, fleet-manager.yaml, " \
+        f"flex-start.yaml, hotswap.yaml, multislice-autopilot.yaml, prod.yaml: {OTHER_STACKS}"
+    assert lines[1].startswith("admitted: default/multislice-job -> ClusterQueue ")
+    assert lines[2] == "refused: default/lost: Kueue: LocalQueue no-such-queue doesn't exist"
     assert "Traceback" not in run.stderr
 
 

@@ -24,7 +24,8 @@ from gke_ai_batch.plan.platform import build_platform
 from .conftest import by_type, planned, platform_of, run_config
 
 LABELS = {"environment": "dev", "owner": "ml-platform"}
-TARGET = dict(project="acme-ml-dev", region="us-east5", cluster="ml-dev", location="us-east5", labels=LABELS)
+TARGET = dict(project="acme-ml-dev", region="us-east5", cluster="ml-dev", location="us-east5", labels=LABELS,
+              service_account="ml-dev-nodes@acme-ml-dev.iam.gserviceaccount.com")
 TRAIN = dict(generation="v5e", topology="2x4", slices=2, zones=["us-east5-b"])
 
 

@@ -336,21 +336,27 @@ def test_default_flavor_cpu_quota_needs_nodes_of_its_own():
     assert flavor["spec"]["nodeLabels"] == {"gke-ai-batch.io/flavor": "default-flavor"}
 
 
-def test_production_node_pools_must_not_run_as_the_default_compute_account(plan):
-    res = stack(plan("prod"))
+def test_no_node_pool_runs_as_the_default_compute_account(plan):
+    """Not only production: a lab's default-account nodes hold the project's Editor role all the same."""
+    for name in ("prod", "dev"):
+        res = stack(plan(name))
+        assert sr.node_service_account(res) == []
+        pool = next(r for r in res if r.type.endswith("nodePool:NodePool") and r.props["name"] == "system")
+        pool.props["nodeConfig"].pop("serviceAccount")
+        other = next(r for r in res if r.type.endswith("nodePool:NodePool") and r.props["name"] != "system")
+        other.props["nodeConfig"]["serviceAccount"] = "123-compute@developer.gserviceaccount.com"
+        found = dict(sr.node_service_account(res))
+        assert set(found) == {pool.urn, other.urn}, name
+        assert "runs as the Compute Engine default service account (serviceAccount unset)" in found[pool.urn]
+        assert "(123-compute@developer.gserviceaccount.com)" in found[other.urn]
+
+
+def test_autopilot_auto_provisioned_nodes_must_not_run_as_the_default_compute_account(plan):
+    res = stack(plan("batch-teams"))
     assert sr.node_service_account(res) == []
-    pool = next(r for r in res if r.type.endswith("nodePool:NodePool") and r.props["name"] == "system")
-    pool.props["nodeConfig"].pop("serviceAccount")
-    other = next(r for r in res if r.type.endswith("nodePool:NodePool") and r.props["name"] != "system")
-    other.props["nodeConfig"]["serviceAccount"] = "123-compute@developer.gserviceaccount.com"
-    found = sr.node_service_account(res)
-    assert [urn for urn, _ in found] == [pool.urn, other.urn] or [urn for urn, _ in found] == [other.urn, pool.urn]
-    assert "not the Compute Engine default one" in found[0][1]
-    dev = stack(plan("dev"))  # not production: the default account is not refused there
-    for r in dev:
-        if r.type.endswith("nodePool:NodePool"):
-            r.props["nodeConfig"].pop("serviceAccount")
-    assert sr.node_service_account(dev) == []
+    cluster = next(r for r in res if r.type == "gcp:container/cluster:Cluster")
+    cluster.props["clusterAutoscaling"]["autoProvisioningDefaults"].pop("serviceAccount")
+    assert [urn for urn, _ in sr.node_service_account(res)] == [cluster.urn]
 
 
 def test_private_nodes_without_cloud_nat_are_refused(plan):

@@ -4,6 +4,7 @@ through the provider (camelCase names, numbers as doubles, as the engine sends t
 the Python one."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 from concurrent import futures
@@ -208,3 +209,52 @@ def test_construct_over_grpc_refuses_bad_inputs_per_property(served, inputs, pat
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "Traceback" not in e.value.details()
     ((where, reason),) = property_errors(e.value)
     assert where == path and words in reason
+
+
+def test_the_provider_folder_works_outside_a_checkout(tmp_path: Path):
+    """provider/requirements.txt was `..`: the folder installed the repository it sat in, and nothing elsewhere.
+    `make provider` now builds the wheel beside PulumiPlugin.yaml and the folder's requirements install it: here
+    the folder alone is copied away, built into, installed from in a fresh virtualenv, and serves the schema.
+    (Fast path: the third-party dependencies come from this checkout's virtualenv through a .pth line.)"""
+    import tomllib
+    folder = tmp_path / "provider"
+    shutil.copytree(ROOT / "provider", folder, ignore=shutil.ignore_patterns("venv", "*.whl", "__pycache__"))
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    wheel = f"gke_ai_batch-{version}-py3-none-any.whl"
+    assert (folder / "requirements.txt").read_text().splitlines()[-1] == f"./{wheel}"
+    subprocess.run(["make", "-s", "-C", str(ROOT), "provider", f"PROVIDER={folder}"], check=True, capture_output=True)
+    assert (folder / wheel).is_file()
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (Path(site) / "dependencies.pth").write_text(str(Path(grpc.__file__).parent.parent) + "\n")
+    r = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "-r",
+                        "requirements.txt"], cwd=folder, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    proc = subprocess.Popen([str(python), str(folder), "127.0.0.1:1"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline().decode().strip())
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            served = json.loads(provider_pb2_grpc.ResourceProviderStub(channel).GetSchema(
+                provider_pb2.GetSchemaRequest(version=0)).schema)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert served == json.loads(SCHEMA.read_text())
+    where = subprocess.run([str(python), "-c", "import gke_ai_batch; print(gke_ai_batch.__file__)"], cwd=tmp_path,
+                           capture_output=True, text=True, check=True).stdout
+    assert where.startswith(str(venv))  # the wheel's package, not this checkout's
+
+
+def test_the_components_page_names_the_outputs_the_schema_has():
+    """docs/components.md said GkeCluster declares a Kubernetes provider, which the schema does not output."""
+    import re
+    schema = json.loads(SCHEMA.read_text())["resources"]
+    rows = re.findall(r"^\| `(\w+)` \|.*\| ([^|]+) \|$", (ROOT / "docs" / "components.md").read_text(), re.M)
+    documented = {name: set(re.findall(r"`(\w+)`", outputs)) for name, outputs in rows}
+    served = {token.rsplit(":", 1)[1]: set(r.get("properties", {})) for token, r in schema.items()}
+    assert documented == {**served, "Platform": set()}

@@ -25,10 +25,7 @@ def test_reuse_example_plans_and_passes_the_policies(tmp_path):
 
 def test_a_misspelt_argument_in_a_program_is_one_error_line(tmp_path):
     """`capacty: spot` once planned an on-demand pool in silence; a bad argument ended in a 46-line traceback."""
-    program = tmp_path / "reuse"
-    program.mkdir()
-    for f in (f for f in REUSE.iterdir() if f.is_file()):
-        (program / f.name).write_text(f.read_text())
+    program = _copy_of_reuse(tmp_path)
     source = program / "__main__.py"
     source.write_text(source.read_text().replace('"capacity": "spot"', '"capacty": "spot"'))
     r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", "dev", "--out", str(tmp_path / "out")],
@@ -36,6 +33,30 @@ def test_a_misspelt_argument_in_a_program_is_one_error_line(tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert ": invalid TpuSlicePool 'v6e-spot' arguments at capacty: unknown key `capacty`; did you mean `capacity`? " \
         "keys here: autoscaling, capacity," in r.stderr
+
+
+def test_a_program_whose_pools_run_as_the_default_compute_account_is_refused(tmp_path):
+    """Pools without `service_account` run as the Compute Engine default account (usually a project
+    Editor); the example once did so and `make check` said nothing."""
+    program = _copy_of_reuse(tmp_path)
+    source = program / "__main__.py"
+    text = source.read_text()
+    assert '"service_account": gke.node_service_account' in text
+    source.write_text(text.replace(',\n          "service_account": gke.node_service_account}', "}"))
+    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "check", "dev", "--out", str(tmp_path / "out")],
+                       cwd=program, capture_output=True, text=True)
+    assert r.returncode == 1, r.stdout + r.stderr
+    refused = [line for line in r.stdout.splitlines() if line.startswith("node-service-account  mandatory")]
+    assert len(refused) == 3, r.stdout  # the system pool and the two slices
+    assert "node pool system: runs as the Compute Engine default service account (serviceAccount unset)" in r.stdout
+
+
+def _copy_of_reuse(tmp_path):
+    program = tmp_path / "reuse"
+    program.mkdir()
+    for f in (f for f in REUSE.iterdir() if f.is_file()):
+        (program / f.name).write_text(f.read_text())
+    return program
 
 
 def test_a_program_that_reads_no_config_plans_without_a_stack_file(tmp_path):

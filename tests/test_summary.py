@@ -205,3 +205,31 @@ def test_the_summary_says_where_the_nodes_live_and_what_teams_store():
     shared = summary(planned("dws-gpu"))
     assert "subnet projects/acme-net-host/regions/us-central1/subnetworks/gke-us-central1 (adopted: Pods gke-pods, " \
            "Services gke-services)" in shared and "storage:" not in shared
+
+
+def _kubectl_line(regs) -> str:
+    (line,) = [b for b in plan_summary(regs).blocks if isinstance(b, str) and b.startswith("kubectl")]
+    return line
+
+
+def test_the_plan_prints_the_stacks_own_get_credentials_line():
+    """getting-started's `get-credentials ml-dev --location us-east5 --dns-endpoint` failed: dev is zonal,
+    its cluster lives in us-east5-b; prod's DNS endpoint takes no user traffic."""
+    dev = _kubectl_line(planned("dev"))
+    assert dev.endswith(": gcloud container clusters get-credentials ml-dev --location us-east5-b "
+                        "--project acme-ml-dev --dns-endpoint")
+    prod = _kubectl_line(planned("prod"))
+    assert prod.endswith(": gcloud container clusters get-credentials ml-prod --location us-east5 "
+                         "--project acme-ml-prod --internal-ip")
+    assert "from inside the VPC or a network connected to it, in an authorized network: 10.20.0.0/16 (corp-vpn), " \
+           "10.30.0.0/24 (ci-runners)" in prod
+    # prod's first deploy creates the VPC its control plane answers in: the cloud resources first, from outside.
+    (first,) = [b for b in plan_summary(planned("prod")).blocks if isinstance(b, str) and b.startswith("first")]
+    assert "pulumi up --stack prod --exclude 'urn:pulumi:prod::gke-ai-batch::gke-ai-batch:index:GkeCluster" \
+           "$pulumi:providers:kubernetes::gke-k8s' --exclude-dependents (cloud resources only), then pulumi up " \
+           "--stack prod from a runner in them" in first
+    assert not [b for b in plan_summary(planned("dev")).blocks if isinstance(b, str) and b.startswith("first")]
+    cfg = platform_of("dev")  # no DNS endpoint, no private nodes: gcloud's default, the external IP endpoint
+    cfg["cluster"].update(dns_endpoint=False, private_nodes=False, ip_endpoint="authorized")
+    public = _kubectl_line(run_config(cfg, "dev"))
+    assert public.endswith("--project acme-ml-dev") and "from an authorized network: 10.0.0.0/8 (corp)" in public

@@ -13,7 +13,10 @@ LABELS = {"environment": "research", "owner": "vision-team"}
 
 gke = GkeCluster("gke", {"project": PROJECT, "region": REGION, "zones": [ZONE], "environment": "research",
                          "owner": "vision-team", "cluster": {"name": "vision"}})
-target = {"project": PROJECT, "region": REGION, "cluster": gke.name, "location": gke.location, "labels": LABELS}
+# The nodes run as the cluster's dedicated service account (without it GKE uses the Compute Engine
+# default one, which the policy pack refuses).
+target = {"project": PROJECT, "region": REGION, "cluster": gke.name, "location": gke.location, "labels": LABELS,
+          "service_account": gke.node_service_account}
 system = SystemNodePool("system", {**target, "zones": [ZONE]})
 pool = TpuSlicePool("v6e-spot", {**target, "zones": [ZONE], "generation": "v6e", "topology": "4x4", "slices": 2,
                                   "capacity": "spot"})

@@ -11,7 +11,9 @@ Without --check: one line per check of CHECKS, in each of the team's namespaces,
 in the first namespace of the first other team; exit 0. With --check: that one line, exit 0 if
 allowed and 1 if not, like `kubectl auth can-i`. A line is `yes|no  VERB  RESOURCE  NAMESPACE`, the
 resource `plural` for the core group, else `plural.group`, `/subresource` appended; namespace `*` is
-cluster scope. Exit 2 if the stack cannot be planned, the team is unknown or the check malformed.
+cluster scope; a `no` ends with why: the subjects RBAC grants the verb to (whose it is). A team whose
+block names no groups has no members: a first line says so. Exit 2 if the stack cannot be planned,
+the team is unknown or the check malformed.
 
 RBAC only: GKE's IAM authorizer may allow more to principals with project IAM roles, and admission
 (quotas, policies) may still refuse what RBAC allows.
@@ -27,13 +29,16 @@ from typing import Any
 
 from gke_ai_batch.vocabulary import TEAM_LABEL
 
-from .rbac import CLUSTER, Authorizer, parse_resource, upstream_objects
+from .rbac import AUTHENTICATED, CLUSTER, Authorizer, parse_resource, request, upstream_objects
 from .render import is_manifest, manifest_of
 from .runtime import PlanError, close_thread_loops, run_program
 from .stackfile import resolve
 
 OWN = "own"  # in each of the team's namespaces
 OTHER = "other"  # in another team's namespace
+MASTERS, ADMINS = "system:masters", "cluster administrators"
+NO_GROUPS = ("team {team} names no groups (its block's `groups` in teams[] is empty): no one is a member, so "
+             "RBAC lets it nothing of its own; add its Google groups there")
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,12 @@ class StackAccess:
         """May a member of the team's groups do `verb` on `resource` in `namespace` (`*`: cluster scope)?"""
         return self.rbac.allowed(self.groups(team), verb, resource, namespace)
 
+    def why_not(self, team: str, verb: str, resource: str, namespace: str) -> str:
+        """Why a member of the team may not: whose verb it is, the subjects RBAC grants it to."""
+        holders = sorted(self.rbac.granted_to(request(verb, resource, namespace)) - {AUTHENTICATED})
+        named = ", ".join(f"{g} ({ADMINS})" if g == MASTERS else g for g in holders)
+        return f"RBAC grants it to {named}" if holders else "RBAC grants it to no group"
+
     def standard(self, team: str) -> list[tuple[Check, str]]:
         """CHECKS with their namespaces: the team's own, in order, then cluster scope, then the first
         namespace of the first other team (those checks are left out when there is no other team)."""
@@ -131,8 +142,9 @@ def may(manifests: Iterable[Mapping[str, Any]], team: str, verb: str, resource: 
     return StackAccess(manifests).may(team, verb, resource, namespace)
 
 
-def line(allowed: bool, verb: str, resource: str, namespace: str) -> str:
-    return f"{'yes' if allowed else 'no'}  {verb}  {resource}  {namespace}"
+def line(allowed: bool, verb: str, resource: str, namespace: str, why: str = "") -> str:
+    """`yes|no  VERB  RESOURCE  NAMESPACE`, a refusal followed by `  (why)`."""
+    return f"{'yes' if allowed else 'no'}  {verb}  {resource}  {namespace}" + (f"  ({why})" if why else "")
 
 
 def parse_check(text: str) -> tuple[str, str, str]:
@@ -169,8 +181,10 @@ def main(argv: list[str] | None = None) -> int:
         return _error(f"stack {args.stack}: {e}")
     except ValueError as e:  # UnknownTeam, or a malformed --check
         return _error(str(e))
+    if not access.groups(args.team):
+        print(NO_GROUPS.format(team=args.team))
     for answer, q in zip(answers, questions, strict=True):
-        print(line(answer, *q))
+        print(line(answer, *q, why="" if answer else access.why_not(args.team, *q)))
     return 1 if check and not answers[0] else 0
 
 

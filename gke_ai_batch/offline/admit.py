@@ -1,9 +1,10 @@
 """CLI: `python -m gke_ai_batch.offline.admit STACK WORKLOAD...`: would the platform let a team run these?
 
 Plans STACK under mocks, then judges every object in the WORKLOAD files or folders (a folder contributes
-`<stack>.yaml` if it has one, else all its .yaml files) as submitted by a member of the team that owns its
-namespace: RBAC, Pod Security, the stack's ValidatingAdmissionPolicies, then Kueue v0.19.2 on an empty
-cluster (gke_ai_batch.offline.tenant_path). One line per object:
+every .yaml and .yml file in it but those named after another stack of the project, `prod.yaml` beside
+`dev.yaml`; the files it skips are named, with why, on `skipped:` lines first) as submitted by a member
+of the team that owns its namespace: RBAC, Pod Security, the stack's ValidatingAdmissionPolicies, then
+Kueue v0.19.2 on an empty cluster (gke_ai_batch.offline.tenant_path). One line per object:
 
     admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet, Pod, Deployment, StatefulSet
                                                                   (and what a MutatingAdmissionPolicy set)
@@ -18,13 +19,15 @@ A fleet manager's admitted workload is followed by the worker Kueue dispatches i
 .dispatch): every worker of its queue (all-at-once) or one at a time (incremental); the first to reserve
 quota takes it.
 
-Exit 1 if any object is refused, 2 if the stack or a workload file cannot be read.
+Exit 1 if any object is refused, 2 if the stack or a workload file cannot be read, a WORKLOAD does not exist,
+a folder has nothing to judge or a file given has no object.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,30 +41,100 @@ from .class_admission import class_lines, flavor_classes
 from .dispatch import Dispatch, Fleet, cluster_of
 from .render import is_manifest, manifest_of
 from .runtime import PlanError, close_thread_loops, run_program
-from .stackfile import resolve
+from .stackfile import project, resolve
 from .tenant_path import Passage, TenantPath
 from .usage_order import UsageOrder
 
+YAML_SUFFIXES = (".yaml", ".yml")
+OTHER_STACKS = "named after another stack of the project (judge each with STACK=<its name>)"
 
-def workload_files(args: list[str], stack: str) -> list[Path]:
-    """Files as given; for a folder, `<stack>.yaml` if present, else every .yaml in it (sorted)."""
-    out = []
+
+class WorkloadError(ValueError):
+    """A WORKLOAD argument with nothing to judge: a missing path, an empty folder, a file without objects."""
+
+
+@dataclass(frozen=True)
+class Workloads:
+    """The objects to judge, with their files, and the files of the folders given that are not judged."""
+
+    docs: list[tuple[Path, dict[str, Any]]]
+    skipped: list[tuple[Path, str]]
+
+
+def workloads(args: Sequence[str], stack: str, stacks: Sequence[str] = ()) -> Workloads:
+    """Every object of the files given and of every .yaml or .yml file of the folders given. A folder's file
+    named after another of the project's `stacks` holds that stack's workloads and is skipped, as are its
+    sub-folders, its other files and its YAML files without an object; each is named with the reason.
+    WorkloadError for a path that does not exist, a folder with nothing to judge, a file given without objects."""
+    docs: list[tuple[Path, dict[str, Any]]] = []
+    skipped: list[tuple[Path, str]] = []
     for arg in args:
         path = Path(arg)
-        if path.is_dir():
-            named = path / f"{stack}.yaml"
-            out += [named] if named.is_file() else sorted(path.glob("*.yaml"))
-        elif path.is_file():
-            out.append(path)
+        if path.is_file():
+            found = objects_in(path)
+            if not found:
+                raise WorkloadError(f"{arg} holds no Kubernetes object (no YAML document with a `kind`)")
+            docs += [(path, d) for d in found]
+        elif path.is_dir():
+            judged, passed = _folder(path, stack, stacks)
+            if not judged:
+                reasons = "; ".join(f"{p.name}: {why}" for p, why in passed)
+                raise WorkloadError(f"folder {arg} has nothing to judge for stack {stack}"
+                                    + (f" (skipped {reasons})" if reasons else ": it holds no file"))
+            docs += judged
+            skipped += passed
         else:
-            raise FileNotFoundError(f"no such file or folder: {arg}")
-    return out
+            raise WorkloadError(f"no such file or folder: {arg}")
+    return Workloads(docs, skipped)
+
+
+def _folder(path: Path, stack: str, stacks: Sequence[str]) -> tuple[list[tuple[Path, dict[str, Any]]],
+                                                                      list[tuple[Path, str]]]:
+    """(objects of the folder's files that are judged, (file, why) of the others), in name order."""
+    judged: list[tuple[Path, dict[str, Any]]] = []
+    skipped: list[tuple[Path, str]] = []
+    for f in sorted(path.iterdir()):
+        if f.is_dir():
+            skipped.append((f, "a folder (give it as WORKLOAD to judge its files)"))
+        elif f.suffix not in YAML_SUFFIXES:
+            skipped.append((f, "not a .yaml or .yml file"))
+        elif f.stem != stack and f.stem in stacks:
+            skipped.append((f, OTHER_STACKS))
+        elif found := objects_in(f):
+            judged += [(f, d) for d in found]
+        else:
+            skipped.append((f, "no Kubernetes object in it (no YAML document with a `kind`)"))
+    return judged, skipped
 
 
 def objects_in(path: Path) -> list[dict[str, Any]]:
-    """The Kubernetes objects (documents with a kind) of a multi-document YAML file."""
-    docs = yaml.safe_load_all(path.read_text())
-    return [d for d in docs if isinstance(d, dict) and d.get("kind")]
+    """The Kubernetes objects (documents with a kind) of a multi-document YAML file; WorkloadError naming the file
+    for YAML that does not parse."""
+    try:
+        return [d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict) and d.get("kind")]
+    except yaml.YAMLError as e:
+        raise WorkloadError(f"{path}: not YAML: {_one_line(e)}") from None
+
+
+def skipped_lines(skipped: Sequence[tuple[Path, str]]) -> list[str]:
+    """`skipped: <folder>/ a.yaml, b.yaml: <why>`, one line per folder and reason, in the order first met."""
+    groups: dict[tuple[Path, str], list[str]] = {}
+    for path, why in skipped:
+        groups.setdefault((path.parent, why), []).append(path.name)
+    return [f"skipped: {folder}/ {', '.join(names)}: {why}" for (folder, why), names in groups.items()]
+
+
+def _project_stacks() -> list[str]:
+    """The stacks of the project of the current folder; none outside a project (a stack given as a path)."""
+    try:
+        return project().stacks()
+    except SystemExit:
+        return []
+
+
+def _one_line(e: Exception) -> str:
+    """A YAML error's message spans lines (the problem, then the file, line and column): joined into one."""
+    return " ".join(str(e).split())
 
 
 def describe(p: Passage) -> str:
@@ -105,13 +178,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
-        docs = [(p, d) for p in workload_files(args.workloads, stack.name) for d in objects_in(p)]
-    except (OSError, yaml.YAMLError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        given = workloads(args.workloads, stack.name, _project_stacks())
+    except (OSError, WorkloadError) as e:
+        print(f"error: {_one_line(e)}", file=sys.stderr)
         return 2
-    if not docs:
-        print(f"error: no Kubernetes object in {', '.join(args.workloads)}", file=sys.stderr)
-        return 2
+    for line in skipped_lines(given.skipped):
+        print(line)
+    docs = given.docs
     try:
         regs = run_program(stack)
     except PlanError as e:

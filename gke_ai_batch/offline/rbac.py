@@ -169,12 +169,21 @@ class Binding:
     groups: frozenset[str]
     role_kind: str
     role_name: str
+    others: frozenset[str] = frozenset()  # its users and service accounts, as `User u`, `ServiceAccount ns/name`
 
     @classmethod
     def of(cls, m: Mapping[str, Any]) -> Binding:
         ns = m["metadata"].get("namespace", "") if m["kind"] == "RoleBinding" else ""
-        groups = frozenset(s["name"] for s in m.get("subjects") or () if s.get("kind") == "Group")
-        return cls(ns, groups, m["roleRef"]["kind"], m["roleRef"]["name"])
+        subjects = m.get("subjects") or ()
+        groups = frozenset(s["name"] for s in subjects if s.get("kind") == "Group")
+        others = frozenset(_subject(s, ns) for s in subjects if s.get("kind") != "Group")
+        return cls(ns, groups, m["roleRef"]["kind"], m["roleRef"]["name"], others)
+
+
+def _subject(s: Mapping[str, Any], namespace: str) -> str:
+    """`User name`, or `ServiceAccount namespace/name` (a RoleBinding's own namespace when it names none)."""
+    where = f"{s.get('namespace', namespace)}/" if s.get("kind") == "ServiceAccount" else ""
+    return f"{s.get('kind')} {where}{s['name']}"
 
 
 class Authorizer:
@@ -197,6 +206,12 @@ class Authorizer:
         return any(rule.allows(req) for b in self.bindings
                    if (not b.namespace or b.namespace == req.namespace) and b.groups & groups
                    for rule in self._role_rules(b))
+
+    def granted_to(self, req: Request) -> frozenset[str]:
+        """The subjects whose bindings allow `req` (groups by name, others as `Kind [namespace/]name`): who
+        holds a verb that a team is refused."""
+        return frozenset(g for b in self.bindings if (not b.namespace or b.namespace == req.namespace)
+                         and any(rule.allows(req) for rule in self._role_rules(b)) for g in b.groups | b.others)
 
     def _role_rules(self, b: Binding) -> tuple[PolicyRule, ...]:
         """The rules of a binding's roleRef; none if it names a role that does not exist (as the API

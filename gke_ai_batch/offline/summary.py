@@ -20,15 +20,18 @@ from gke_ai_batch.vocabulary import (
     FIXED_CAPACITY,
     FLEET_STACK_ANNOTATION,
     HELM_RELEASE,
+    K8S_PROVIDER,
     KUEUE_GROUP_TYPE_PREFIX,
     KUEUE_VERSION_ANNOTATION,
     NODE_POOL,
     ROUTER_NAT,
     SUBNETWORK,
     Capacity,
+    component_type,
     kueue_type,
 )
 
+from .credentials import first_deploy, get_credentials, reached_from
 from .mermaid import Diagram, diagram
 from .runtime import Registration
 from .text import FULL_AT, Block, Row, Table, console, markdown
@@ -45,7 +48,16 @@ def _cluster_line(view: StackView) -> list[str]:
     if i is None:
         return []
     mode = "Autopilot" if i.get("enableAutopilot") else "Standard"
-    return [f"cluster {i['name']} ({mode}, {i['location']}, channel {(i.get('releaseChannel') or {}).get('channel')})"]
+    return [f"cluster {i['name']} ({mode}, {i['location']}, channel {(i.get('releaseChannel') or {}).get('channel')})",
+            f"kubectl, after pulumi up, {reached_from(i)}: {get_credentials(i)}"]
+
+
+def _first_deploy_line(regs: Sequence[Registration], view: StackView) -> list[str]:
+    """For a control plane closed to the deployer's network: the first deploy in two passes."""
+    own = f"{component_type('GkeCluster')}${K8S_PROVIDER}::"  # the GkeCluster's provider, not a fleet worker's
+    provider = next((r for r in regs if r.type == K8S_PROVIDER and own in r.urn), None)
+    line = first_deploy(view.cluster, provider.urn) if view.cluster and provider else None
+    return [line] if line else []
 
 
 def short_zones(zones: Sequence[str]) -> str:
@@ -284,8 +296,8 @@ def blocks(regs: Sequence[Registration], view: StackView, fleet: Block | None = 
            registered: int | None = None) -> list[Block]:
     """The summary's blocks; `fleet`: a fleet's table or line; `registered`: the count, when `regs` is the stack
     without what a fleet manager declares on its workers."""
-    out: list[Block] = [*_cluster_line(view), *_network_line(regs, view), *_gpudirect_line(regs),
-                          *_storage_line(regs)]
+    out: list[Block] = [*_cluster_line(view), *_first_deploy_line(regs, view), *_network_line(regs, view),
+                        *_gpudirect_line(regs), *_storage_line(regs)]
     pools = pool_table(view)
     if pools:
         out.append(pools)
