@@ -23,8 +23,8 @@ from pydantic import (
 )
 
 from gke_ai_batch.model.cluster_config import ClusterConfig, NetworkConfig
-from gke_ai_batch.model.cost_config import CostConfig
 from gke_ai_batch.model.compute_class_config import ComputeClassConfig
+from gke_ai_batch.model.cost_config import CostConfig
 from gke_ai_batch.model.field_rules import (
     DNS_LABEL,
     DURATION,

@@ -198,19 +198,13 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, KeyError, TypeError) as e:
         print(f"error: an object cannot be judged (is it a valid Kubernetes object?): {e!r}", file=sys.stderr)
         return 2
-    return 1 if report(passages, Fleet(regs, cluster), UsageOrder.of(manifests)) else 0
+    return 1 if report(passages, Fleet(regs, cluster), UsageOrder.of(manifests), flavor_classes(regs)) else 0
 
 
-def report(passages: Sequence[tuple[Obj, Passage]], fleet: Fleet, order: UsageOrder | None = None) -> bool:
-    """Print each passage, where its ClusterQueue orders LocalQueues by usage, and a fleet manager's dispatch of
-    what it admits; True if anything is refused."""
-    return 1 if report(passages, Fleet(regs, cluster), flavor_classes(regs)) else 0
-
-
-def report(passages: Sequence[tuple[Obj, Passage]], fleet: Fleet,
+def report(passages: Sequence[tuple[Obj, Passage]], fleet: Fleet, order: UsageOrder | None = None,
            classes: Mapping[str, ClassFacts] | None = None) -> bool:
-    """Print each passage, which way of a compute class would give it its nodes, and a fleet manager's dispatch
-    of what it admits; True if anything is refused."""
+    """Print each passage, where its ClusterQueue orders LocalQueues by usage, which way of a compute class
+    would give it its nodes, and a fleet manager's dispatch of what it admits; True if anything is refused."""
     refused = False
     for doc, passage in passages:
         admitted = passage.admission if passage.admission and not passage.refused else None
