@@ -9,7 +9,8 @@ object's namespace passes, in the API server's order and then Kueue's:
    (offline.pod_security);
 3. the stack's ValidatingAdmissionPolicies, on the object and then on each pod it will create
    (offline.cel_policies);
-4. Kueue: is it admitted, to which ClusterQueue and flavors (gke_ai_batch.admission).
+4. the namespace's ResourceQuotas, on what the object itself charges (offline.resource_quotas);
+5. Kueue: is it admitted, to which ClusterQueue and flavors (gke_ai_batch.admission).
 
 The first layer that refuses is the verdict. Pods are judged as their templates declare them: the
 platform's ResourceFlavors add node labels but no tolerations, so nothing Kueue adds at admission changes
@@ -32,6 +33,7 @@ from .access import StackAccess
 from .cel_policies import evaluate
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
 from .rbac import AUTHENTICATED, CLUSTER
+from .resource_quotas import exceeded
 from .vap_matching import resource_of
 
 # Kinds a tenant might write into a workload file that have no namespace (Kubernetes API reference,
@@ -80,6 +82,7 @@ class TenantPath:
         self.namespaces = {m["metadata"]["name"]: m for m in ms if m.get("kind") == "Namespace"}
         self.policies = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicy"]
         self.bindings = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicyBinding"]
+        self.quotas = [m for m in ms if m.get("kind") == "ResourceQuota"]
 
     def judge(self, obj: Obj) -> Passage:
         """The first layer that refuses obj, or its passage through all of them."""
@@ -90,7 +93,8 @@ class TenantPath:
         if team is None:
             return Passage(kind, ns, name, RBAC, f"namespace {ns} belongs to no team of this stack "
                                                  f"(team namespaces: {', '.join(self.namespaces_of_teams())})")
-        for layer, reason in (self._rbac(team, obj, ns), self._pod_security(obj, ns), self._policies(team, obj, ns)):
+        for layer, reason in (self._rbac(team, obj, ns), self._pod_security(obj, ns), self._policies(team, obj, ns),
+                              self._quota(obj, ns)):
             if layer:
                 return Passage(kind, ns, name, layer, reason)
         if kind not in FRAMEWORKS:
@@ -143,6 +147,11 @@ class TenantPath:
                 whose = "" if candidate is obj else "its pods: "
                 return f"{POLICY} {d.policy}", whose + d.message
         return None, ""
+
+    def _quota(self, obj: Obj, ns: str) -> tuple[str | None, str]:
+        """The namespace's ResourceQuotas on what the object itself charges (offline.resource_quotas)."""
+        found = exceeded(obj, (q for q in self.quotas if q["metadata"].get("namespace") == ns))
+        return (f"ResourceQuota {found[0]}", found[1]) if found else (None, "")
 
     @staticmethod
     def _pod(ns: str, meta: Obj, spec: Obj) -> dict[str, Any]:

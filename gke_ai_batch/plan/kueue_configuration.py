@@ -134,6 +134,14 @@ CHANGES: tuple[Change, ...] = (
            "only on a fleet manager: the dispatcher fleet.dispatcher names (Kueue's default is all-at-once); the "
            "incremental one offers a workload to one worker at a time, in the MultiKueueConfig's order "
            "(stepSize 1; gates MultiKueueIncrementalDispatcherConfig and ...RespectConfigOrder, beta and on in 0.19)"),
+    Change("featureGates", lambda s: {"ElasticJobsViaWorkloadSlices": False},
+           "elastic Jobs off (the gate is beta and on since 0.18; pkg/features/kube_features.go): with it, a Job "
+           "annotated kueue.x-k8s.io/elastic-job may change its parallelism while admitted, and Kueue deliberately "
+           "leaves such a Job running while unsuspended instead of waiting for its pods to stop "
+           "(jobframework/reconciler.go: `job.IsActive() && !WorkloadSliceEnabled(job)`); the platform's policies "
+           "judge pod counts at create, so no team holds quota by scaling. Off, the annotation is ignored "
+           "(workloadslicing.Enabled needs the gate) and the Job is an ordinary one. Set here, not as the chart's "
+           "controllerManager.featureGates, which the Configuration's map may not be combined with"),
     Change("fairSharing", lambda s: {"preemptionStrategies": ["LessThanOrEqualToFinalShare",
                                                               "LessThanInitialShare"]}
            if s.kueue.fair_sharing else None,

@@ -40,6 +40,26 @@ CONTROLLER_LABELS = {"app.kubernetes.io/name": "kueue", "app.kubernetes.io/insta
                      "control-plane": "controller-manager"}  # the chart's kueue.selectorLabels
 
 
+# The series of Kueue's own controller: GMP sets `namespace` to the scraped pod's namespace (a PodMonitoring
+# selects pods of its own namespace only) and `job` to the PodMonitoring's name, and refuses relabeling onto
+# either (prometheus-engine v0.17.2 pkg/operator/apis/monitoring/v1/pod_config.go, and the PodMonitoring
+# CRD's "cannot relabel onto protected label"); a scraped pod's own `namespace` or `job` label is kept only as
+# exported_namespace / exported_job (honor_labels is off). Teams may create PodMonitorings but no
+# ClusterPodMonitoring, so no team pod can publish a series with these two labels.
+KUEUE_SERIES = f'namespace="{KUEUE_NAMESPACE}", job="{KUEUE_RELEASE}"'
+# The documented queries (docs/policies.md shows them; a test keeps the two the same): each reads Kueue's series.
+QUERIES: tuple[tuple[str, str], ...] = (
+    ("pending workloads per ClusterQueue (status: active or inadmissible)",
+     f"sum by (cluster_queue, status) (kueue_pending_workloads{{{KUEUE_SERIES}}})"),
+    ("admitted workloads still running, per ClusterQueue",
+     f"sum by (cluster_queue) (kueue_admitted_active_workloads{{{KUEUE_SERIES}}})"),
+    ("quota used / nominal per team, flavor and resource (above 1: borrowing from the cohort)",
+     f"sum by (cluster_queue, flavor, resource) (kueue_cluster_queue_resource_usage{{{KUEUE_SERIES}}})\n"
+     "  / on (cluster_queue, flavor, resource)\n"
+     f"(sum by (cluster_queue, flavor, resource) (kueue_cluster_queue_nominal_quota{{{KUEUE_SERIES}}}) > 0)"),
+)
+
+
 @dataclass(frozen=True)
 class MonitoringPlan:
     service_account: Manifest

@@ -62,18 +62,20 @@ def cost_labels(cfg: PlatformConfig, team: TeamConfig) -> dict[str, str]:
 
 
 def _namespace(cfg: PlatformConfig, team: TeamConfig, ns: str, level: str, admitted_by: dict[str, str],
-               allowed: tuple[str, ...]) -> Manifest:
+               allowed: tuple[str, ...], flavors: tuple[str, ...]) -> Manifest:
     """A team namespace: the team, the queues that admit it, cost labels, its Pod Security level, and
-    the priorities its pods may name (read by the admission policies)."""
+    what the admission policies read (its priorities, object size cap, a privileged namespace's flavors)."""
     labels = {TEAM_LABEL: team.name, **admitted_by, **cost_labels(cfg, team), **tenancy.pod_security_labels(level)}
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {
-        "name": ns, "labels": labels, "annotations": tenancy.priorities_annotation(allowed)}}
+        "name": ns, "labels": labels, "annotations": tenancy.namespace_annotations(team, allowed, flavors)}}
 
 
 def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: tuple[str, ...],
-                    local_queues: tuple[tuple[str, str], ...], cq_name: str) -> TeamPlan:
+                    local_queues: tuple[tuple[str, str], ...], cq_name: str, flavors: frozenset[str]) -> TeamPlan:
+    """`flavors`: the platform's pool flavors (the values of their flavor node label)."""
     tenancy.check_groups(cfg, i, team)
     levels = tenancy.pod_security_levels(i, team, namespaces)
+    bound = tenancy.privileged_flavors(i, team, flavors)
     allowed = tenancy.allowed_priorities(cfg, i, team)
     admitted_by = {admitted_by_label(cq): "true" for _, cq in local_queues}
     created = tuple(ns for ns in namespaces if ns not in PREEXISTING_NAMESPACES)
@@ -86,8 +88,8 @@ def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: t
         tenancy.object_quota(team, ns), isolation_policy(team.name, ns, tenancy.ISOLATION_POLICY)))
     return TeamPlan(name=team.name, path=path_of("teams", i), namespaces=tuple(namespaces), created_namespaces=created,
                     cluster_queue=cq_name, local_queues=local_queues, groups=tuple(team.groups),
-                    namespace_manifests=tuple(_namespace(cfg, team, ns, levels[ns], admitted_by, allowed)
-                                              for ns in namespaces),
+                    namespace_manifests=tuple(_namespace(cfg, team, ns, levels[ns], admitted_by, allowed,
+                                                         bound.get(ns, ())) for ns in namespaces),
                     local_queue_manifests=lqs,
                     role_binding_manifests=tuple(tenancy.role_binding(team, ns) for ns in namespaces)
                     if team.groups else (),

@@ -15,8 +15,11 @@ from gke_ai_batch.model.gke_pool_rules import version_below
 from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.admission_policies import admission_policies
+from gke_ai_batch.plan.namespace_policies import namespace_policies
 from gke_ai_batch.vocabulary import (
     CONTROLLER_PRIORITY,
+    FLAVORS_ANNOTATION,
+    OBJECT_SIZE_ANNOTATION,
     POD_SECURITY_LABEL,
     PRIORITIES_ANNOTATION,
     RBAC_GROUP,
@@ -131,17 +134,39 @@ def allowed_priorities(cfg: PlatformConfig, i: int, team: TeamConfig) -> tuple[s
     return tuple(p.name for p in cfg.priorities if p.value <= ceiling)
 
 
-def priorities_annotation(allowed: tuple[str, ...]) -> dict[str, str]:
-    """Read by the priority admission policies (namespaceObject), so no policy lists the teams."""
-    return {PRIORITIES_ANNOTATION: ",".join(allowed)}
-
-
 def object_quota(team: TeamConfig, ns: str) -> Manifest:
+    """Every object a namespace may hold that costs the cluster something nothing else meters: Kueue's memory
+    (jobs, Workloads, pods), the service range and node ports, Cloud load balancers, disks and etcd."""
     q = team.object_quotas
+    hard = {"count/jobs.batch": q.jobs, "count/jobsets.jobset.x-k8s.io": q.jobsets, WORKLOAD_COUNT: q.workloads,
+            "pods": q.pods, "count/deployments.apps": q.deployments, "count/replicasets.apps": q.replicasets,
+            "count/statefulsets.apps": q.statefulsets, "count/services": q.services,
+            "services.nodeports": q.node_ports, "services.loadbalancers": q.load_balancers,
+            "count/configmaps": q.configmaps, "count/secrets": q.secrets,
+            "persistentvolumeclaims": q.persistent_volume_claims, "requests.storage": q.storage}
     return {"apiVersion": "v1", "kind": "ResourceQuota",
             "metadata": {"name": OBJECT_QUOTA, "namespace": ns, "labels": {TEAM_LABEL: team.name}},
-            "spec": {"hard": {"count/jobs.batch": str(q.jobs), "count/jobsets.jobset.x-k8s.io": str(q.jobsets),
-                              WORKLOAD_COUNT: str(q.workloads), "pods": str(q.pods)}}}
+            "spec": {"hard": {k: str(v) for k, v in hard.items()}}}
+
+
+def namespace_annotations(team: TeamConfig, allowed: tuple[str, ...], flavors: tuple[str, ...]) -> dict[str, str]:
+    """What the admission policies read from a namespace (so no policy lists the teams): its priorities, the
+    size cap of one workload object, and a privileged namespace's flavors."""
+    return {PRIORITIES_ANNOTATION: ",".join(allowed), OBJECT_SIZE_ANNOTATION: str(team.object_quotas.object_size),
+            **({FLAVORS_ANNOTATION: ",".join(flavors)} if flavors else {})}
+
+
+def privileged_flavors(i: int, team: TeamConfig, flavors: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """Each privileged namespace's flavors, every one a pool flavor of the platform."""
+    out: dict[str, tuple[str, ...]] = {}
+    for j, e in enumerate(team.pod_security):
+        for k, f in enumerate(e.flavors):
+            if f not in flavors:
+                raise ConfigError(path_of("teams", i, "pod_security", j, "flavors", k), f"{f!r} is not a pool "
+                                  f"flavor of this platform: {name_list(flavors)}")
+        if e.flavors:
+            out[e.namespace] = tuple(dict.fromkeys(e.flavors))
+    return out
 
 
 CONTROLLER_PRIORITY_VALUE = 1_000_000_000  # the highest a user class may have; every team priority is below
@@ -163,4 +188,4 @@ def controller_priority() -> Manifest:
 
 
 def plan_tenancy() -> TenancyPlan:
-    return TenancyPlan(controller_priority(), team_role(), admission_policies())
+    return TenancyPlan(controller_priority(), team_role(), admission_policies() + namespace_policies())
