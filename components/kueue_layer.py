@@ -163,6 +163,19 @@ class ObjectQuotasSpec(TypedDict):
     """Bytes of free text one workload object may hold (default 16384)."""
 
 
+class ContainerLimitsSpec(TypedDict):
+    """Default requests and the most a container's limits may exceed its requests (a LimitRange)."""
+
+    cpu_request: NotRequired[str]
+    """Default cpu request and limit (default 500m)."""
+    memory_request: NotRequired[str]
+    """Default memory request and limit (default 512Mi)."""
+    cpu_ratio: NotRequired[str]
+    """Most cpu limit / request (default 2)."""
+    memory_ratio: NotRequired[str]
+    """Most memory limit / request (default 1)."""
+
+
 class TeamSpec(TypedDict):
     """One tenant: namespaces, a LocalQueue in each, and its ClusterQueue. Buckets and a workload service
     account are Google Cloud resources: the Platform component declares them, a KueueLayer refuses them."""
@@ -185,6 +198,8 @@ class TeamSpec(TypedDict):
     """The priorities its pods and jobs may name (default: the global default and those below it)."""
     pod_security: NotRequired[list[PodSecurityExceptionSpec]]
     """Namespaces held to another Pod Security level than baseline."""
+    container_limits: NotRequired[ContainerLimitsSpec]
+    """Default requests and limit/request ratios of its containers."""
     object_quotas: NotRequired[ObjectQuotasSpec]
     """Most objects of each kind per namespace, and the size of one workload object."""
     cost_center: NotRequired[str]

@@ -75,7 +75,8 @@ def test_no_cluster_allows_service_external_ips(stack):
 
 def test_a_1mib_pod_template_is_refused():
     """500 pending Jobs of ~1 MiB each would put ~1 GiB in each Kueue replica (Jobs, their Workloads)."""
-    big = job("research", "big", "research-queue", containers=[container(env=[{"name": "BLOB", "value": "x" * 2**20}])])
+    blob = [{"name": "BLOB", "value": "x" * 2**20}]
+    big = job("research", "big", "research-queue", containers=[container(env=blob)])
     assert verdict("prod", big) == (
         "refused: research/big: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 1048619 bytes "
         "of labels, annotations, commands, arguments and environment; namespace research allows 16384 per object "
@@ -123,7 +124,8 @@ def host_pod(selector: dict) -> dict:
                tolerations=[{"key": TPU, "operator": "Exists", "effect": "NoSchedule"}],
                volumes=[{"name": "root", "hostPath": {"path": "/"}}],
                containers=[container({TPU: 4}, resources={"requests": {TPU: 4, "cpu": "1", "memory": "1Gi"},
-                                                          "limits": {TPU: 4}}, securityContext={"privileged": True})])
+                                                          "limits": {TPU: 4, "cpu": "1", "memory": "1Gi"}},
+                                     securityContext={"privileged": True})])
 
 
 PRIVILEGED = ("ValidatingAdmissionPolicy gke-ai-batch-privileged-flavors: namespace training-gpudirect is privileged "
@@ -209,3 +211,70 @@ def test_every_documented_query_reads_kueues_own_series_only():
         assert selectors and q.count('{namespace="kueue-system", job="kueue"}') == selectors, q
     pm = monitoring.kueue_monitoring(next(iter(monitoring.ClusterMode))).pod_monitoring
     assert (pm["metadata"]["namespace"], pm["metadata"]["name"]) == ("kueue-system", "kueue")
+
+
+# --- bursting past requests ---------------------------------------------------------------------------
+
+LIMITS = "LimitRange gke-ai-batch-containers: "
+
+
+@pytest.mark.parametrize("resources, refusal", [
+    ({"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "7", "memory": "28Gi"}},
+     "cpu max limit to request ratio per Container is 2, but provided ratio is 70.000000"),
+    ({"requests": {"cpu": "1", "memory": "128Mi"}, "limits": {"cpu": "2", "memory": "28Gi"}},
+     "memory max limit to request ratio per Container is 1, but provided ratio is 224.000000"),
+    ({"requests": {"cpu": "4", "memory": "16Gi"}},  # no limits: the defaults (500m, 512Mi) are below the requests
+     'spec.containers[0].resources.requests: Invalid value: "4": must be less than or equal to cpu limit of 500m'),
+])
+def test_a_pod_cannot_burst_past_what_its_quota_paid_for(resources, refusal):
+    burst = pod("research", "burst", "research-queue", containers=[container(resources=resources)])
+    assert verdict("prod", burst) == f"refused: research/burst: {LIMITS}{refusal}"
+
+
+def test_the_limits_hold_for_the_pods_a_job_creates():
+    burst = job("research", "burst", "research-queue", containers=[container(resources={
+        "requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "7", "memory": "28Gi"}})])
+    assert verdict("prod", burst) == (f"refused: research/burst: {LIMITS}the pods of burst would be refused: cpu max "
+                                      "limit to request ratio per Container is 2, but provided ratio is 70.000000")
+
+
+def test_a_container_that_names_nothing_gets_the_defaults():
+    from gke_ai_batch.offline.limit_ranges import _defaulted
+    (limit_range,) = [m for m in tenant_limit_ranges("prod") if m["metadata"]["namespace"] == "research"]
+    (item,) = limit_range["spec"]["limits"]
+    assert _defaulted({"name": "x"}, item, True) == ({"cpu": "500m", "memory": "512Mi"},
+                                                     {"cpu": "500m", "memory": "512Mi"})
+    assert _defaulted({"resources": {"limits": {"cpu": "2", "memory": "1Gi"}}}, item, True) == (
+        {"cpu": "2", "memory": "1Gi"}, {"cpu": "2", "memory": "1Gi"})
+
+
+def tenant_limit_ranges(stack: str, regs=None) -> list[dict]:
+    return [r.inputs for r in by_type(regs or planned(stack), ":LimitRange")]
+
+
+def test_the_cloud_storage_sidecar_states_limits_within_the_ratio():
+    """GKE adds the FUSE sidecar after the LimitRange's defaults, so its annotations must bound it."""
+    fuse = job("research", "fuse", "research-queue")
+    fuse["spec"]["template"]["metadata"] = {"annotations": {"gke-gcsfuse/volumes": "true"}}
+    assert verdict("prod", fuse) == (
+        f"refused: research/fuse: {LIMITS}the pods of fuse would be refused: the gke-gcsfuse-sidecar container GKE "
+        "adds: cpu max limit to request ratio per Container is 2, but no request is specified or request is 0")
+
+
+def test_a_team_block_sets_its_container_limits():
+    platform = platform_of("prod")
+    platform["teams"][1]["container_limits"] = {"cpu_ratio": 4, "memory_request": "1Gi"}
+    (limits,) = [m for m in tenant_limit_ranges("prod", run_config(platform, "limits"))
+                 if m["metadata"]["namespace"] == "research"]
+    assert limits["spec"]["limits"] == [{"type": "Container", "defaultRequest": {"cpu": "500m", "memory": "1Gi"},
+                                         "default": {"cpu": "500m", "memory": "1Gi"},
+                                         "maxLimitRequestRatio": {"cpu": "4", "memory": "1"}}]
+
+
+def test_a_ratio_below_one_is_refused():
+    platform = platform_of("prod")
+    platform["teams"][1]["container_limits"] = {"memory_ratio": "0.5"}
+    with pytest.raises(PlanError) as e:
+        run_config(platform, "ratio")
+    assert "platform.teams[1].container_limits.memory_ratio" in str(e.value)
+    assert "a limit is at least its request, so the ratio is at least 1" in str(e.value)

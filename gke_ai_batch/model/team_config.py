@@ -202,6 +202,36 @@ class ObjectQuotas(Model):
         return v
 
 
+class ContainerLimits(Model):
+    """What every container of a team namespace requests when it names nothing, and how far its limits may
+    exceed its requests (a Kubernetes LimitRange): Kueue meters requests, so a container whose limits
+    outgrow them would take other teams' cpu and memory on shared nodes."""
+
+    cpu_request: Quantity = "500m"
+    """The cpu a container without one requests, and its limit when it names no limit."""
+    memory_request: Quantity = "512Mi"
+    """The memory a container without one requests, and its limit when it names no limit."""
+    cpu_ratio: Quantity = 2
+    """Most a container's cpu limit may be, as a multiple of its cpu request (at least 1)."""
+    memory_ratio: Quantity = 1
+    """Most a container's memory limit may be, as a multiple of its memory request: 1, limits equal to
+    requests, so no container uses memory its quota did not pay for (at least 1)."""
+
+    @field_validator("cpu_request", "memory_request")
+    @classmethod
+    def _request(cls, v: int | str) -> int | str:
+        if parse_quantity(v) <= 0:
+            raise ValueError(f"{v!r}: a default request is more than 0")
+        return v
+
+    @field_validator("cpu_ratio", "memory_ratio")
+    @classmethod
+    def _ratio(cls, v: int | str) -> int | str:
+        if parse_quantity(v) < 1:
+            raise ValueError(f"{v!r}: a limit is at least its request, so the ratio is at least 1")
+        return v
+
+
 class TeamConfig(Model):
     """One team: its namespaces, a LocalQueue in each, and its own or a shared ClusterQueue."""
 
@@ -219,6 +249,8 @@ class TeamConfig(Model):
     object_quotas: ObjectQuotas = ObjectQuotas()
     """Most objects of each kind per namespace (Jobs, JobSets, Workloads, pods, Services, ConfigMaps,
     Secrets, disks...), and the size of one workload object."""
+    container_limits: ContainerLimits = ContainerLimits()
+    """Default requests and the most a container's limits may exceed its requests (a LimitRange)."""
     default_priority: str | None = None
     """Refused: Kueue 0.19 has no per-team default priority (see the error for what to do)."""
     local_queue: str | None = text(DNS_LABEL, None, max_length=63)

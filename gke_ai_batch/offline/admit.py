@@ -2,12 +2,13 @@
 
 Plans STACK under mocks, then judges every object in the WORKLOAD files or folders (a folder contributes
 `<stack>.yaml` if it has one, else all its .yaml files) as submitted by a member of the team that owns its
-namespace: RBAC, Pod Security, the stack's ValidatingAdmissionPolicies, its ResourceQuotas, then Kueue v0.19.2
-on an empty cluster (gke_ai_batch.offline.tenant_path). One line per object:
+namespace: RBAC, its LimitRange, Pod Security, the stack's ValidatingAdmissionPolicies, its ResourceQuotas, then
+Kueue v0.19.2 on an empty cluster (gke_ai_batch.offline.tenant_path). One line per object:
 
     admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet, Pod, Deployment, StatefulSet
     created: ns/name (Kind)                                       anything else that may be created
-    refused: ns/name: LAYER: reason                               LAYER: RBAC, Pod Security <level>,
+    refused: ns/name: LAYER: reason                               LAYER: RBAC, LimitRange <name>,
+                                                                  Pod Security <level>,
                                                                   ValidatingAdmissionPolicy <name>,
                                                                   ResourceQuota <name>, Kueue,
                                                                   MultiKueue (no worker admits it), or the

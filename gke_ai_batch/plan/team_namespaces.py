@@ -38,7 +38,7 @@ class TeamPlan:
     namespace_manifests: tuple[Manifest, ...]  # created, or (pre-existing ones) labels patched in place
     local_queue_manifests: tuple[Manifest, ...]
     role_binding_manifests: tuple[Manifest, ...]
-    guard_manifests: tuple[Manifest, ...] = ()  # per namespace: object quota and network isolation
+    guard_manifests: tuple[Manifest, ...] = ()  # per namespace: object quota, container limits, network isolation
     priorities: tuple[str, ...] = ()  # the priorities its pods and jobs may name
     pod_security: tuple[tuple[str, str], ...] = ()  # (namespace, enforced Pod Security level)
     protected: tuple[str, ...] = ()  # created namespaces that refuse deletion (plan.lifecycle.protects)
@@ -85,7 +85,8 @@ def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: t
                  "spec": {"clusterQueue": cq, **({"stopPolicy": stop} if stop else {})}}
                 for ns in namespaces for lq, cq in local_queues)
     guards = tuple(m for ns in namespaces for m in (
-        tenancy.object_quota(team, ns), isolation_policy(team.name, ns, tenancy.ISOLATION_POLICY)))
+        tenancy.object_quota(team, ns), tenancy.limit_range(team, ns),
+        isolation_policy(team.name, ns, tenancy.ISOLATION_POLICY)))
     return TeamPlan(name=team.name, path=path_of("teams", i), namespaces=tuple(namespaces), created_namespaces=created,
                     cluster_queue=cq_name, local_queues=local_queues, groups=tuple(team.groups),
                     namespace_manifests=tuple(_namespace(cfg, team, ns, levels[ns], admitted_by, allowed,

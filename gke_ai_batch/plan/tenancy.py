@@ -35,6 +35,7 @@ POD_SECURITY_VERSION = "v1.33"
 DEFAULT_POD_SECURITY = "baseline"  # enforced; warn and audit report what `restricted` would refuse
 ISOLATION_POLICY = "gke-ai-batch-isolation"
 OBJECT_QUOTA = "gke-ai-batch-objects"
+CONTAINER_LIMITS = "gke-ai-batch-containers"
 
 _RW = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]
 _READ = ["get", "list", "watch"]
@@ -147,6 +148,19 @@ def object_quota(team: TeamConfig, ns: str) -> Manifest:
     return {"apiVersion": "v1", "kind": "ResourceQuota",
             "metadata": {"name": OBJECT_QUOTA, "namespace": ns, "labels": {TEAM_LABEL: team.name}},
             "spec": {"hard": {k: str(v) for k, v in hard.items()}}}
+
+
+def limit_range(team: TeamConfig, ns: str) -> Manifest:
+    """Every container's default requests (also its limits where it names none) and the most its limits may
+    be as a multiple of its requests: the LimitRanger admission plugin fills the defaults in and refuses a
+    pod past a ratio (Kubernetes "Limit Ranges"; a ratio needs both a request and a limit, which the
+    defaults give a container that names neither)."""
+    c = team.container_limits
+    defaults = {"cpu": str(c.cpu_request), "memory": str(c.memory_request)}
+    return {"apiVersion": "v1", "kind": "LimitRange",
+            "metadata": {"name": CONTAINER_LIMITS, "namespace": ns, "labels": {TEAM_LABEL: team.name}},
+            "spec": {"limits": [{"type": "Container", "defaultRequest": defaults, "default": dict(defaults),
+                                 "maxLimitRequestRatio": {"cpu": str(c.cpu_ratio), "memory": str(c.memory_ratio)}}]}}
 
 
 def namespace_annotations(team: TeamConfig, allowed: tuple[str, ...], flavors: tuple[str, ...]) -> dict[str, str]:
