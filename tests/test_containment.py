@@ -176,7 +176,7 @@ def test_a_team_cannot_mint_a_token_that_never_expires():
     assert verdict("prod", secret) == (
         "refused: research/forever: ValidatingAdmissionPolicy gke-ai-batch-no-service-account-tokens: a "
         "kubernetes.io/service-account-token Secret holds a token of the namespace's service account that never "
-        "expires; pods get short-lived projected tokens, and `kubectl create token` makes a bounded one")
+        "expires and outlives whoever made it; pods get short-lived projected tokens of their service account")
     opaque = {**secret, "type": "Opaque", "metadata": {"name": "creds", "namespace": "research"}}
     assert verdict("prod", opaque) == "created: research/creds (Secret)"
 

@@ -84,8 +84,8 @@ def service_account_token_policy() -> tuple[Manifest, Manifest]:
     return _policy(SERVICE_ACCOUNT_TOKENS, _rules([("", "secrets")], ["CREATE", "UPDATE"]), [], [
         {"expression": f"!has(object.type) || object.type != '{SERVICE_ACCOUNT_TOKEN}'",
          "message": f"a {SERVICE_ACCOUNT_TOKEN} Secret holds a token of the namespace's service account that never "
-                    "expires; pods get short-lived projected tokens, and `kubectl create token` makes a "
-                    "bounded one", "reason": "Forbidden"},
+                    "expires and outlives whoever made it; pods get short-lived projected tokens of their "
+                    "service account", "reason": "Forbidden"},
     ])
 
 
