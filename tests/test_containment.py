@@ -278,3 +278,37 @@ def test_a_ratio_below_one_is_refused():
         run_config(platform, "ratio")
     assert "platform.teams[1].container_limits.memory_ratio" in str(e.value)
     assert "a limit is at least its request, so the ratio is at least 1" in str(e.value)
+
+
+# --- after the first create ---------------------------------------------------------------------------
+
+def prod_policies(ns: str) -> tuple[list, list, dict]:
+    from gke_ai_batch.offline.render import is_manifest, manifest_of
+    manifests = [manifest_of(r) for r in planned("prod") if is_manifest(r)]
+    namespace = next(m for m in manifests if m["kind"] == "Namespace" and m["metadata"]["name"] == ns)
+    return ([m for m in manifests if m["kind"] == "ValidatingAdmissionPolicy"],
+            [m for m in manifests if m["kind"] == "ValidatingAdmissionPolicyBinding"], namespace)
+
+
+def test_an_update_cannot_grow_a_job_past_the_size_cap_but_may_leave_an_old_one_as_it_is():
+    """A suspended Job's template may be edited; growing it past the cap is refused. An object made before the cap
+    (or before its team's cap was lowered) still takes an update that does not grow it: a finalizer, a label."""
+    from gke_ai_batch.offline.cel_policies import evaluate
+    policies, bindings, namespace = prod_policies("research")
+    small = job("research", "j", "research-queue")
+    grown = job("research", "j", "research-queue", containers=[container(args=["x" * 20000])])
+    [denial] = evaluate(policies, bindings, grown, namespace, "UPDATE", old_object=small)
+    assert denial.policy == "gke-ai-batch-object-size" and denial.message.startswith("the object holds 20039 bytes")
+    kept = {**grown, "metadata": {**grown["metadata"], "finalizers": ["batch.kubernetes.io/job-tracking"]}}
+    assert evaluate(policies, bindings, kept, namespace, "UPDATE", old_object=grown) == []
+
+
+def test_a_privileged_pod_cannot_be_moved_to_another_flavor_by_update():
+    from gke_ai_batch.offline.cel_policies import evaluate
+    policies, bindings, namespace = prod_policies("training-gpudirect")
+    on_h200 = host_pod({"gke-ai-batch.io/flavor": "h200-res"})
+    moved = host_pod({"gke-ai-batch.io/flavor": "v5p-res"})
+    [denial] = evaluate(policies, bindings, moved, namespace, "UPDATE", old_object=on_h200)
+    assert denial.policy == "gke-ai-batch-privileged-flavors"
+    older = host_pod({})  # made before the exception named its flavors: Kueue may still remove its finalizer
+    assert evaluate(policies, bindings, older, namespace, "UPDATE", old_object=older) == []

@@ -28,7 +28,7 @@ def plan_with(change) -> dict:
 def test_adding_a_team_adds_only_its_resources():
     before, after = plan_with(lambda c: None), plan_with(lambda c: c["teams"].append(NEW_TEAM))
     assert changed(before, after) == {"team-vision", "team-vision-ns-vision", "team-vision-lq-vision",
-                                      "team-vision-rb-vision", "team-vision-quota-vision",
+                                      "team-vision-rb-vision", "team-vision-quota-vision", "team-vision-limits-vision",
                                       "team-vision-netpol-vision", "queues-cq-vision"}
     assert set(before) < set(after)
 
@@ -51,7 +51,7 @@ def test_joining_a_shared_queue_leaves_the_queue_alone():
     before = plan_with(base)
     after = plan_with(lambda c: (base(c), c["teams"].append({"name": "vision", "cluster_queue": "pool"})))
     assert changed(before, after) == {"team-vision", "team-vision-ns-vision", "team-vision-lq-vision",
-                                      "team-vision-quota-vision", "team-vision-netpol-vision"}
+                                      "team-vision-quota-vision", "team-vision-limits-vision", "team-vision-netpol-vision"}
 
 
 def test_releases_wait_on_the_system_pool_only():

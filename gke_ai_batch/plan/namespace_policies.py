@@ -53,25 +53,32 @@ _CONTAINER_BYTES = (f"{_strings('c', 'command')} + {_strings('c', 'args')} + "
                     "(has(c.env) ? c.env.map(e, size(e.name) + (has(e.value) ? size(e.value) : 0)).sum() : 0)")
 
 
+def _text_bytes(o: str) -> str:
+    """One CEL expression: the bytes of free text of object `o` (its metadata and its templates', then every
+    container's command, arguments and environment)."""
+    metas = f"([{o}.metadata] + ({_TEMPLATE_METAS.format(o=o)}))"
+    specs = f"({POD_SPECS.format(o=o)})"
+    return (f"{metas}.map(m, {_map_bytes('m', 'labels')} + {_map_bytes('m', 'annotations')}).sum() + "
+            f"{specs}.map(s, ((has(s.initContainers) ? s.initContainers : []) + s.containers)"
+            f".map(c, {_CONTAINER_BYTES}).sum()).sum()")
+
+
 def object_size_policy() -> tuple[Manifest, Manifest]:
     """The free text of one workload object against its namespace's cap (the Kubernetes CEL list library's
     sum(); a request whose evaluation runs past the API server's CEL cost budget of 10,000,000 per binding,
-    k8s.io/apiserver pkg/apis/cel RuntimeCELCostBudget, fails and so is refused: failurePolicy Fail)."""
-    metas = "[object.metadata] + variables.templateMetas"
+    k8s.io/apiserver pkg/apis/cel RuntimeCELCostBudget, fails and so is refused: failurePolicy Fail). An
+    update that does not grow the text passes, so objects made before the cap (or before a team's cap was
+    lowered) can still take a controller's finalizer or status-driven change."""
     return _policy(OBJECT_SIZE, _rules(WORKLOADS, ["CREATE", "UPDATE"]), [
-        {"name": "podSpecs", "expression": POD_SPECS.format(o="object")},
-        {"name": "templateMetas", "expression": _TEMPLATE_METAS.format(o="object")},
-        {"name": "metadataBytes", "expression": f"({metas}).map(m, {_map_bytes('m', 'labels')} + "
-                                                f"{_map_bytes('m', 'annotations')}).sum()"},
-        {"name": "containerBytes", "expression": "variables.podSpecs.map(s, ((has(s.initContainers) ? "
-                                                 f"s.initContainers : []) + s.containers).map(c, {_CONTAINER_BYTES})"
-                                                 ".sum()).sum()"},
+        {"name": "bytes", "expression": _text_bytes("object")},
+        {"name": "oldBytes", "expression": f"request.operation == 'UPDATE' ? {_text_bytes('oldObject')} : 0"},
         {"name": "cap", "expression": f"int(namespaceObject.metadata.annotations['{OBJECT_SIZE_ANNOTATION}'])"},
     ], [
-        {"expression": "variables.metadataBytes + variables.containerBytes <= variables.cap",
-         "messageExpression": "'the object holds ' + string(variables.metadataBytes + variables.containerBytes) + "
-                              "' bytes of labels, annotations, commands, arguments and environment; namespace ' + "
-                              "namespaceObject.metadata.name + ' allows ' + string(variables.cap) + ' per object "
+        {"expression": "variables.bytes <= variables.cap || "
+                       "(request.operation == 'UPDATE' && variables.bytes <= variables.oldBytes)",
+         "messageExpression": "'the object holds ' + string(variables.bytes) + ' bytes of labels, annotations, "
+                              "commands, arguments and environment; namespace ' + namespaceObject.metadata.name + "
+                              "' allows ' + string(variables.cap) + ' per object "
                               "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put "
                               "large data in a bucket or a ConfigMap volume'",
          "reason": "RequestEntityTooLarge"},
@@ -89,17 +96,24 @@ def service_account_token_policy() -> tuple[Manifest, Manifest]:
     ])
 
 
+_FLAVORS_NAMED = (f"map(s, has(s.nodeSelector) && '{FLAVOR_LABEL}' in s.nodeSelector ? "
+                  f"s.nodeSelector['{FLAVOR_LABEL}'] : '')")
+
+
 def privileged_flavor_policy() -> tuple[Manifest, Manifest]:
-    """In a namespace with a flavors annotation (a privileged exception's), every pod spec selects one of them."""
+    """In a namespace with a flavors annotation (a privileged exception's), every pod spec selects one of them.
+    An update that keeps the flavors a spec selects passes: a pod made before the exception named its flavors
+    must still take Kueue's finalizer removal (a pod's nodeSelector cannot change once it is scheduled)."""
     allowed = f"namespaceObject.metadata.annotations['{FLAVORS_ANNOTATION}']"
     return _policy(PRIVILEGED_FLAVORS, _rules([("", "pods"), *WORKLOADS], ["CREATE", "UPDATE"]), [
         {"name": "bound", "expression": f"has(namespaceObject.metadata.annotations) && "
                                         f"'{FLAVORS_ANNOTATION}' in namespaceObject.metadata.annotations"},
-        {"name": "podSpecs", "expression": POD_SPECS.format(o="object")},
+        {"name": "named", "expression": f"({POD_SPECS.format(o='object')}).{_FLAVORS_NAMED}"},
+        {"name": "oldNamed", "expression": f"request.operation == 'UPDATE' ? "
+                                           f"({POD_SPECS.format(o='oldObject')}).{_FLAVORS_NAMED} : []"},
     ], [
-        {"expression": "!variables.bound || variables.podSpecs.all(s, has(s.nodeSelector) && "
-                       f"'{FLAVOR_LABEL}' in s.nodeSelector && s.nodeSelector['{FLAVOR_LABEL}'] in "
-                       f"{allowed}.split(','))",
+        {"expression": f"!variables.bound || variables.named.all(f, f in {allowed}.split(',')) || "
+                       "(request.operation == 'UPDATE' && variables.named == variables.oldNamed)",
          "messageExpression": f"'namespace ' + namespaceObject.metadata.name + ' is privileged for the flavors ' + "
                               f"{allowed} + ' only (teams[].pod_security[].flavors): every pod selects one of them "
                               f"with nodeSelector {FLAVOR_LABEL}'", "reason": "Forbidden"},
