@@ -51,7 +51,8 @@ def test_joining_a_shared_queue_leaves_the_queue_alone():
     before = plan_with(base)
     after = plan_with(lambda c: (base(c), c["teams"].append({"name": "vision", "cluster_queue": "pool"})))
     assert changed(before, after) == {"team-vision", "team-vision-ns-vision", "team-vision-lq-vision",
-                                      "team-vision-quota-vision", "team-vision-limits-vision", "team-vision-netpol-vision"}
+                                      "team-vision-quota-vision", "team-vision-limits-vision",
+                                      "team-vision-netpol-vision"}
 
 
 def test_releases_wait_on_the_system_pool_only():
