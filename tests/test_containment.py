@@ -113,8 +113,10 @@ def test_a_team_block_sets_its_object_size_and_kueue_memory_follows():
     assert ns["metadata"]["annotations"]["gke-ai-batch.io/object-size"] == "65536"
     (release,) = [r.inputs for r in by_type(regs, ":Release") if r.inputs["name"] == "kueue"]
     memory = release["values"]["controllerManager"]["manager"]["resources"]["limits"]["memory"]
-    # 5,000 Workloads; 2 namespaces x 3,640 objects x 64 KiB + 3 x 3,640 x 16 KiB = 626 MiB of text
-    assert memory == f"{recommended_memory(0, 5000, 2 * 3640 * 65536 + 3 * 3640 * 16384)}Mi" == "1536Mi"
+    # 5,000 Workloads; 2 namespaces x 3,640 objects x 64 KiB + 3 x 3,640 x 16 KiB + 5 x 2,000 pods x 4 KiB
+    # (the pods' headroom) = 665 MiB of text
+    text = 2 * 3640 * 65536 + 3 * 3640 * 16384 + 5 * 2000 * 4096
+    assert memory == f"{recommended_memory(0, 5000, text)}Mi" == "1536Mi"
 
 
 # --- the privileged namespace stays on its flavor ---------------------------------------------------
@@ -301,6 +303,18 @@ def test_an_update_cannot_grow_a_job_past_the_size_cap_but_may_leave_an_old_one_
     assert denial.policy == "gke-ai-batch-object-size" and denial.message.startswith("the object holds 20039 bytes")
     kept = {**grown, "metadata": {**grown["metadata"], "finalizers": ["batch.kubernetes.io/job-tracking"]}}
     assert evaluate(policies, bindings, kept, namespace, "UPDATE", old_object=grown) == []
+
+
+def test_a_pod_may_carry_what_its_controllers_add_to_a_template_under_the_cap():
+    """Job, JobSet and Kueue label and annotate the pods they make: a pod has 4 KiB more than its template."""
+    from gke_ai_batch.offline.cel_policies import evaluate
+    policies, bindings, namespace = prod_policies("research")
+    labels = {"kueue.x-k8s.io/queue-name": "research-queue"}  # 39 bytes
+    fits = pod("research", "p", labels=labels, containers=[container(args=["x" * (16384 + 4096 - 39)])])
+    assert evaluate(policies, bindings, fits, namespace, "CREATE") == []
+    over = pod("research", "p", labels=labels, containers=[container(args=["x" * (16384 + 4096 - 38)])])
+    [denial] = evaluate(policies, bindings, over, namespace, "CREATE")
+    assert denial.message.startswith("the object holds 20481 bytes") and "allows 20480 per object" in denial.message
 
 
 def test_a_privileged_pod_cannot_be_moved_to_another_flavor_by_update():

@@ -10,6 +10,7 @@ from gke_ai_batch.model.fleet_config import INCREMENTAL
 from gke_ai_batch.model.releases import pinned_image
 from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.plan.kueue_configuration import Settings, configuration
+from gke_ai_batch.plan.namespace_policies import POD_HEADROOM
 from gke_ai_batch.plan.tenancy import object_quota
 from gke_ai_batch.vocabulary import CONTROLLER_PRIORITY, SYSTEM_POOL_TAINT, WORKLOAD_COUNT, ClusterMode
 
@@ -45,8 +46,10 @@ CACHED_COUNTS = ("count/jobs.batch", "count/jobsets.jobset.x-k8s.io", "count/dep
 
 
 def namespace_text_bytes(hard: Mapping[str, object], object_size: int) -> int:
-    """Bytes of free text one namespace's cached objects may hold: count cap x size cap."""
-    return sum(int(str(hard.get(k, 0))) for k in CACHED_COUNTS) * object_size
+    """Bytes of free text one namespace's cached objects may hold: count cap x size cap (a pod's cap has the
+    headroom for what controllers add to it)."""
+    pods = int(str(hard.get("pods", 0)))
+    return sum(int(str(hard.get(k, 0))) for k in CACHED_COUNTS) * object_size + pods * POD_HEADROOM
 
 
 def cached_text_bytes(teams: Iterable[TeamConfig]) -> int:

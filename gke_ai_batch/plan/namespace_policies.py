@@ -27,6 +27,10 @@ from gke_ai_batch.vocabulary import (
     Manifest,
 )
 
+# A pod may exceed its template's cap by this: the Job, JobSet and Kueue controllers label and annotate the pods
+# they create (job-name, controller-uid, jobset.sigs.k8s.io/*, kueue.x-k8s.io/podset...), so a template just
+# under the cap must not make pods over it.
+POD_HEADROOM = 4096
 SERVICE_ACCOUNT_TOKENS = f"{PREFIX}-no-service-account-tokens"
 OBJECT_SIZE = f"{PREFIX}-object-size"
 PRIVILEGED_FLAVORS = f"{PREFIX}-privileged-flavors"
@@ -72,7 +76,8 @@ def object_size_policy() -> tuple[Manifest, Manifest]:
     return _policy(OBJECT_SIZE, _rules(WORKLOADS, ["CREATE", "UPDATE"]), [
         {"name": "bytes", "expression": _text_bytes("object")},
         {"name": "oldBytes", "expression": f"request.operation == 'UPDATE' ? {_text_bytes('oldObject')} : 0"},
-        {"name": "cap", "expression": f"int(namespaceObject.metadata.annotations['{OBJECT_SIZE_ANNOTATION}'])"},
+        {"name": "cap", "expression": f"int(namespaceObject.metadata.annotations['{OBJECT_SIZE_ANNOTATION}']) + "
+                                      f"(object.kind == 'Pod' ? {POD_HEADROOM} : 0)"},
     ], [
         {"expression": "variables.bytes <= variables.cap || "
                        "(request.operation == 'UPDATE' && variables.bytes <= variables.oldBytes)",
