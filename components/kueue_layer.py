@@ -132,6 +132,8 @@ class PodSecurityExceptionSpec(TypedDict):
     """privileged, baseline or restricted."""
     reason: str
     """Why the workload needs it."""
+    flavors: NotRequired[list[str]]
+    """Privileged only, and required there: the pool flavors its pods may run on."""
 
 
 class ObjectQuotasSpec(TypedDict):
@@ -145,6 +147,41 @@ class ObjectQuotasSpec(TypedDict):
     """Kueue Workloads (default 1000)."""
     pods: NotRequired[int]
     """Unfinished pods, gated ones included (default 2000)."""
+    deployments: NotRequired[int]
+    """Deployments (default 20)."""
+    replicasets: NotRequired[int]
+    """ReplicaSets (default 250)."""
+    statefulsets: NotRequired[int]
+    """StatefulSets (default 20)."""
+    services: NotRequired[int]
+    """Services (default 20)."""
+    node_ports: NotRequired[int]
+    """Node ports of NodePort and LoadBalancer Services (default 0)."""
+    load_balancers: NotRequired[int]
+    """LoadBalancer Services (default 0)."""
+    configmaps: NotRequired[int]
+    """ConfigMaps (default 100)."""
+    secrets: NotRequired[int]
+    """Secrets (default 100)."""
+    persistent_volume_claims: NotRequired[int]
+    """PersistentVolumeClaims (default 20)."""
+    storage: NotRequired[str]
+    """Storage all its PersistentVolumeClaims may request (default 1Ti)."""
+    object_size: NotRequired[int]
+    """Bytes of free text one workload object may hold (default 16384)."""
+
+
+class ContainerLimitsSpec(TypedDict):
+    """Default requests and the most a container's limits may exceed its requests (a LimitRange)."""
+
+    cpu_request: NotRequired[str]
+    """Default cpu request and limit (default 500m)."""
+    memory_request: NotRequired[str]
+    """Default memory request and limit (default 512Mi)."""
+    cpu_ratio: NotRequired[str]
+    """Most cpu limit / request (default 2)."""
+    memory_ratio: NotRequired[str]
+    """Most memory limit / request (default 1)."""
 
 
 class TeamSpec(TypedDict):
@@ -169,8 +206,10 @@ class TeamSpec(TypedDict):
     """The priorities its pods and jobs may name (default: the global default and those below it)."""
     pod_security: NotRequired[list[PodSecurityExceptionSpec]]
     """Namespaces held to another Pod Security level than baseline."""
+    container_limits: NotRequired[ContainerLimitsSpec]
+    """Default requests and limit/request ratios of its containers."""
     object_quotas: NotRequired[ObjectQuotasSpec]
-    """Most Jobs, JobSets, Workloads and pods per namespace."""
+    """Most objects of each kind per namespace, and the size of one workload object."""
     cost_center: NotRequired[str]
     """The cost-center label of its namespaces (default: the platform's)."""
     state: NotRequired[str]

@@ -35,6 +35,8 @@ def declare(name: str, manifest: Manifest, opts: pulumi.ResourceOptions, patch: 
             preemption_policy=manifest["preemptionPolicy"], description=manifest.get("description"), opts=opts)
     if kind == "ResourceQuota":
         return k8s.core.v1.ResourceQuota(name, metadata=meta, spec=manifest["spec"], opts=opts)
+    if kind == "LimitRange":
+        return k8s.core.v1.LimitRange(name, metadata=meta, spec=manifest["spec"], opts=opts)
     if kind == "ServiceAccount":
         return k8s.core.v1.ServiceAccount(name, metadata=meta, opts=opts)
     if kind == "Secret":

@@ -24,7 +24,7 @@ class TeamArgs:
     role: pulumi.Resource  # the team role its RoleBindings refer to
 
 
-_GUARD_SUFFIX = {"ResourceQuota": "quota", "NetworkPolicy": "netpol"}
+_GUARD_SUFFIX = {"ResourceQuota": "quota", "LimitRange": "limits", "NetworkPolicy": "netpol"}
 
 
 class Team(pulumi.ComponentResource):

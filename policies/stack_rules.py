@@ -31,9 +31,11 @@ from gke_ai_batch.model.promises import (
     worker_of,
 )
 from gke_ai_batch.model.quantity import parse_quantity
+from gke_ai_batch.model.team_config import ObjectQuotas
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.identity import is_default_compute_account
-from gke_ai_batch.plan.installs import recommended_memory
+from gke_ai_batch.plan.installs import namespace_text_bytes, recommended_memory
+from gke_ai_batch.policies.resource_rules import is_production
 from gke_ai_batch.vocabulary import (
     ACCELERATOR_LABELS,
     ACCELERATOR_RESOURCES,
@@ -43,6 +45,7 @@ from gke_ai_batch.vocabulary import (
     NAMESPACE,
     NODE_POOL,
     NODES_ON_WORKER_ANNOTATION,
+    OBJECT_SIZE_ANNOTATION,
     RESOURCE_QUOTA,
     ROLE_BINDING,
     ROUTER_NAT,
@@ -53,6 +56,8 @@ from gke_ai_batch.vocabulary import (
     WORKLOAD_COUNT,
     ZONE_LABEL,
 )
+
+DEFAULT_OBJECT_SIZE = ObjectQuotas().object_size
 
 
 class Findings(list[tuple[str | None, str]]):
@@ -372,21 +377,28 @@ def _subnet_of(ix: StackIndex, cluster: Mapping[str, Any]) -> Res | None:
 
 
 def kueue_controller_size(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    """The controller keeps every queue in memory; its size is fixed config (so that onboarding a team
-    never restarts it), and this says when the number of queues has outgrown it."""
+    """The controller keeps every queue and every team workload in memory; its size is fixed config (so that
+    onboarding a team never restarts it), and this says when the queues, or the teams' object quotas (count
+    x size cap per namespace, plan.installs.namespace_text_bytes), have outgrown it."""
     ix = StackIndex(resources)
     queues = len(ix.kueue["ClusterQueue"]) + sum(1 for r in ix.kueue_objects if r.kind == "LocalQueue")
-    workloads = sum(int(((r.props.get("spec") or {}).get("hard") or {}).get(WORKLOAD_COUNT, 0))
-                    for r in resources if r.type == RESOURCE_QUOTA)
+    quotas = [r.props for r in resources if r.type == RESOURCE_QUOTA]
+    workloads = sum(int(((q.get("spec") or {}).get("hard") or {}).get(WORKLOAD_COUNT, 0)) for q in quotas)
+    sizes = {str((r.props.get("metadata") or {}).get("name")): int(annotations[OBJECT_SIZE_ANNOTATION])
+             for r in resources if OBJECT_SIZE_ANNOTATION in (annotations := annotations_of(r.props))}
+    text = sum(namespace_text_bytes((q.get("spec") or {}).get("hard") or {},
+                                    sizes.get(str((q.get("metadata") or {}).get("namespace")), DEFAULT_OBJECT_SIZE))
+               for q in quotas)
     found = Findings()
     for release in ix.releases("kueue"):
         requests = (((release.props.get("values") or {}).get("controllerManager") or {}).get("manager") or {}).get(
             "resources", {}).get("requests", {})
         have = parse_quantity(requests.get("memory", "512Mi")) / 2**20
-        want = recommended_memory(queues, workloads)
+        want = recommended_memory(queues, workloads, text)
         if have < want:
-            found.append((release.urn, f"{queues} queues and up to {workloads:,} workloads (the teams' object "
-                                       f"quotas): the Kueue controller asks for {have:g}Mi of memory; set "
+            found.append((release.urn, f"{queues} queues and up to {workloads:,} workloads and {text / 2**20:,.0f}Mi "
+                                       "of their objects' text (the teams' object quotas: count x object_size, per "
+                                       f"replica): the Kueue controller asks for {have:g}Mi of memory; set "
                                        f"kueue.controller_memory to at least {want}Mi, or leave it unset to size it "
                                        "from the quotas (and raise controller_cpu)"))
     return found

@@ -89,7 +89,7 @@ CASES = [
         pod_security=[{"namespace": "research", "level": "unrestricted", "reason": "x"}]),
      "platform.teams[0].pod_security[0].level", "'privileged', 'baseline' or 'restricted'"),
     ("a Pod Security exception for another team's namespace", lambda c: c["teams"][0].update(
-        pod_security=[{"namespace": "training", "level": "privileged", "reason": "x"}]),
+        pod_security=[{"namespace": "training", "level": "restricted", "reason": "x"}]),
      "platform.teams[0].pod_security[0].namespace", "'training' is not a namespace of team 'research'"),
     ("a Pod Security exception without a reason", lambda c: c["teams"][0].update(
         pod_security=[{"namespace": "research", "level": "privileged"}]),

@@ -300,9 +300,29 @@ def test_kueue_controller_size_is_advice_not_a_restart():
     cfg["kueue"] = {"controller_memory": "512Mi"}  # set by hand: sized for about 7,000 workloads
     found = [v for v in violations(run_config(cfg, "bench")) if v["policy"] == "kueue-controller-size"]
     assert [(v["level"], v["message"]) for v in found] == [(
-        "advisory", "400 queues and up to 200,000 workloads (the teams' object quotas): the Kueue controller asks "
-        "for 512Mi of memory; set kueue.controller_memory to at least 14848Mi, or leave it unset to size it from "
-        "the quotas (and raise controller_cpu)")]
+        "advisory", "400 queues and up to 200,000 workloads and 12,938Mi of their objects' text (the teams' object "
+        "quotas: count x object_size, per replica): the Kueue controller asks for 512Mi of memory; set "
+        "kueue.controller_memory to at least 28160Mi, or leave it unset to size it from the quotas (and raise "
+        "controller_cpu)")]
+
+
+def test_kueue_memory_is_sized_by_bytes_not_only_by_count():
+    """500 Jobs of ~1 MiB each once fit the 512Mi sized by count alone, and OOM-killed both replicas: the
+    advisory now counts count x object_size per namespace, and the derived size follows it."""
+    from gke_ai_batch.plan.installs import cached_text_bytes, recommended_memory
+
+    from .conftest import platform_of, run_config
+    cfg = platform_of("prod")
+    cfg["teams"][0]["object_quotas"] = {"object_size": 262144}  # training: 2 namespaces of 256 KiB objects
+    cfg["kueue"] = {**cfg.get("kueue", {}), "controller_memory": "1024Mi"}
+    found = [v["message"] for v in violations(run_config(cfg, "prod")) if v["policy"] == "kueue-controller-size"]
+    assert found == ["8 queues and up to 5,000 workloads and 2,030Mi of their objects' text (the teams' object "
+                     "quotas: count x object_size, per replica): the Kueue controller asks for 1024Mi of memory; set "
+                     "kueue.controller_memory to at least 2560Mi, or leave it unset to size it from the quotas (and "
+                     "raise controller_cpu)"]
+    from gke_ai_batch.model.team_config import TeamConfig
+    teams = [TeamConfig.model_validate(t) for t in cfg["teams"]]
+    assert recommended_memory(0, 5000, cached_text_bytes(teams)) == 2560
 
 
 def test_on_demand_quota_is_judged_against_on_demand_pools_only():

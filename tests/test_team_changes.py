@@ -29,7 +29,7 @@ def test_adding_a_team_adds_only_its_resources():
     before, after = plan_with(lambda c: None), plan_with(lambda c: c["teams"].append(NEW_TEAM))
     # its objects, its alerts, its dashboard section and its namespace in the cost view
     assert changed(before, after) == {"team-vision", "team-vision-ns-vision", "team-vision-lq-vision",
-                                      "team-vision-rb-vision", "team-vision-quota-vision",
+                                      "team-vision-rb-vision", "team-vision-quota-vision", "team-vision-limits-vision",
                                       "team-vision-netpol-vision", "queues-cq-vision",
                                       "observability-vision-team-workloads-stuck",
                                       "observability-vision-team-at-quota", "observability-vision-team-eviction-burst",
@@ -57,7 +57,8 @@ def test_joining_a_shared_queue_leaves_the_queue_alone():
     before = plan_with(base)
     after = plan_with(lambda c: (base(c), c["teams"].append({"name": "vision", "cluster_queue": "pool"})))
     assert changed(before, after) == {"team-vision", "team-vision-ns-vision", "team-vision-lq-vision",
-                                      "team-vision-quota-vision", "team-vision-netpol-vision",
+                                      "team-vision-quota-vision", "team-vision-limits-vision",
+                                      "team-vision-netpol-vision",
                                       "observability-vision-team-workloads-stuck",
                                       "observability-vision-team-at-quota", "observability-vision-team-eviction-burst",
                                       "observability-dashboard", "team-cost-view"}

@@ -61,9 +61,11 @@ def version_key(version: str) -> tuple[int, ...]:
 _KUEUE_SERVED = ("v1beta1", "v1beta2")  # v1beta1 deprecated since v0.16.0, still served in 0.19 (CRDs at v0.19.2)
 
 
-# The gates the platform sets (plan.kueue_configuration), at pkg/features/kube_features.go v0.19.2: beta, off by
-# default, not locked. The 0.19 patch releases are cut from release-0.19, which keeps that table.
-_KUEUE_019_GATES = {"UnadmittedWorkloadsObservability": Gate(default=False)}
+# The gates the platform sets (plan.kueue_configuration), at pkg/features/kube_features.go v0.19.2, neither
+# locked: UnadmittedWorkloadsObservability beta and off, ElasticJobsViaWorkloadSlices beta and on since 0.18.
+# The 0.19 patch releases are cut from release-0.19, which keeps that table.
+_KUEUE_019_GATES = {"UnadmittedWorkloadsObservability": Gate(default=False),
+                    "ElasticJobsViaWorkloadSlices": Gate(default=True)}
 
 
 def _kueue(version: str, chart: str, image: str, source: str) -> Release:

@@ -166,6 +166,19 @@ class PodSecurityException(Model):
     """The Pod Security Standard the namespace enforces: privileged (no checks), baseline or restricted."""
     reason: str = Field(min_length=1)
     """Why the workload needs it, kept beside the exception for reviewers."""
+    flavors: list[str] = []
+    """Privileged only, and required there: the pool flavors (their `flavor` names) its pods may run on; an
+    admission policy holds every pod of the namespace to them, so a privileged pod never shares nodes with
+    other teams' work."""
+
+    @model_validator(mode="after")
+    def _flavors_when_privileged(self) -> PodSecurityException:
+        if self.level == "privileged" and not self.flavors:
+            raise ValueError("a privileged namespace reaches its nodes' host (its pods may run privileged, with "
+                             "hostPath and hostPID): name the flavors it runs on in `flavors`, pools of its own")
+        if self.level != "privileged" and self.flavors:
+            raise ValueError(f"flavors bind a privileged namespace to its nodes; level {self.level!r} needs none")
+        return self
 
 
 class ObjectQuotas(Model):
@@ -181,6 +194,66 @@ class ObjectQuotas(Model):
     StatefulSet or plain Pod."""
     pods: int = Field(2000, ge=1, strict=True)
     """Pods that are not finished, gated ones included."""
+    deployments: int = Field(20, ge=0, strict=True)
+    """Deployments (count/deployments.apps)."""
+    replicasets: int = Field(250, ge=0, strict=True)
+    """ReplicaSets (count/replicasets.apps): a Deployment keeps 10 old ones by default (revisionHistoryLimit)."""
+    statefulsets: int = Field(20, ge=0, strict=True)
+    """StatefulSets (count/statefulsets.apps)."""
+    services: int = Field(20, ge=0, strict=True)
+    """Services (count/services): every ClusterIP comes from the cluster's one service range."""
+    node_ports: int = Field(0, ge=0, strict=True)
+    """NodePort and LoadBalancer Services' node ports (services.nodeports): a port on every node."""
+    load_balancers: int = Field(0, ge=0, strict=True)
+    """LoadBalancer Services (services.loadbalancers): each a Cloud load balancer and forwarding rule."""
+    configmaps: int = Field(100, ge=0, strict=True)
+    """ConfigMaps (count/configmaps), kept in etcd."""
+    secrets: int = Field(100, ge=0, strict=True)
+    """Secrets (count/secrets), kept in etcd."""
+    persistent_volume_claims: int = Field(20, ge=0, strict=True)
+    """PersistentVolumeClaims (persistentvolumeclaims): each a disk."""
+    storage: Quantity = "1Ti"
+    """The storage all its PersistentVolumeClaims may request together (requests.storage)."""
+    object_size: int = Field(16384, ge=4096, le=262144, strict=True)
+    """Bytes of free text (annotations, labels, commands, arguments, environment) one Pod, Job, JobSet,
+    Deployment or StatefulSet may hold: Kueue keeps every such object and its Workload in memory, so its
+    memory is sized by objects x this (docs/queues.md, "Kueue's memory")."""
+
+    @field_validator("storage")
+    @classmethod
+    def _storage(cls, v: int | str) -> int | str:
+        parse_quantity(v)
+        return v
+
+
+class ContainerLimits(Model):
+    """What every container of a team namespace requests when it names nothing, and how far its limits may
+    exceed its requests (a Kubernetes LimitRange): Kueue meters requests, so a container whose limits
+    outgrow them would take other teams' cpu and memory on shared nodes."""
+
+    cpu_request: Quantity = "500m"
+    """The cpu a container without one requests, and its limit when it names no limit."""
+    memory_request: Quantity = "512Mi"
+    """The memory a container without one requests, and its limit when it names no limit."""
+    cpu_ratio: Quantity = 2
+    """Most a container's cpu limit may be, as a multiple of its cpu request (at least 1)."""
+    memory_ratio: Quantity = 1
+    """Most a container's memory limit may be, as a multiple of its memory request: 1, limits equal to
+    requests, so no container uses memory its quota did not pay for (at least 1)."""
+
+    @field_validator("cpu_request", "memory_request")
+    @classmethod
+    def _request(cls, v: int | str) -> int | str:
+        if parse_quantity(v) <= 0:
+            raise ValueError(f"{v!r}: a default request is more than 0")
+        return v
+
+    @field_validator("cpu_ratio", "memory_ratio")
+    @classmethod
+    def _ratio(cls, v: int | str) -> int | str:
+        if parse_quantity(v) < 1:
+            raise ValueError(f"{v!r}: a limit is at least its request, so the ratio is at least 1")
+        return v
 
 
 class TeamConfig(Model):
@@ -198,7 +271,10 @@ class TeamConfig(Model):
     pod_security: list[PodSecurityException] = []
     """Namespaces held to another Pod Security level than baseline, each with its reason."""
     object_quotas: ObjectQuotas = ObjectQuotas()
-    """Most Jobs, JobSets, Workloads and pods per namespace."""
+    """Most objects of each kind per namespace (Jobs, JobSets, Workloads, pods, Services, ConfigMaps,
+    Secrets, disks...), and the size of one workload object."""
+    container_limits: ContainerLimits = ContainerLimits()
+    """Default requests and the most a container's limits may exceed its requests (a LimitRange)."""
     default_priority: str | None = None
     """Refused: Kueue 0.19 has no per-team default priority (see the error for what to do)."""
     local_queue: str | None = text(DNS_LABEL, None, max_length=63)

@@ -3,15 +3,18 @@
 Plans STACK under mocks, then judges every object in the WORKLOAD files or folders (a folder contributes
 every .yaml and .yml file in it but those named after another stack of the project, `prod.yaml` beside
 `dev.yaml`; the files it skips are named, with why, on `skipped:` lines first) as submitted by a member
-of the team that owns its namespace: RBAC, Pod Security, the stack's ValidatingAdmissionPolicies, then
+of the team that owns its namespace: RBAC, its LimitRange, Pod Security, the stack's ValidatingAdmissionPolicies,
+its ResourceQuotas, then
 Kueue v0.19.2 on an empty cluster (gke_ai_batch.offline.tenant_path). One line per object:
 
     admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet, Pod, Deployment, StatefulSet
                                                                   (and what a MutatingAdmissionPolicy set)
       compute class c: ...                                        on a class's flavor: which way serves it
     created: ns/name (Kind)                                       anything else that may be created
-    refused: ns/name: LAYER: reason                               LAYER: RBAC, Pod Security <level>,
-                                                                  ValidatingAdmissionPolicy <name>, Kueue,
+    refused: ns/name: LAYER: reason                               LAYER: RBAC, LimitRange <name>,
+                                                                  Pod Security <level>,
+                                                                  ValidatingAdmissionPolicy <name>,
+                                                                  ResourceQuota <name>, Kueue,
                                                                   MultiKueue (no worker admits it), or the
                                                                   taking worker (its pods find no nodes)
 

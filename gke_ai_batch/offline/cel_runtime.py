@@ -223,10 +223,16 @@ def _in(item: Result, container: Result) -> Result:
 
 # The ext.Strings (version 2, Kubernetes 1.29+) functions celpy lacks, and equality as cel-go has it; celpy's
 # own cover the rest of the standard library (size, contains, startsWith, endsWith, matches, conversions).
+def _sum(items: list[Any]) -> Result:
+    """The Kubernetes CEL list library's sum() of ints (an empty list sums to 0)."""
+    _want((items, list))
+    return celtypes.IntType(sum(int(i) for i in items))
+
+
 FUNCTIONS: dict[str, CELFunction] = {
     "_==_": _equals, "_!=_": _not_equals, "_in_": _in,
     "split": _split, "join": _join, "lowerAscii": _lower_ascii, "upperAscii": _upper_ascii, "trim": _trim,
-    "replace": _replace, "indexOf": _index_of, "substring": _substring,
+    "replace": _replace, "indexOf": _index_of, "substring": _substring, "sum": _sum,
 }
 MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 # Names a policy may call: celpy's functions (operators aside), ours, the macros, and the Kubernetes list

@@ -20,7 +20,7 @@ from .summary import PlanSummary, plan_summary
 # kubectl apply -f <dir> applies files in name order: namespaces and CRD-free kinds first.
 APPLY_ORDER = ["Namespace", "ServiceAccount", "Secret", "PriorityClass", "WorkloadPriorityClass", "ResourceFlavor",
                "Cohort", "ProvisioningRequestConfig", "AdmissionCheck", "ClusterQueue", "LocalQueue", "Role",
-               "ClusterRole", "RoleBinding", "ClusterRoleBinding", "ResourceQuota", "NetworkPolicy",
+               "ClusterRole", "RoleBinding", "ClusterRoleBinding", "ResourceQuota", "LimitRange", "NetworkPolicy",
                "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
 
 

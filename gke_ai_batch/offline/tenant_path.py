@@ -5,17 +5,20 @@ object's namespace passes, in the API server's order and then Kueue's:
 
 1. RBAC: may the team create this kind there? (offline.access, the stack's roles and the upstream ones),
    then the stack's MutatingAdmissionPolicies (offline.mutating_policies: a queue's default time limit);
-2. Pod Security at the namespace's enforce level and version, on every pod the object is or will create:
+2. the namespace's LimitRange on every pod the object is or will create: defaults, request within limit,
+   limit within the ratio (offline.limit_ranges);
+3. Pod Security at the namespace's enforce level and version, on every pod the object is or will create:
    PSA enforces on Pods only, so a refused template is a workload admitted and then never given its pods
    (offline.pod_security);
-3. the stack's ValidatingAdmissionPolicies, on the object and then on each pod it will create
+4. the stack's ValidatingAdmissionPolicies, on the object and then on each pod it will create
    (offline.cel_policies);
-4. Kueue: is it admitted, to which ClusterQueue and flavors (gke_ai_batch.admission).
+5. the namespace's ResourceQuotas, on what the object itself charges (offline.resource_quotas);
+6. Kueue: is it admitted, to which ClusterQueue and flavors (gke_ai_batch.admission).
 
 The first layer that refuses is the verdict. Pods are judged as their templates declare them: the
 platform's ResourceFlavors add node labels but no tolerations, so nothing Kueue adds at admission changes
-what a policy says. Other kinds (a Service, a ConfigMap, a LocalQueue, a RoleBinding) are judged by RBAC
-and the policies only. Cluster-scoped objects belong to no team: they pass only if some team may create them.
+what a policy says. Other kinds (a Service, a ConfigMap, a LocalQueue, a RoleBinding) are judged by RBAC,
+the policies and the quotas only. Cluster-scoped objects belong to no team: they pass only if some team may create them.
 """
 from __future__ import annotations
 
@@ -31,9 +34,11 @@ from gke_ai_batch.vocabulary import Obj
 
 from .access import StackAccess
 from .cel_policies import evaluate
+from .limit_ranges import violation
 from .mutating_policies import mutate
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
 from .rbac import AUTHENTICATED, CLUSTER
+from .resource_quotas import exceeded
 from .vap_matching import resource_of
 
 # Kinds a tenant might write into a workload file that have no namespace (Kubernetes API reference,
@@ -92,6 +97,8 @@ class TenantPath:
         self.bindings = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicyBinding"]
         self.mutating = [m for m in ms if m.get("kind") == "MutatingAdmissionPolicy"]
         self.mutating_bindings = [m for m in ms if m.get("kind") == "MutatingAdmissionPolicyBinding"]
+        self.quotas = [m for m in ms if m.get("kind") == "ResourceQuota"]
+        self.limit_ranges = [m for m in ms if m.get("kind") == "LimitRange"]
 
     def judge(self, obj: Obj) -> Passage:
         """The first layer that refuses obj, or its passage through all of them."""
@@ -108,7 +115,8 @@ class TenantPath:
         given = obj
         obj = mutate(self.mutating, self.mutating_bindings, obj, self.namespaces.get(ns), self._member(team))
         defaulted = _defaulted(given, obj)
-        for layer, reason in (self._pod_security(obj, ns), self._policies(team, obj, ns)):
+        for layer, reason in (self._limits(obj, ns), self._pod_security(obj, ns), self._policies(team, obj, ns),
+                              self._quota(obj, ns)):
             if layer:
                 return Passage(kind, ns, name, layer, reason)
         if kind not in FRAMEWORKS:
@@ -139,6 +147,16 @@ class TenantPath:
                           f"{resource} in namespace {ns}; only cluster administrators can")
         return RBAC, f"team {team} may not create {resource} in namespace {ns}"
 
+    def _limits(self, obj: Obj, ns: str) -> tuple[str | None, str]:
+        """The namespace's LimitRanges on every pod the object is or will create (offline.limit_ranges)."""
+        for limit_range in (m for m in self.limit_ranges if m["metadata"].get("namespace") == ns):
+            for pod, meta, spec in pod_specs_of(obj):
+                found = violation(spec, meta, limit_range)
+                if found:
+                    whose = "" if obj.get("kind") == "Pod" else f"the pods of {pod} would be refused: "
+                    return f"LimitRange {limit_range['metadata']['name']}", whose + found
+        return None, ""
+
     def _pod_security(self, obj: Obj, ns: str) -> tuple[str | None, str]:
         labels = (self.namespaces.get(ns, {}).get("metadata") or {}).get("labels")
         level, version = namespace_policy(labels)
@@ -164,6 +182,11 @@ class TenantPath:
     def _member(self, team: str) -> Obj:
         """The requester: a member of the team."""
         return {"username": f"member-of-{team}", "groups": [*sorted(self.access.groups(team)), AUTHENTICATED]}
+
+    def _quota(self, obj: Obj, ns: str) -> tuple[str | None, str]:
+        """The namespace's ResourceQuotas on what the object itself charges (offline.resource_quotas)."""
+        found = exceeded(obj, (q for q in self.quotas if q["metadata"].get("namespace") == ns))
+        return (f"ResourceQuota {found[0]}", found[1]) if found else (None, "")
 
     @staticmethod
     def _pod(ns: str, meta: Obj, spec: Obj, owner: Obj) -> dict[str, Any]:

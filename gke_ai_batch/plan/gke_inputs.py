@@ -175,6 +175,10 @@ def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any
         deletion_protection=c.deletion_protection, resource_labels={**labels, **c.labels, **dns_reason_label(cfg)},
         ip_allocation_policy=net.ip_allocation_policy, maintenance_policy=_maintenance(cfg),
         cost_management_config={"enabled": True}, **_control_plane(cfg),
+        # No Service may claim externalIPs (CVE-2020-8554: a tenant's Service intercepting traffic to any
+        # address). GKE allows them unless told (GKE API ServiceExternalIPsConfig "Config to block services
+        # with externalIPs field"; pulumi-gcp container.Cluster service_external_ips_config: "enabled by default").
+        service_external_ips_config={"enabled": False},
     )
     if c.mode == ClusterMode.AUTOPILOT:
         # Autopilot's nodes take their service account from the cluster (gcloud container clusters

@@ -1,14 +1,18 @@
 """Helm values for the Kueue and JobSet installs, derived from the platform (pure, testable)."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from gke_ai_batch.model.fleet_config import INCREMENTAL
 from gke_ai_batch.model.releases import pinned_image
+from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.plan.kueue_configuration import Settings, configuration
-from gke_ai_batch.vocabulary import CONTROLLER_PRIORITY, SYSTEM_POOL_TAINT, ClusterMode
+from gke_ai_batch.plan.namespace_policies import POD_HEADROOM
+from gke_ai_batch.plan.tenancy import object_quota
+from gke_ai_batch.vocabulary import CONTROLLER_PRIORITY, SYSTEM_POOL_TAINT, WORKLOAD_COUNT, ClusterMode
 
 if TYPE_CHECKING:
     from gke_ai_batch.plan.platform import Platform
@@ -24,13 +28,35 @@ WORKLOADS_PER_512MI = 7000  # kueue PR #566, which set the chart's 512Mi: "aroun
 REPLICAS = 2  # leader election picks one scheduler; every replica serves the webhooks (fail-closed for pods)
 
 
-def recommended_memory(queues: int, workloads: int = 0) -> int:
-    """MiB the controller wants: Kueue keeps every queue and workload in memory. The chart's 512Mi for
-    about 7,000 workloads (no Kueue document gives a formula; the PR that set 512Mi measured that), a
-    512Mi step per 7,000 more, and at least 256Mi more per 100 queues (the kueue-controller-size policy
-    compares against it)."""
+def recommended_memory(queues: int, workloads: int = 0, text_bytes: int = 0) -> int:
+    """MiB one controller replica wants: Kueue keeps every queue and workload in memory. The chart's 512Mi
+    for about 7,000 workloads (no Kueue document gives a formula; the PR that set 512Mi measured that), a
+    512Mi step per 7,000 more, at least 256Mi more per 100 queues, plus the free text the teams' objects may
+    carry (cached_text_bytes), rounded up to a 512Mi step (the kueue-controller-size policy compares
+    against it)."""
     by_workloads = 512 * max(1, -(-workloads // WORKLOADS_PER_512MI))
-    return max(by_workloads, 512 + 256 * (queues // 100))
+    base = max(by_workloads, 512 + 256 * (queues // 100))
+    return 512 * -(-(base + -(-text_bytes // 2**20)) // 512)
+
+
+# The object counts of a team namespace's ResourceQuota whose objects Kueue keeps in its informer caches (and,
+# for jobs, copies into Workloads): Jobs, JobSets, Deployments, StatefulSets, pods and the Workloads.
+CACHED_COUNTS = ("count/jobs.batch", "count/jobsets.jobset.x-k8s.io", "count/deployments.apps",
+                 "count/statefulsets.apps", "pods", WORKLOAD_COUNT)
+
+
+def namespace_text_bytes(hard: Mapping[str, object], object_size: int) -> int:
+    """Bytes of free text one namespace's cached objects may hold: count cap x size cap (a pod's cap has the
+    headroom for what controllers add to it)."""
+    pods = int(str(hard.get("pods", 0)))
+    return sum(int(str(hard.get(k, 0))) for k in CACHED_COUNTS) * object_size + pods * POD_HEADROOM
+
+
+def cached_text_bytes(teams: Iterable[TeamConfig]) -> int:
+    """Bytes of free text one replica may hold for the teams. Every replica runs the same manager with the
+    same informer caches (its webhooks answer on each), so this is per replica, not shared between them."""
+    return sum(namespace_text_bytes(object_quota(t, ns)["spec"]["hard"], t.object_quotas.object_size)
+               for t in teams for ns in (t.namespaces or [t.name]))
 
 
 def expected_workloads(platform: Platform) -> int:
@@ -41,10 +67,11 @@ def expected_workloads(platform: Platform) -> int:
 
 
 def controller_memory(platform: Platform) -> str:
-    """The stack's kueue.controller_memory, else sized by the teams' workload quotas; a step of 512Mi
-    changes only when the quotas cross one, so onboarding a team rarely restarts Kueue."""
+    """The stack's kueue.controller_memory, else sized by the teams' object quotas (count and size); a step of
+    512Mi changes only when the quotas cross one, so onboarding a team rarely restarts Kueue."""
     k = platform.config.kueue
-    return k.controller_memory or f"{recommended_memory(0, expected_workloads(platform))}Mi"
+    teams = platform.config.teams
+    return k.controller_memory or f"{recommended_memory(0, expected_workloads(platform), cached_text_bytes(teams))}Mi"
 
 
 def system_pool_toleration(platform: Platform) -> list[dict[str, str]]:

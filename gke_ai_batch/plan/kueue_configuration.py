@@ -143,11 +143,19 @@ CHANGES: tuple[Change, ...] = (
         "afterDeactivatedByKueue": s.kueue.retention.after_deactivated_by_kueue}},
            "Kueue keeps every Workload forever when unset: its memory, etcd and the teams' Workload object "
            "quotas fill with finished ones; kueue.retention has the durations and their reasons"),
-    Change("featureGates", lambda s: {UNADMITTED_GATE: True}
-           if s.kueue.unadmitted_workloads_observability else None,
-           "UnadmittedWorkloadsObservability (beta, off in 0.19): tiered pending reasons on a Workload's "
-           "QuotaReserved condition and the kueue_unadmitted_workloads metric per reason, which the pending "
-           "queries of docs/policies.md read"),
+    Change("featureGates", lambda s: {"ElasticJobsViaWorkloadSlices": False,
+                                      **({UNADMITTED_GATE: True} if s.kueue.unadmitted_workloads_observability
+                                         else {})},
+           "elastic Jobs off (the gate is beta and on since 0.18; pkg/features/kube_features.go): with it, a Job "
+           "annotated kueue.x-k8s.io/elastic-job may change its parallelism while admitted, and Kueue deliberately "
+           "leaves such a Job running while unsuspended instead of waiting for its pods to stop "
+           "(jobframework/reconciler.go: `job.IsActive() && !WorkloadSliceEnabled(job)`); the platform's policies "
+           "judge pod counts at create, so no team holds quota by scaling. Off, the annotation is ignored "
+           "(workloadslicing.Enabled needs the gate) and the Job is an ordinary one. UnadmittedWorkloadsObservability "
+           "(beta, off in 0.19) on: tiered pending reasons on a Workload's QuotaReserved condition and the "
+           "kueue_unadmitted_workloads metric per reason, which the pending queries of docs/policies.md read. Set "
+           "here, not as the chart's controllerManager.featureGates, which the Configuration's map may not be "
+           "combined with"),
     Change("fairSharing", lambda s: {"preemptionStrategies": ["LessThanOrEqualToFinalShare",
                                                               "LessThanInitialShare"]}
            if s.kueue.fair_sharing else None,

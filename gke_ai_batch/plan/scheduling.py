@@ -558,6 +558,8 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan],
     team_ns = _team_namespaces(cfg, set(shared))
     own = {t.cluster_queue or t.name: t.name for t in cfg.teams if t.queue is not None}
     queues, teams = [], []
+    pool_flavor_names = frozenset(f.node_labels[FLAVOR_LABEL] for f in flavors.values()
+                                  if FLAVOR_LABEL in f.node_labels)
     for i, t in enumerate(cfg.teams):
         if t.queue is not None:
             cq_name, path = t.cluster_queue or t.name, path_of("teams", i, "queue")
@@ -569,7 +571,7 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan],
             assert t.cluster_queue is not None  # a shared queue's name, checked above
             cq_name = t.cluster_queue
         teams.append(_team_manifests(cfg, i, t, team_ns[i], _local_queues(i, t, cq_name, set(shared), own),
-                                     cq_name))
+                                     cq_name, pool_flavor_names))
     for name, (i, q) in shared.items():
         path = path_of("shared_queues", i)
         namespaces = tuple(ns for team in teams if name in team.cluster_queues for ns in team.namespaces)

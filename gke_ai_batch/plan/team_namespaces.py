@@ -38,7 +38,7 @@ class TeamPlan:
     namespace_manifests: tuple[Manifest, ...]  # created, or (pre-existing ones) labels patched in place
     local_queue_manifests: tuple[Manifest, ...]
     role_binding_manifests: tuple[Manifest, ...]
-    guard_manifests: tuple[Manifest, ...] = ()  # per namespace: object quota and network isolation
+    guard_manifests: tuple[Manifest, ...] = ()  # per namespace: object quota, container limits, network isolation
     priorities: tuple[str, ...] = ()  # the priorities its pods and jobs may name
     pod_security: tuple[tuple[str, str], ...] = ()  # (namespace, enforced Pod Security level)
     protected: tuple[str, ...] = ()  # created namespaces that refuse deletion (plan.lifecycle.protects)
@@ -62,18 +62,22 @@ def cost_labels(cfg: PlatformConfig, team: TeamConfig) -> dict[str, str]:
 
 
 def _namespace(cfg: PlatformConfig, team: TeamConfig, ns: str, level: str, admitted_by: dict[str, str],
-               allowed: tuple[str, ...], runtime: dict[str, str]) -> Manifest:
+               allowed: tuple[str, ...], flavors: tuple[str, ...], runtime: dict[str, str]) -> Manifest:
     """A team namespace: the team, the queues that admit it, cost labels, its Pod Security level, and
-    the priorities its pods may name and its queues' time limits (read by the admission policies)."""
+    what the admission policies read (its priorities, object size cap, a privileged namespace's flavors,
+    its queues' time limits)."""
     labels = {TEAM_LABEL: team.name, **admitted_by, **cost_labels(cfg, team), **tenancy.pod_security_labels(level)}
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {
-        "name": ns, "labels": labels, "annotations": {**tenancy.priorities_annotation(allowed), **runtime}}}
+        "name": ns, "labels": labels, "annotations": {**tenancy.namespace_annotations(team, allowed, flavors),
+                                                      **runtime}}}
 
 
 def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: tuple[str, ...],
-                    local_queues: tuple[tuple[str, str], ...], cq_name: str) -> TeamPlan:
+                    local_queues: tuple[tuple[str, str], ...], cq_name: str, flavors: frozenset[str]) -> TeamPlan:
+    """`flavors`: the platform's pool flavors (the values of their flavor node label)."""
     tenancy.check_groups(cfg, i, team)
     levels = tenancy.pod_security_levels(i, team, namespaces)
+    bound = tenancy.privileged_flavors(i, team, flavors)
     allowed = tenancy.allowed_priorities(cfg, i, team)
     runtime = runtime_limits.namespace_annotations(runtime_limits.limits(i, team))
     admitted_by = {admitted_by_label(cq): "true" for _, cq in local_queues}
@@ -84,11 +88,12 @@ def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: t
                  "spec": {"clusterQueue": cq, **({"stopPolicy": stop} if stop else {})}}
                 for ns in namespaces for lq, cq in local_queues)
     guards = tuple(m for ns in namespaces for m in (
-        tenancy.object_quota(team, ns), isolation_policy(team.name, ns, tenancy.ISOLATION_POLICY)))
+        tenancy.object_quota(team, ns), tenancy.limit_range(team, ns),
+        isolation_policy(team.name, ns, tenancy.ISOLATION_POLICY)))
     return TeamPlan(name=team.name, path=path_of("teams", i), namespaces=tuple(namespaces), created_namespaces=created,
                     cluster_queue=cq_name, local_queues=local_queues, groups=tuple(team.groups),
-                    namespace_manifests=tuple(_namespace(cfg, team, ns, levels[ns], admitted_by, allowed, runtime)
-                                              for ns in namespaces),
+                    namespace_manifests=tuple(_namespace(cfg, team, ns, levels[ns], admitted_by, allowed,
+                                                         bound.get(ns, ()), runtime) for ns in namespaces),
                     local_queue_manifests=lqs,
                     role_binding_manifests=tuple(tenancy.role_binding(team, ns) for ns in namespaces)
                     if team.groups else (),

@@ -16,8 +16,11 @@ from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan import runtime_limits
 from gke_ai_batch.plan.admission_policies import admission_policies
+from gke_ai_batch.plan.namespace_policies import namespace_policies
 from gke_ai_batch.vocabulary import (
     CONTROLLER_PRIORITY,
+    FLAVORS_ANNOTATION,
+    OBJECT_SIZE_ANNOTATION,
     POD_SECURITY_LABEL,
     PRIORITIES_ANNOTATION,
     RBAC_GROUP,
@@ -33,6 +36,7 @@ POD_SECURITY_VERSION = "v1.33"
 DEFAULT_POD_SECURITY = "baseline"  # enforced; warn and audit report what `restricted` would refuse
 ISOLATION_POLICY = "gke-ai-batch-isolation"
 OBJECT_QUOTA = "gke-ai-batch-objects"
+CONTAINER_LIMITS = "gke-ai-batch-containers"
 
 _RW = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]
 _READ = ["get", "list", "watch"]
@@ -132,17 +136,52 @@ def allowed_priorities(cfg: PlatformConfig, i: int, team: TeamConfig) -> tuple[s
     return tuple(p.name for p in cfg.priorities if p.value <= ceiling)
 
 
-def priorities_annotation(allowed: tuple[str, ...]) -> dict[str, str]:
-    """Read by the priority admission policies (namespaceObject), so no policy lists the teams."""
-    return {PRIORITIES_ANNOTATION: ",".join(allowed)}
-
-
 def object_quota(team: TeamConfig, ns: str) -> Manifest:
+    """Every object a namespace may hold that costs the cluster something nothing else meters: Kueue's memory
+    (jobs, Workloads, pods), the service range and node ports, Cloud load balancers, disks and etcd."""
     q = team.object_quotas
+    hard = {"count/jobs.batch": q.jobs, "count/jobsets.jobset.x-k8s.io": q.jobsets, WORKLOAD_COUNT: q.workloads,
+            "pods": q.pods, "count/deployments.apps": q.deployments, "count/replicasets.apps": q.replicasets,
+            "count/statefulsets.apps": q.statefulsets, "count/services": q.services,
+            "services.nodeports": q.node_ports, "services.loadbalancers": q.load_balancers,
+            "count/configmaps": q.configmaps, "count/secrets": q.secrets,
+            "persistentvolumeclaims": q.persistent_volume_claims, "requests.storage": q.storage}
     return {"apiVersion": "v1", "kind": "ResourceQuota",
             "metadata": {"name": OBJECT_QUOTA, "namespace": ns, "labels": {TEAM_LABEL: team.name}},
-            "spec": {"hard": {"count/jobs.batch": str(q.jobs), "count/jobsets.jobset.x-k8s.io": str(q.jobsets),
-                              WORKLOAD_COUNT: str(q.workloads), "pods": str(q.pods)}}}
+            "spec": {"hard": {k: str(v) for k, v in hard.items()}}}
+
+
+def limit_range(team: TeamConfig, ns: str) -> Manifest:
+    """Every container's default requests (also its limits where it names none) and the most its limits may
+    be as a multiple of its requests: the LimitRanger admission plugin fills the defaults in and refuses a
+    pod past a ratio (Kubernetes "Limit Ranges"; a ratio needs both a request and a limit, which the
+    defaults give a container that names neither)."""
+    c = team.container_limits
+    defaults = {"cpu": str(c.cpu_request), "memory": str(c.memory_request)}
+    return {"apiVersion": "v1", "kind": "LimitRange",
+            "metadata": {"name": CONTAINER_LIMITS, "namespace": ns, "labels": {TEAM_LABEL: team.name}},
+            "spec": {"limits": [{"type": "Container", "defaultRequest": defaults, "default": dict(defaults),
+                                 "maxLimitRequestRatio": {"cpu": str(c.cpu_ratio), "memory": str(c.memory_ratio)}}]}}
+
+
+def namespace_annotations(team: TeamConfig, allowed: tuple[str, ...], flavors: tuple[str, ...]) -> dict[str, str]:
+    """What the admission policies read from a namespace (so no policy lists the teams): its priorities, the
+    size cap of one workload object, and a privileged namespace's flavors."""
+    return {PRIORITIES_ANNOTATION: ",".join(allowed), OBJECT_SIZE_ANNOTATION: str(team.object_quotas.object_size),
+            **({FLAVORS_ANNOTATION: ",".join(flavors)} if flavors else {})}
+
+
+def privileged_flavors(i: int, team: TeamConfig, flavors: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """Each privileged namespace's flavors, every one a pool flavor of the platform."""
+    out: dict[str, tuple[str, ...]] = {}
+    for j, e in enumerate(team.pod_security):
+        for k, f in enumerate(e.flavors):
+            if f not in flavors:
+                raise ConfigError(path_of("teams", i, "pod_security", j, "flavors", k), f"{f!r} is not a pool "
+                                  f"flavor of this platform: {name_list(flavors)}")
+        if e.flavors:
+            out[e.namespace] = tuple(dict.fromkeys(e.flavors))
+    return out
 
 
 CONTROLLER_PRIORITY_VALUE = 1_000_000_000  # the highest a user class may have; every team priority is below
@@ -166,4 +205,5 @@ def controller_priority() -> Manifest:
 def plan_tenancy(version: str | None = None) -> TenancyPlan:
     """`version`: the cluster's pinned Kubernetes version, which decides whether time limits get their
     default by a MutatingAdmissionPolicy (plan.runtime_limits)."""
-    return TenancyPlan(controller_priority(), team_role(), admission_policies() + runtime_limits.policies(version))
+    return TenancyPlan(controller_priority(), team_role(),
+                       admission_policies() + namespace_policies() + runtime_limits.policies(version))

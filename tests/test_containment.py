@@ -1,0 +1,324 @@
+"""Containment beyond the first create: what a hostile member of a team tries against the cluster's shared
+limits (Kueue's memory, the service range, disks, etcd, the privileged namespace's nodes, metrics, tokens),
+judged as `make admit` judges it (offline.tenant_path), and the plan objects that hold it. Each attempt got
+through before issue 36's controls."""
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from gke_ai_batch.offline.runtime import PlanError
+from gke_ai_batch.plan import monitoring, queries
+
+from .conftest import ROOT, STACKS, by_type, planned, platform_of, run_config
+from .test_escape import TPU, V5P, container, job, pod, verdict
+
+
+def service(name: str, kind: str, ports: int = 1, **extra) -> dict:
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": "research"},
+            "spec": {"type": kind, "selector": {"app": "x"},
+                     "ports": [{"port": 8000 + i, "targetPort": 8000 + i} for i in range(ports)], **extra}}
+
+
+# --- objects nothing counted: ports, load balancers, disks --------------------------------------------
+
+QUOTA = "refused: research/{}: ResourceQuota gke-ai-batch-objects: exceeded quota: gke-ai-batch-objects, "
+
+
+@pytest.mark.parametrize("obj, refusal", [
+    (service("node-port", "NodePort"), "requested: services.nodeports=1, used: services.nodeports=0, "
+                                       "limited: services.nodeports=0"),
+    (service("cloud-lb", "LoadBalancer", allocateLoadBalancerNodePorts=False),
+     "requested: services.loadbalancers=1, used: services.loadbalancers=0, limited: services.loadbalancers=0"),
+    ({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "hoard", "namespace": "research"},
+      "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "64Ti"}}}},
+     "requested: requests.storage=64Ti, used: requests.storage=0, limited: requests.storage=1Ti"),
+])
+def test_a_team_cannot_take_node_ports_load_balancers_or_a_64ti_disk(obj, refusal):
+    assert verdict("prod", obj) == QUOTA.format(obj["metadata"]["name"]) + refusal
+
+
+def test_a_cluster_ip_service_is_created_and_counted():
+    assert verdict("prod", service("headless", "ClusterIP")) == "created: research/headless (Service)"
+
+
+def quota_of(stack: str, ns: str, regs=None) -> dict:
+    quotas = [r.inputs for r in by_type(regs or planned(stack), ":ResourceQuota")]
+    return next(q["spec"]["hard"] for q in quotas if q["metadata"]["namespace"] == ns)
+
+
+def test_every_team_namespace_counts_what_floods_the_cluster():
+    assert quota_of("prod", "research") == {
+        "count/jobs.batch": "500", "count/jobsets.jobset.x-k8s.io": "100", "count/workloads.kueue.x-k8s.io": "1000",
+        "pods": "2000", "count/deployments.apps": "20", "count/replicasets.apps": "250",
+        "count/statefulsets.apps": "20", "count/services": "20", "services.nodeports": "0",
+        "services.loadbalancers": "0", "count/configmaps": "100", "count/secrets": "100",
+        "persistentvolumeclaims": "20", "requests.storage": "1Ti"}
+
+
+def test_a_team_block_overrides_its_object_counts():
+    platform = platform_of("prod")
+    platform["teams"][1]["object_quotas"] = {"services": 50, "load_balancers": 1, "storage": "4Ti"}
+    hard = quota_of("prod", "research", run_config(platform, "override"))
+    assert (hard["count/services"], hard["services.loadbalancers"], hard["requests.storage"]) == ("50", "1", "4Ti")
+    assert hard["services.nodeports"] == "0"
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_no_cluster_allows_service_external_ips(stack):
+    """CVE-2020-8554: a Service's externalIPs intercept traffic to any address."""
+    (cluster,) = [r for r in by_type(planned(stack), "gcp:container/cluster:Cluster")]
+    assert cluster.inputs["serviceExternalIpsConfig"] == {"enabled": False}
+
+
+# --- Kueue's memory: bytes, not only counts ----------------------------------------------------------
+
+def test_a_1mib_pod_template_is_refused():
+    """500 pending Jobs of ~1 MiB each would put ~1 GiB in each Kueue replica (Jobs, their Workloads)."""
+    blob = [{"name": "BLOB", "value": "x" * 2**20}]
+    big = job("research", "big", "research-queue", containers=[container(env=blob)])
+    assert verdict("prod", big) == (
+        "refused: research/big: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 1048619 bytes "
+        "of labels, annotations, commands, arguments and environment; namespace research allows 16384 per object "
+        "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put large data in a bucket or "
+        "a ConfigMap volume")
+
+
+@pytest.mark.parametrize("where", ["annotations", "template annotations", "args", "jobset env"])
+def test_the_size_cap_counts_every_free_text_field(where):
+    blob = "x" * 20000
+    if where == "jobset env":
+        obj = next(d for d in yaml.safe_load_all((ROOT / "examples/workloads/prod.yaml").read_text())
+                   if d and d["kind"] == "JobSet" and d["metadata"]["namespace"] == "training")
+        obj["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["env"] = [
+            {"name": "BLOB", "value": blob}]
+        expected = "refused: training/"
+    else:
+        obj = job("research", "big", "research-queue", containers=[container(args=[blob] if where == "args" else [])])
+        if where == "annotations":
+            obj["metadata"]["annotations"] = {"blob": blob}
+        if where == "template annotations":
+            obj["spec"]["template"]["metadata"] = {"annotations": {"blob": blob}}
+        expected = "refused: research/big"
+    line = verdict("prod", obj)
+    assert line.startswith(expected) and "ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds" in line
+
+
+def test_a_team_block_sets_its_object_size_and_kueue_memory_follows():
+    from gke_ai_batch.plan.installs import recommended_memory
+    platform = platform_of("prod")
+    platform["teams"][1]["object_quotas"] = {"object_size": 65536}
+    regs = run_config(platform, "size")
+    (ns,) = [r.inputs for r in by_type(regs, ":Namespace") if r.inputs["metadata"]["name"] == "research"]
+    assert ns["metadata"]["annotations"]["gke-ai-batch.io/object-size"] == "65536"
+    (release,) = [r.inputs for r in by_type(regs, ":Release") if r.inputs["name"] == "kueue"]
+    memory = release["values"]["controllerManager"]["manager"]["resources"]["limits"]["memory"]
+    # 5,000 Workloads; 2 namespaces x 3,640 objects x 64 KiB + 3 x 3,640 x 16 KiB + 5 x 2,000 pods x 4 KiB
+    # (the pods' headroom) = 665 MiB of text
+    text = 2 * 3640 * 65536 + 3 * 3640 * 16384 + 5 * 2000 * 4096
+    assert memory == f"{recommended_memory(0, 5000, text)}Mi" == "1536Mi"
+
+
+# --- the privileged namespace stays on its flavor ---------------------------------------------------
+
+def host_pod(selector: dict) -> dict:
+    return pod("training-gpudirect", "root", "training-queue", nodeSelector=selector, hostPID=True,
+               tolerations=[{"key": TPU, "operator": "Exists", "effect": "NoSchedule"}],
+               volumes=[{"name": "root", "hostPath": {"path": "/"}}],
+               containers=[container({TPU: 4}, resources={"requests": {TPU: 4, "cpu": "1", "memory": "1Gi"},
+                                                          "limits": {TPU: 4, "cpu": "1", "memory": "1Gi"}},
+                                     securityContext={"privileged": True})])
+
+
+PRIVILEGED = ("ValidatingAdmissionPolicy gke-ai-batch-privileged-flavors: namespace training-gpudirect is privileged "
+              "for the flavors h200-res only (teams[].pod_security[].flavors): every pod selects one of them with "
+              "nodeSelector gke-ai-batch.io/flavor")
+
+
+@pytest.mark.parametrize("selector", [V5P, {**V5P, "gke-ai-batch.io/flavor": "v5p-res"}])
+def test_a_privileged_pod_cannot_reach_the_shared_tpu_nodes(selector):
+    assert verdict("prod", host_pod(selector)) == f"refused: training-gpudirect/root: {PRIVILEGED}"
+
+
+def test_a_privileged_job_cannot_reach_them_either():
+    squat = job("training-gpudirect", "squat", "training-queue", nodeSelector=V5P,
+                tolerations=[{"key": TPU, "operator": "Exists", "effect": "NoSchedule"}],
+                containers=[container({TPU: 4}, resources={"requests": {TPU: 4}, "limits": {TPU: 4}})])
+    assert verdict("prod", squat) == f"refused: training-gpudirect/squat: {PRIVILEGED}"
+
+
+def test_the_other_namespace_of_the_team_is_not_bound():
+    line = verdict("prod", host_pod(V5P) | {"metadata": {"name": "root", "namespace": "training",
+                                                         "labels": {"kueue.x-k8s.io/queue-name": "training-queue"}}})
+    assert line.startswith("refused: training/root: Pod Security baseline:"), line
+
+
+@pytest.mark.parametrize("exception, path, words", [
+    ({"namespace": "training-gpudirect", "level": "privileged", "reason": "x"},
+     "platform.teams[0].pod_security[0]", "name the flavors it runs on in `flavors`"),
+    ({"namespace": "training-gpudirect", "level": "privileged", "reason": "x", "flavors": ["h300"]},
+     "platform.teams[0].pod_security[0].flavors[0]", "'h300' is not a pool flavor of this platform"),
+    ({"namespace": "training-gpudirect", "level": "restricted", "reason": "x", "flavors": ["h200-res"]},
+     "platform.teams[0].pod_security[0]", "level 'restricted' needs none"),
+])
+def test_a_privileged_exception_names_its_flavors(exception, path, words):
+    platform = platform_of("prod")
+    platform["teams"][0]["pod_security"] = [exception]
+    with pytest.raises(PlanError) as e:
+        run_config(platform, "bad-exception")
+    assert path in str(e.value) and words in str(e.value)
+
+
+# --- tokens that outlive their owner ------------------------------------------------------------------
+
+def test_a_team_cannot_mint_a_token_that_never_expires():
+    secret = {"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
+              "metadata": {"name": "forever", "namespace": "research",
+                           "annotations": {"kubernetes.io/service-account.name": "research-workload"}}}
+    assert verdict("prod", secret) == (
+        "refused: research/forever: ValidatingAdmissionPolicy gke-ai-batch-no-service-account-tokens: a "
+        "kubernetes.io/service-account-token Secret holds a token of the namespace's service account that never "
+        "expires and outlives whoever made it; pods get short-lived projected tokens of their service account")
+    opaque = {**secret, "type": "Opaque", "metadata": {"name": "creds", "namespace": "research"}}
+    assert verdict("prod", opaque) == "created: research/creds (Secret)"
+
+
+# --- elastic jobs -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_elastic_jobs_are_off_in_every_kueue(stack):
+    """With ElasticJobsViaWorkloadSlices (beta, on since 0.18) Kueue leaves an unsuspended elastic Job running
+    and lets an admitted one change its parallelism; off, the annotation makes an ordinary Job."""
+    (release,) = [r.inputs for r in by_type(planned(stack), ":Release") if r.inputs["name"] == "kueue"]
+    conf = yaml.safe_load(release["values"]["managerConfig"]["controllerManagerConfigYaml"])
+    assert conf["featureGates"] == {"ElasticJobsViaWorkloadSlices": False}
+
+
+def test_an_elastic_job_is_judged_as_an_ordinary_job():
+    elastic = job("research", "elastic", "research-queue", pods=2)
+    elastic["metadata"]["annotations"] = {"kueue.x-k8s.io/elastic-job": "true"}
+    assert verdict("dev", elastic) == verdict("dev", job("research", "elastic", "research-queue", pods=2))
+
+
+# --- metrics -----------------------------------------------------------------------------------------
+
+def test_every_query_selects_the_series_of_kueues_own_pod_monitoring():
+    """A team's PodMonitoring publishes under its own namespace and name (GMP sets both and refuses relabeling
+    onto them), so only Kueue's PodMonitoring in kueue-system yields the labels every query selects (each
+    query's selectors: tests/test_observability.py)."""
+    pm = monitoring.kueue_monitoring(next(iter(monitoring.ClusterMode))).pod_monitoring
+    name, namespace = pm["metadata"]["name"], pm["metadata"]["namespace"]
+    assert f'namespace="{namespace}",job="{name}"' in queries.kueue("ml-prod")
+
+
+# --- bursting past requests ---------------------------------------------------------------------------
+
+LIMITS = "LimitRange gke-ai-batch-containers: "
+
+
+@pytest.mark.parametrize("resources, refusal", [
+    ({"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "7", "memory": "28Gi"}},
+     "cpu max limit to request ratio per Container is 2, but provided ratio is 70.000000"),
+    ({"requests": {"cpu": "1", "memory": "128Mi"}, "limits": {"cpu": "2", "memory": "28Gi"}},
+     "memory max limit to request ratio per Container is 1, but provided ratio is 224.000000"),
+    ({"requests": {"cpu": "4", "memory": "16Gi"}},  # no limits: the defaults (500m, 512Mi) are below the requests
+     'spec.containers[0].resources.requests: Invalid value: "4": must be less than or equal to cpu limit of 500m'),
+])
+def test_a_pod_cannot_burst_past_what_its_quota_paid_for(resources, refusal):
+    burst = pod("research", "burst", "research-queue", containers=[container(resources=resources)])
+    assert verdict("prod", burst) == f"refused: research/burst: {LIMITS}{refusal}"
+
+
+def test_the_limits_hold_for_the_pods_a_job_creates():
+    burst = job("research", "burst", "research-queue", containers=[container(resources={
+        "requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "7", "memory": "28Gi"}})])
+    assert verdict("prod", burst) == (f"refused: research/burst: {LIMITS}the pods of burst would be refused: cpu max "
+                                      "limit to request ratio per Container is 2, but provided ratio is 70.000000")
+
+
+def test_a_container_that_names_nothing_gets_the_defaults():
+    from gke_ai_batch.offline.limit_ranges import _defaulted
+    (limit_range,) = [m for m in tenant_limit_ranges("prod") if m["metadata"]["namespace"] == "research"]
+    (item,) = limit_range["spec"]["limits"]
+    assert _defaulted({"name": "x"}, item, True) == ({"cpu": "500m", "memory": "512Mi"},
+                                                     {"cpu": "500m", "memory": "512Mi"})
+    assert _defaulted({"resources": {"limits": {"cpu": "2", "memory": "1Gi"}}}, item, True) == (
+        {"cpu": "2", "memory": "1Gi"}, {"cpu": "2", "memory": "1Gi"})
+
+
+def tenant_limit_ranges(stack: str, regs=None) -> list[dict]:
+    return [r.inputs for r in by_type(regs or planned(stack), ":LimitRange")]
+
+
+def test_the_cloud_storage_sidecar_states_limits_within_the_ratio():
+    """GKE adds the FUSE sidecar after the LimitRange's defaults, so its annotations must bound it."""
+    fuse = job("research", "fuse", "research-queue")
+    fuse["spec"]["template"]["metadata"] = {"annotations": {"gke-gcsfuse/volumes": "true"}}
+    assert verdict("prod", fuse) == (
+        f"refused: research/fuse: {LIMITS}the pods of fuse would be refused: the gke-gcsfuse-sidecar container GKE "
+        "adds: cpu max limit to request ratio per Container is 2, but no request is specified or request is 0")
+
+
+def test_a_team_block_sets_its_container_limits():
+    platform = platform_of("prod")
+    platform["teams"][1]["container_limits"] = {"cpu_ratio": 4, "memory_request": "1Gi"}
+    (limits,) = [m for m in tenant_limit_ranges("prod", run_config(platform, "limits"))
+                 if m["metadata"]["namespace"] == "research"]
+    assert limits["spec"]["limits"] == [{"type": "Container", "defaultRequest": {"cpu": "500m", "memory": "1Gi"},
+                                         "default": {"cpu": "500m", "memory": "1Gi"},
+                                         "maxLimitRequestRatio": {"cpu": "4", "memory": "1"}}]
+
+
+def test_a_ratio_below_one_is_refused():
+    platform = platform_of("prod")
+    platform["teams"][1]["container_limits"] = {"memory_ratio": "0.5"}
+    with pytest.raises(PlanError) as e:
+        run_config(platform, "ratio")
+    assert "platform.teams[1].container_limits.memory_ratio" in str(e.value)
+    assert "a limit is at least its request, so the ratio is at least 1" in str(e.value)
+
+
+# --- after the first create ---------------------------------------------------------------------------
+
+def prod_policies(ns: str) -> tuple[list, list, dict]:
+    from gke_ai_batch.offline.render import is_manifest, manifest_of
+    manifests = [manifest_of(r) for r in planned("prod") if is_manifest(r)]
+    namespace = next(m for m in manifests if m["kind"] == "Namespace" and m["metadata"]["name"] == ns)
+    return ([m for m in manifests if m["kind"] == "ValidatingAdmissionPolicy"],
+            [m for m in manifests if m["kind"] == "ValidatingAdmissionPolicyBinding"], namespace)
+
+
+def test_an_update_cannot_grow_a_job_past_the_size_cap_but_may_leave_an_old_one_as_it_is():
+    """A suspended Job's template may be edited; growing it past the cap is refused. An object made before the cap
+    (or before its team's cap was lowered) still takes an update that does not grow it: a finalizer, a label."""
+    from gke_ai_batch.offline.cel_policies import evaluate
+    policies, bindings, namespace = prod_policies("research")
+    small = job("research", "j", "research-queue")
+    grown = job("research", "j", "research-queue", containers=[container(args=["x" * 20000])])
+    [denial] = evaluate(policies, bindings, grown, namespace, "UPDATE", old_object=small)
+    assert denial.policy == "gke-ai-batch-object-size" and denial.message.startswith("the object holds 20039 bytes")
+    kept = {**grown, "metadata": {**grown["metadata"], "finalizers": ["batch.kubernetes.io/job-tracking"]}}
+    assert evaluate(policies, bindings, kept, namespace, "UPDATE", old_object=grown) == []
+
+
+def test_a_pod_may_carry_what_its_controllers_add_to_a_template_under_the_cap():
+    """Job, JobSet and Kueue label and annotate the pods they make: a pod has 4 KiB more than its template."""
+    from gke_ai_batch.offline.cel_policies import evaluate
+    policies, bindings, namespace = prod_policies("research")
+    labels = {"kueue.x-k8s.io/queue-name": "research-queue"}  # 39 bytes
+    fits = pod("research", "p", labels=labels, containers=[container(args=["x" * (16384 + 4096 - 39)])])
+    assert evaluate(policies, bindings, fits, namespace, "CREATE") == []
+    over = pod("research", "p", labels=labels, containers=[container(args=["x" * (16384 + 4096 - 38)])])
+    [denial] = evaluate(policies, bindings, over, namespace, "CREATE")
+    assert denial.message.startswith("the object holds 20481 bytes") and "allows 20480 per object" in denial.message
+
+
+def test_a_privileged_pod_cannot_be_moved_to_another_flavor_by_update():
+    from gke_ai_batch.offline.cel_policies import evaluate
+    policies, bindings, namespace = prod_policies("training-gpudirect")
+    on_h200 = host_pod({"gke-ai-batch.io/flavor": "h200-res"})
+    moved = host_pod({"gke-ai-batch.io/flavor": "v5p-res"})
+    [denial] = evaluate(policies, bindings, moved, namespace, "UPDATE", old_object=on_h200)
+    assert denial.policy == "gke-ai-batch-privileged-flavors"
+    older = host_pod({})  # made before the exception named its flavors: Kueue may still remove its finalizer
+    assert evaluate(policies, bindings, older, namespace, "UPDATE", old_object=older) == []
