@@ -89,6 +89,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     upgraded = "    kueue: {version: 0.19.5}\n    teams:\n"
     (repo / "stacks/Pulumi.drained.yaml").write_text((repo / "stacks/Pulumi.dev.yaml").read_text().replace(
         "    teams:\n", upgraded, 1))
+    edit(repo / "stacks/Pulumi.fleet-manager.yaml", "generation: 1", "generation: 2")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "change")
     return repo
@@ -96,7 +97,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def runs(repo: Path) -> dict[str, Run]:
-    procs = {stack: start(repo, stack, "HEAD~1") for stack in ("dev", "fresh", "drained",
+    procs = {stack: start(repo, stack, "HEAD~1") for stack in ("dev", "fresh", "drained", "fleet-manager",
                                                                 "stacks/Pulumi.broken.yaml")}
     return {stack: finish(p) for stack, p in procs.items()}
 
@@ -104,7 +105,7 @@ def runs(repo: Path) -> dict[str, Run]:
 def block(out: str, op: str, type_: str, name: str) -> list[str]:
     """A step's changed-path lines, from its `~ update  type  name` line to the next step."""
     lines = out.splitlines()
-    at = lines.index(f"{dict(create='+', update='~', delete='-')[op]} {op}  {type_}  {name}")
+    at = lines.index(f"{dict(create='+', update='~', delete='-', replace='+-')[op]} {op}  {type_}  {name}")
     rest = lines[at + 1:]
     return [ln.strip() for ln in rest[:next((i for i, ln in enumerate(rest) if not ln.startswith(" ")), len(rest))]]
 
@@ -223,7 +224,8 @@ def test_secrets_stay_hidden() -> None:
     old = {"urn": "u", "type": "t", "inputs": {"kubeconfig": "token: hunter2", "auth": {"a": ["[secret]"]}}}
     new = {"urn": "u", "type": "t", "inputs": {"kubeconfig": "[secret]", "auth": {"a": ["hunter3"]}}}
     _, _, lines = update_or_replace(old, new)
-    assert lines == ["kubeconfig: [secret] -> [secret]", "auth.a: [secret] -> [secret]"]
+    changed = "[secret] -> [secret] (changed; secret values are compared by digest, never shown)"
+    assert lines == [f"kubeconfig: {changed}", f"auth.a: {changed}"]
 
 
 def test_paths_index_lists_of_objects_and_show_absent_keys() -> None:
@@ -239,10 +241,53 @@ def test_paths_index_lists_of_objects_and_show_absent_keys() -> None:
         "parent: t:index:Team x -> t:index:Team z", "dependencies: - k y"]
 
 
-def test_long_values_are_cut() -> None:
-    text = show("x" * 200)
-    assert len(text) == 80 and text.endswith("…") and text.startswith('"xxx')
+def test_long_values_are_cut_between_tokens_never_inside_one() -> None:
+    """A cut inside a number would show another number: 12345678 cut to 1234… reads as a value."""
+    numbers = show(list(range(10_000_000, 10_000_020)))
+    shown_part, rest = numbers.split("… (+")
+    assert shown_part.endswith(",") and len(shown_part) < 80 and rest.endswith(" characters)")
+    assert all(n.strip().isdigit() and 10_000_000 <= int(n) < 10_000_020 for n in shown_part.strip("[,").split(","))
+    words = show("quota " * 30)
+    assert words.split("…")[0].endswith("quota") and "quot…" not in words
+    assert show("x" * 200) == f'"{"x" * 200}"'  # one token: whole
     assert show("short") == '"short"'
+
+
+def test_a_dependency_only_change_is_listed_but_not_counted_as_an_update() -> None:
+    old = {"urn": "u", "type": "t", "name": "n", "inputs": {"a": 1}, "dependencies": ["urn:p::d::k::y"]}
+    new = {**old, "dependencies": ["urn:p::d::k::z"]}
+    diff = compare([old], [new])
+    assert diff.steps == [] and diff.unchanged == 1
+    s = Side("working tree", Path("."), Path("."), Path("s"))
+    out = report("dev", s, s, diff)
+    assert "~ update" not in out and out.splitlines()[-1].startswith("0 to add, 0 to change,")
+    assert "dependencies: + k z" in out and "dependencies: - k y" in out
+
+
+def test_kueues_embedded_configuration_is_diffed_key_by_key() -> None:
+    release = next(r for r in planned("dev") if r.type == "kubernetes:helm.sh/v3:Release" and "kueue" in r.name)
+    old = {"urn": release.urn, "type": release.type, "name": release.name, "inputs": release.inputs}
+    config = old["inputs"]["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    new = _with(old, "values.managerConfig.controllerManagerConfigYaml",
+                config.replace("waitForPodsReady:\n  timeout: 30m\n", "waitForPodsReady:\n  timeout: 45m\n"))
+    [(op, _, lines)] = compare([old], [new]).steps
+    assert op == "update"
+    assert lines == ['values.managerConfig.controllerManagerConfigYaml.waitForPodsReady.timeout: "30m" -> "45m"']
+
+
+def test_a_secret_value_change_shows_without_its_value(runs: dict[str, Run]) -> None:
+    """Raising the fleet's credential generation makes a new worker token, so each kubeconfig Secret's data
+    changes: pulumi-kubernetes replaces a Secret whose data changes (provider/pkg/provider/diff.go@v4.30.0:
+    type, stringData and data force a new one unless enableSecretMutable), delete-first as it is named."""
+    run = runs["fleet-manager"]
+    assert run.code == 0, run.out + run.err
+    lines = block(run.out, "replace", "kubernetes:core/v1:Secret", "fleet-east-kubeconfig")
+    assert lines[0] == "order: delete first, then create (pulumi-kubernetes: a named object keeps its name)"
+    assert any(ln.startswith("stringData.kubeconfig: [secret] -> [secret] (changed; secret values are compared by "
+                             "digest, never shown)  [forces replacement: pulumi-kubernetes forceNew table")
+               for ln in lines), lines
+    assert 'token-generation"]: "1" -> "2"' in "".join(lines)
+    assert "offline-plan-token" not in run.out and "b2ZmbGluZS1wbGFu" not in run.out
 
 
 def test_no_change_says_so() -> None:

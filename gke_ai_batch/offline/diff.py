@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import secrets
 import subprocess
 import sys
 import tarfile
@@ -31,14 +33,14 @@ from gke_ai_batch.model.replacement import recreating_nodes, replacing
 
 from .decisions import read_decisions, refusals
 from .essentials import essentials
-from .inputs import ABSENT, changes
+from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, with_digests
 from .quota_changes import quota_lines
 from .stackfile import project
 from .upgrades import upgrades
 
 PACKAGE = "gke_ai_batch"
-SECRET = "[secret]"
-WIDTH = 80  # printed values are cut at about this many characters
+WIDTH = 80  # printed values are cut at about this many characters, between tokens
+HIDDEN_CHANGE = "(changed; secret values are compared by digest, never shown)"
 
 # Runs one side's planner: its link tree first on sys.path, and setuptools' editable finder dropped, so that
 # no module of the installed working tree can stand in for one the side does not have.
@@ -69,6 +71,7 @@ class Diff:
     concurrently), and a pull-request comment should not reshuffle on every push."""
     steps: list[tuple[str, Resource, list[str]]] = field(default_factory=list)
     unchanged: int = 0
+    relinked: list[tuple[Resource, list[str]]] = field(default_factory=list)  # only dependencies or parent moved
 
     def count(self, op: str) -> int:
         return sum(1 for s in self.steps if s[0] == op)
@@ -180,15 +183,16 @@ def side(label: str, root: Path, proj: Path, stack: str, path: Path | None) -> S
 
 # --- planning ------------------------------------------------------------------------------------------------
 
-def start(s: Side, tmp: Path, tag: str) -> subprocess.Popen[bytes] | None:
-    """Plan and policy-check one side in its own process with its own code (both sides run at once)."""
+def start(s: Side, tmp: Path, tag: str, key: str) -> subprocess.Popen[bytes] | None:
+    """Plan and policy-check one side in its own process with its own code (both sides run at once), its
+    secrets digested with this run's key."""
     if s.stack is None:
         return None
     link = link_tree(s.root, tmp / f"{tag}-link")
     with open(tmp / f"{tag}.err", "wb") as err:
         return subprocess.Popen([sys.executable, "-c", _BOOT, str(link), "check", str(s.stack),
                                  "--out", str(tmp / f"{tag}-out")], cwd=s.cwd, stdout=subprocess.DEVNULL,
-                                stderr=err)
+                                stderr=err, env={**os.environ, DIGEST_KEY: key})
 
 
 @dataclass(frozen=True)
@@ -223,7 +227,8 @@ def finish(s: Side, proc: subprocess.Popen[bytes] | None, tmp: Path, tag: str) -
 
 def plan_both(base: Side, now: Side, tmp: Path) -> tuple[Planned, Planned]:
     """Both sides' resources; a side left running when the other fails is stopped."""
-    procs = start(base, tmp, "base"), start(now, tmp, "now")
+    key = secrets.token_hex(32)  # this run's only: a digest in one run tells nothing in another
+    procs = start(base, tmp, "base", key), start(now, tmp, "now", key)
     try:
         return finish(base, procs[0], tmp, "base"), finish(now, procs[1], tmp, "now")
     finally:
@@ -248,28 +253,43 @@ def compare(old: list[Resource], new: list[Resource]) -> Diff:
             diff.steps.append(step)
         else:
             diff.unchanged += 1
+            if relations := relation_changes(before[r["urn"]], r):
+                diff.relinked.append((r, relations))
     diff.steps += [("delete", r, essentials(r)) for r in old if r["urn"] not in now]
     diff.steps.sort(key=lambda s: (s[1]["type"], s[1]["name"], s[1]["urn"]))
+    diff.relinked.sort(key=lambda s: (s[0]["type"], s[0]["name"], s[0]["urn"]))
     return diff
 
 
 def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list[str]] | None:
-    """None when nothing changed. A replacement when a changed input forces one (each such line says why, and
+    """None when no input changed (a dependency or the parent alone changes nothing in the cloud: the engine
+    only rewrites its state). A replacement when a changed input forces one (each such line says why, and
     the first says the order); else an update, its lines marked where GKE recreates the nodes to apply them."""
-    inputs, relations = input_changes(old, new), relation_changes(old, new)
-    if not inputs and not relations:
+    inputs = input_changes(old, new)
+    if not inputs:
         return None
+    relations = relation_changes(old, new)
     paths = [path for path, _ in inputs]
     options = new.get("options") or {}
     forced = {path: f"forces replacement: {why}"
               for path, why in replacing(new["type"], paths, options.get("replaceOnChanges") or ())}
     if forced:
         order = ("delete first, then create (deleteBeforeReplace)" if options.get("deleteBeforeReplace")
+                 else "delete first, then create (pulumi-kubernetes: a named object keeps its name)" if named(new)
                  else "create the new one first, then delete the old one")
         return "replace", new, [f"order: {order}", *_marked(inputs, forced), *relations]
     disruptive = {path: "GKE recreates every node of the pool to apply it"
                   for path in recreating_nodes(new["type"], paths)}
     return "update", new, [*_marked(inputs, disruptive), *relations]
+
+
+def named(r: Resource) -> bool:
+    """A Kubernetes object with a fixed metadata.name: pulumi-kubernetes replaces it delete-first whatever the
+    options say (provider/pkg/provider/provider.go@v4.30.0, Diff: "the new version of that object MUST have
+    the same name")."""
+    meta = (r.get("inputs") or {}).get("metadata")
+    return (r["type"].startswith("kubernetes:") and not r["type"].startswith("kubernetes:helm.sh/")
+            and isinstance(meta, dict) and bool(meta.get("name")))
 
 
 def _marked(inputs: list[tuple[str, str]], notes: dict[str, str]) -> list[str]:
@@ -278,9 +298,11 @@ def _marked(inputs: list[tuple[str, str]], notes: dict[str, str]) -> list[str]:
 
 
 def input_changes(old: Resource, new: Resource) -> list[tuple[str, str]]:
-    """(path, `path: old -> new`) for each changed input path."""
+    """(path, `path: old -> new`) for each changed input path; secrets compared by the digests each side's plan
+    recorded, and shown without their values."""
     return [(path, "{}: {} -> {}".format(path or "inputs", *shown(a, b)))
-            for path, a, b in changes(old.get("inputs", {}), new.get("inputs", {}))]
+            for path, a, b in changes(with_digests(old.get("inputs", {}), old.get("secretDigests") or {}),
+                                      with_digests(new.get("inputs", {}), new.get("secretDigests") or {}))]
 
 
 def relation_changes(old: Resource, new: Resource) -> list[str]:
@@ -300,21 +322,26 @@ def has_secret(value: Any) -> bool:
         return any(map(has_secret, value.values()))
     if isinstance(value, list):
         return any(map(has_secret, value))
-    return bool(value == SECRET)
+    return isinstance(value, Hidden) or bool(value == SECRET)
 
 
 def shown(old: Any, new: Any) -> tuple[str, str]:
     """Both values as printed: [secret] on both sides if either holds a secret (its old or new plain value
-    could tell it), otherwise compact JSON cut at about WIDTH characters."""
+    could tell it), the new one saying that it changed; otherwise compact JSON cut at about WIDTH characters."""
     if has_secret(old) or has_secret(new):
-        return SECRET, SECRET
+        return SECRET, f"{SECRET} {HIDDEN_CHANGE}"
     return show(old), show(new)
 
 
 def show(value: Any) -> str:
-    """Compact JSON (strings quoted, so `"8"` and `8` differ), cut so that one line stays readable."""
+    """Compact JSON (strings quoted, so `"8"` and `8` differ), cut so that one line stays readable: after the
+    last separator (`,`, `:`, a space, a bracket) before WIDTH characters, never inside a number, word or
+    key, and saying how much is left out; a single token longer than that is shown whole."""
     text = repr(value) if value is ABSENT else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= WIDTH else text[:WIDTH - 1] + "…"
+    if len(text) <= WIDTH:
+        return text
+    cut = max((i + 1 for i, ch in enumerate(text[:WIDTH - 1]) if ch in ",: []{}"), default=len(text))
+    return text if cut >= len(text) else f"{text[:cut].rstrip()}… (+{len(text) - cut} characters)"
 
 
 def short(urn: str | None) -> str:
@@ -341,6 +368,12 @@ def report(name: str, base: Side, now: Side, diff: Diff) -> str:
         out += [f"      {line}" for line in lines]
     if not diff.steps:
         out.append("no changes")
+    if diff.relinked:
+        out += ["", "unchanged, only their dependencies or parent moved (the engine rewrites its state, nothing "
+                    "in the cloud):"]
+        for r, lines in diff.relinked:
+            out.append(f"  {r['type']}  {r['name']}")
+            out += [f"      {line}" for line in lines]
     out += ["", f"{diff.count('create')} to add, {diff.count('update')} to change, {diff.count('replace')} to "
                 f"replace, {diff.count('delete')} to delete, {diff.unchanged} unchanged"]
     return "\n".join(out)
