@@ -17,13 +17,17 @@ from pathlib import Path
 
 import pytest
 
-from gke_ai_batch.offline.diff import Planned, Side, compare, policy_lines, report, show, update_or_replace
+from gke_ai_batch.offline.diff import SIGNS, Planned, Side, compare, policy_lines, report, show, update_or_replace
 
 from .conftest import planned
 
 ROOT = Path(__file__).resolve().parent.parent
 QUOTA = "v6e-flex: {google.com/tpu: 16}"
 TRAINING = "      - name: training\n"
+DEV_CLUSTER = "projects/acme-ml-dev/locations/us-east5-b/clusters/ml-dev"
+ADOPT_CLUSTER = ("      name: ml-dev\n", f"      name: ml-dev\n      adopt: {DEV_CLUSTER}\n")
+ADOPT_SYSTEM_POOL = ("min_nodes: 1, max_nodes: 3}\n",
+                     f"min_nodes: 1, max_nodes: 3, adopt: {DEV_CLUSTER}/nodePools/system}}\n")
 BASE_CODE = {  # file -> (as now, as at BASE)
     "components/helm_install.py": ("timeout=600", "timeout=300"),
     "gke_ai_batch/model/releases.py": ('JOBSET_CHART = "oci://registry.k8s.io/', 'JOBSET_CHART = "oci://mirror.example/'),
@@ -85,7 +89,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     edit(repo / "stacks/Pulumi.dev.yaml", QUOTA, QUOTA.replace("16", "32"))
     edit(repo / "stacks/Pulumi.dev.yaml", dev[dev.index("      - name: training"):], "")
     (repo / "stacks/Pulumi.broken.yaml").unlink()  # gone now: only BASE plans it, and refuses it
-    (repo / "stacks/Pulumi.fresh.yaml").write_text(dev)
+    (repo / "stacks/Pulumi.fresh.yaml").write_text(dev.replace(*ADOPT_CLUSTER).replace(*ADOPT_SYSTEM_POOL))
     upgraded = "    kueue: {version: 0.19.5}\n    teams:\n"
     (repo / "stacks/Pulumi.drained.yaml").write_text((repo / "stacks/Pulumi.dev.yaml").read_text().replace(
         "    teams:\n", upgraded, 1))
@@ -105,7 +109,7 @@ def runs(repo: Path) -> dict[str, Run]:
 def block(out: str, op: str, type_: str, name: str) -> list[str]:
     """A step's changed-path lines, from its `~ update  type  name` line to the next step."""
     lines = out.splitlines()
-    at = lines.index(f"{dict(create='+', update='~', delete='-', replace='+-')[op]} {op}  {type_}  {name}")
+    at = lines.index(f"{SIGNS[op]} {op}  {type_}  {name}")
     rest = lines[at + 1:]
     return [ln.strip() for ln in rest[:next((i for i, ln in enumerate(rest) if not ln.startswith(" ")), len(rest))]]
 
@@ -141,7 +145,8 @@ def test_a_removed_team_shows_as_deletes_and_the_counts_add_up(runs: dict[str, R
     # per namespace (training, training-eval): its object quota and network policy besides the rest
     assert "gke-ai-batch:index:Team  team-training" in training and len(training) == 16
     assert not steps(dev, "+")
-    assert f"0 to add, 3 to change, 0 to replace, 16 to delete, {len(everything) - 19} unchanged" in dev.splitlines()
+    total = len(everything) + len(steps(fresh, "="))  # fresh imports what it adopts
+    assert f"0 to add, 3 to change, 0 to replace, 16 to delete, {total - 19} unchanged" in dev.splitlines()
 
 
 def test_created_and_deleted_resources_show_what_a_reviewer_approves_or_loses(runs: dict[str, Run]) -> None:
@@ -188,13 +193,30 @@ def test_a_kueue_version_bump_plans_its_upgrade(runs: dict[str, Run]) -> None:
     assert [s.split(":")[0].strip() for s in steps_] == [f"read the release notes of 0.19.{n}" for n in (3, 4, 5)]
 
 
-def test_a_stack_missing_at_base_is_all_adds(runs: dict[str, Run]) -> None:
+def test_a_stack_missing_at_base_is_all_adds_and_imports(runs: dict[str, Run]) -> None:
     fresh = runs["fresh"]
     assert fresh.code == 0, fresh.err
     assert "stack fresh does not exist at the BASE HEAD~1" in fresh.out
     adds = len(steps(fresh.out, "+"))
     assert adds > 30
-    assert f"{adds} to add, 0 to change, 0 to replace, 0 to delete, 0 unchanged" in fresh.out.splitlines()
+    assert f"{adds} to add, 2 to import, 0 to change, 0 to replace, 0 to delete, 0 unchanged" in fresh.out.splitlines()
+
+
+def test_an_adopted_cluster_and_pool_are_imported_with_what_they_must_already_have(runs: dict[str, Run]) -> None:
+    """`adopt:` gives Pulumi's import option the existing resource's ID (pulumi-gcp: a cluster by its GKE name,
+    a node pool as project/location/cluster/pool); Pulumi imports only when the inputs match, so the diff lists
+    them, and those that force replacement (the datapath, the network) as blockers."""
+    out = runs["fresh"].out
+    assert "= import  gcp:container/cluster:Cluster  gke-cluster" in out
+    assert "+ create  gcp:container/cluster:Cluster" not in out
+    cluster = block(out, "import", "gcp:container/cluster:Cluster", "gke-cluster")
+    assert cluster[0] == f"id: {DEV_CLUSTER}"
+    blocker = next(ln for ln in cluster if ln.startswith("datapathProvider = "))
+    assert blocker.startswith('datapathProvider = "ADVANCED_DATAPATH"  [blocker: ForceNew in terraform-provider')
+    assert any(ln.startswith('releaseChannel.channel = "RAPID"') and "blocker" not in ln for ln in cluster)
+    pool = block(out, "import", "gcp:container/nodePool:NodePool", "system-pool")
+    assert pool[0] == "id: acme-ml-dev/us-east5-b/ml-dev/system"
+    assert any(ln.startswith('nodeConfig.machineType = "e2-standard-8"') for ln in pool)
 
 
 def test_a_refused_plan_says_which_side(runs: dict[str, Run], repo: Path) -> None:

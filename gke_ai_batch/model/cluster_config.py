@@ -170,6 +170,10 @@ class ClusterConfig(Model):
     networks; GKE needs it for them, with Dataplane V2, which Standard clusters here have)."""
     labels: dict[str, str] = {}
     """Extra labels on the cluster, added to the platform's labels."""
+    adopt: str | None = None
+    """An existing cluster to import instead of creating one: its GKE name, projects/PROJECT/locations/
+    LOCATION/clusters/NAME, which must be this stack's project, location and name. Pulumi imports it only if
+    the plan's inputs match what it has: `make diff` lists them (docs/operating.md, "Adopting a cluster")."""
 
     @field_validator("dns_endpoint_reason")
     @classmethod

@@ -25,6 +25,7 @@ import sys
 import tarfile
 import tempfile
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ from gke_ai_batch.model.replacement import recreating_nodes, replacing
 
 from .decisions import read_decisions, refusals
 from .essentials import essentials
-from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, with_digests
+from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
 from .quota_changes import quota_lines
 from .stackfile import project
 from .upgrades import upgrades
@@ -247,7 +248,9 @@ def compare(old: list[Resource], new: list[Resource]) -> Diff:
     now = {r["urn"] for r in new}
     diff = Diff()
     for r in new:
-        if r["urn"] not in before:
+        if r["urn"] not in before and (r.get("options") or {}).get("import"):
+            diff.steps.append(("import", r, import_lines(r)))
+        elif r["urn"] not in before:
             diff.steps.append(("create", r, essentials(r)))
         elif step := update_or_replace(before[r["urn"]], r):
             diff.steps.append(step)
@@ -281,6 +284,32 @@ def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list
     disruptive = {path: "GKE recreates every node of the pool to apply it"
                   for path in recreating_nodes(new["type"], paths)}
     return "update", new, [*_marked(inputs, disruptive), *relations]
+
+
+def import_lines(r: Resource) -> list[str]:
+    """What an adopted resource must already have: every input the plan sends, since Pulumi imports only a
+    resource whose inputs match ("inputs to import do not match the existing resource"; Pulumi docs,
+    Resource option: import). Those that force replacement are blockers: no later update can change them."""
+    leaves = list(leaf_inputs(r.get("inputs") or {}))
+    forced = dict(replacing(r["type"], [path for path, _ in leaves]))
+    lines = [f"id: {r['options']['import']}",
+             "the existing resource must already have each value below, or Pulumi refuses the import:"]
+    for path, value in leaves:
+        note = f"  [blocker: {forced[path]}: a difference cannot be updated, only replaced]" if path in forced else ""
+        lines.append(f"{path} = {SECRET if has_secret(value) else show(value)}{note}")
+    return lines
+
+
+def leaf_inputs(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """Each input path `make diff` prints with its value: dict keys by name, lists of objects by index."""
+    if isinstance(value, dict) and value:
+        for key, item in value.items():
+            yield from leaf_inputs(item, join(path, str(key)))
+    elif isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+        for i, item in enumerate(value):
+            yield from leaf_inputs(item, f"{path}[{i}]")
+    else:
+        yield path, value
 
 
 def named(r: Resource) -> bool:
@@ -354,7 +383,7 @@ def short(urn: str | None) -> str:
 
 # --- report --------------------------------------------------------------------------------------------------
 
-SIGNS = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
+SIGNS = {"create": "+", "import": "=", "update": "~", "replace": "+-", "delete": "-"}
 
 
 def report(name: str, base: Side, now: Side, diff: Diff) -> str:
@@ -374,8 +403,9 @@ def report(name: str, base: Side, now: Side, diff: Diff) -> str:
         for r, lines in diff.relinked:
             out.append(f"  {r['type']}  {r['name']}")
             out += [f"      {line}" for line in lines]
-    out += ["", f"{diff.count('create')} to add, {diff.count('update')} to change, {diff.count('replace')} to "
-                f"replace, {diff.count('delete')} to delete, {diff.unchanged} unchanged"]
+    imports = f"{diff.count('import')} to import, " if diff.count("import") else ""
+    out += ["", f"{diff.count('create')} to add, {imports}{diff.count('update')} to change, {diff.count('replace')} "
+                f"to replace, {diff.count('delete')} to delete, {diff.unchanged} unchanged"]
     return "\n".join(out)
 
 

@@ -133,11 +133,11 @@ def day_two_options(request: Any) -> dict[str, Any]:
     """The options of a RegisterResourceRequest that decide what an update, a replacement or a delete does,
     only those set: protect, retainOnDelete, deleteBeforeReplace, replaceOnChanges, ignoreChanges, aliases
     (the URNs or names they point at; the type-only aliases the provider SDKs add for old API versions
-    are theirs, not the program's, and left out)."""
+    are theirs, not the program's, and left out), and import (the ID of an existing resource to adopt)."""
     aliases = [a.urn or a.spec.name for a in request.aliases if a.urn or a.spec.name] + list(request.aliasURNs)
     options = {"protect": request.protect, "retainOnDelete": request.retainOnDelete,
                "deleteBeforeReplace": request.deleteBeforeReplace, "replaceOnChanges": sorted(request.replaceOnChanges),
-               "ignoreChanges": sorted(request.ignoreChanges), "aliases": aliases}
+               "ignoreChanges": sorted(request.ignoreChanges), "aliases": aliases, "import": request.importId}
     return {k: v for k, v in options.items() if v}
 
 

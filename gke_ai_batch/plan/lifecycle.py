@@ -24,6 +24,7 @@ from gke_ai_batch.model.replacement import CRD_IMMUTABLE, TAS_FLAVOR_IMMUTABLE
 from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.vocabulary import PoolKind
 
+from . import adoption
 from .gke_inputs import is_production
 from .pools import PoolPlan
 
@@ -41,16 +42,24 @@ class Lifecycle:
     retain_on_delete: bool = False
     delete_before_replace: bool = False
     replace_on_changes: tuple[str, ...] = ()
+    import_id: str | None = None  # an existing resource to adopt (plan.adoption)
 
     def options(self) -> dict[str, Any]:
         """Only the options set: an unset protect is inherited from the parent, as Pulumi has it."""
         out: dict[str, Any] = {"protect": True} if self.protect else {}
         out |= {"retain_on_delete": True} if self.retain_on_delete else {}
         out |= {"delete_before_replace": True} if self.delete_before_replace else {}
+        out |= {"import_": self.import_id} if self.import_id else {}
         return out | ({"replace_on_changes": list(self.replace_on_changes)} if self.replace_on_changes else {})
 
 
 NAMED = Lifecycle(delete_before_replace=True)
+
+
+def cluster(adopt: str | None) -> Lifecycle:
+    """Delete-first (a fixed name), and imported when the stack adopts an existing cluster (pulumi-gcp takes
+    its GKE name as the import ID)."""
+    return Lifecycle(delete_before_replace=True, import_id=adopt)
 
 
 def protects(cfg: PlatformConfig, kind: str, name: str, team: TeamConfig | None = None) -> bool:
@@ -92,9 +101,11 @@ def manifest(kind: str, spec: Mapping[str, Any] | None = None) -> Lifecycle:
 
 
 def node_pool(plan: PoolPlan) -> Lifecycle:
-    """Delete-first (a fixed name); a TPU pool is also replaced when its slice shape changes."""
+    """Delete-first (a fixed name); a TPU pool is also replaced when its slice shape changes; imported when
+    the stack adopts an existing one."""
     shape = TPU_SHAPE_INPUTS if plan.kind == PoolKind.TPU else ()
-    return Lifecycle(delete_before_replace=True, replace_on_changes=shape)
+    return Lifecycle(delete_before_replace=True, replace_on_changes=shape,
+                     import_id=adoption.pool_import_id(plan.adopt) if plan.adopt else None)
 
 
 def bucket(protect: bool, production: bool) -> Lifecycle:
