@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from gke_ai_batch.offline.diff import SIGNS, Planned, Side, compare, policy_lines, report, show, update_or_replace
+from gke_ai_batch.offline.renames import RenameError, follow_rename
 
 from .conftest import planned
 
@@ -94,6 +95,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (repo / "stacks/Pulumi.drained.yaml").write_text((repo / "stacks/Pulumi.dev.yaml").read_text().replace(
         "    teams:\n", upgraded, 1))
     edit(repo / "stacks/Pulumi.fleet-manager.yaml", "generation: 1", "generation: 2")
+    git(repo, "mv", "stacks/Pulumi.multislice.yaml", "stacks/Pulumi.multislice-v2.yaml")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "change")
     return repo
@@ -103,6 +105,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def runs(repo: Path) -> dict[str, Run]:
     procs = {stack: start(repo, stack, "HEAD~1") for stack in ("dev", "fresh", "drained", "fleet-manager",
                                                                 "stacks/Pulumi.broken.yaml")}
+    procs["renamed"] = start(repo, "multislice-v2", "HEAD~1", "--renamed-from", "multislice")
     return {stack: finish(p) for stack, p in procs.items()}
 
 
@@ -390,3 +393,66 @@ def test_a_mandatory_violation_the_change_brings_is_listed_as_new() -> None:
     assert policy_lines(old, new) == [
         "policy check: BASE 0 mandatory, 1 advisory -> working tree 1 mandatory, 0 advisory",
         "  b: gcp:container/cluster:Cluster gke-cluster: public endpoint (new)"]
+
+
+# --- renames (gke_ai_batch.offline.renames) --------------------------------------------------------------------
+
+def test_a_renamed_stack_is_a_pulumi_stack_rename_not_deletes_and_creates(runs: dict[str, Run]) -> None:
+    run = runs["renamed"]
+    assert run.code == 0, run.out + run.err
+    assert not steps(run.out, "-") and not steps(run.out, "+")
+    note = next(ln for ln in run.out.splitlines() if ln.startswith("renamed: "))
+    assert note.startswith("renamed: stack multislice -> multislice-v2: every one of its ")
+    assert "`pulumi stack rename multislice-v2` (on stack multislice, before the next `pulumi up`)" in note
+    counts = next(ln for ln in run.out.splitlines() if ln.startswith("0 to add, "))
+    assert " 0 to replace, 0 to delete, " in counts  # BASE's older Helm timeout is this repository's one change
+
+
+def _urn(stack: str, project: str, type_: str, name: str) -> str:
+    return f"urn:pulumi:{stack}::{project}::{type_}::{name}"
+
+
+def test_a_renamed_project_pairs_every_urn_and_keeps_what_really_changes() -> None:
+    """The cluster's URN changes with the project's name; compared by URN, it would be deleted and created."""
+    cluster = "gcp:container/cluster:Cluster"
+    old = [{"urn": _urn("prod", "gke-ai-batch", "pulumi:pulumi:Stack", "gke-ai-batch-prod"), "type":
+            "pulumi:pulumi:Stack", "name": "gke-ai-batch-prod", "inputs": {}},
+           {"urn": _urn("prod", "gke-ai-batch", cluster, "gke-cluster"), "type": cluster, "name": "gke-cluster",
+            "inputs": {"name": "ml-prod", "resourceLabels": {"owner": "a"}},
+            "parent": _urn("prod", "gke-ai-batch", "pulumi:pulumi:Stack", "gke-ai-batch-prod")}]
+    new = [{**r, "urn": r["urn"].replace("::gke-ai-batch::", "::ml-platform::").replace("gke-ai-batch-prod",
+                                                                                        "ml-platform-prod")}
+           for r in old]
+    new[0]["name"] = "ml-platform-prod"
+    new[1] = {**new[1], "parent": new[0]["urn"], "inputs": {"name": "ml-prod", "resourceLabels": {"owner": "b"}}}
+    moved, renamed = follow_rename(old, new)
+    assert renamed is not None and renamed.advice()[0].startswith(
+        "renamed: project gke-ai-batch -> ml-platform: every one of its 2 resources keeps its cloud resource; "
+        "move the state with `pulumi stack rename ORG/ml-platform/prod`")
+    diff = compare(moved, new)
+    assert [(op, r["name"]) for op, r, _ in diff.steps] == [("update", "gke-cluster")]  # the label, nothing else
+
+
+def test_part_of_a_stack_moved_gets_aliases() -> None:
+    t = "kubernetes:core/v1:Namespace"
+    old = [{"urn": _urn("dev", "a", t, "ns-1"), "type": t, "name": "ns-1", "inputs": {}},
+           {"urn": _urn("dev", "a", t, "ns-2"), "type": t, "name": "ns-2", "inputs": {}}]
+    new = [{**old[0], "urn": _urn("dev", "b", t, "ns-1")}]
+    _, renamed = follow_rename(old, new)
+    assert renamed is not None
+    assert renamed.advice()[0].startswith('renamed: project a -> b for 1 of 2 resources: give each '
+                                          '`aliases=[pulumi.Alias(project="a")]`')
+
+
+def test_rename_advice_for_urns_that_differ_in_type_is_refused() -> None:
+    old = [{"urn": _urn("dev", "p", "kubernetes:core/v1:Secret", "creds"), "type": "t", "name": "creds"}]
+    new = [{"urn": _urn("dev2", "p", "kubernetes:core/v1:ConfigMap", "creds"), "type": "t", "name": "creds"}]
+    assert follow_rename(old, new) == (old, None)  # not asked: no advice, plain deletes and creates
+    with pytest.raises(RenameError, match="URNs that differ in type or name are not a rename"):
+        follow_rename(old, new, asked=True)
+
+
+def test_a_rename_from_a_stack_base_lacks_is_one_clear_line(repo: Path) -> None:
+    run = finish(start(repo, "multislice-v2", "HEAD~1", "--renamed-from", "no-such-stack"))
+    assert run.code == 2 and run.out == "" and len(run.err.splitlines()) == 1
+    assert run.err == "error: --renamed-from no-such-stack: BASE HEAD~1 has no such stack to rename\n"

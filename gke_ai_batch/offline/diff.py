@@ -36,6 +36,7 @@ from .decisions import read_decisions, refusals
 from .essentials import essentials
 from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
 from .quota_changes import quota_lines
+from .renames import RenameError, follow_rename
 from .stackfile import project
 from .upgrades import upgrades
 
@@ -73,6 +74,7 @@ class Diff:
     steps: list[tuple[str, Resource, list[str]]] = field(default_factory=list)
     unchanged: int = 0
     relinked: list[tuple[Resource, list[str]]] = field(default_factory=list)  # only dependencies or parent moved
+    notes: list[str] = field(default_factory=list)  # what the whole change is (a stack or project rename)
 
     def count(self, op: str) -> int:
         return sum(1 for s in self.steps if s[0] == op)
@@ -391,6 +393,7 @@ def report(name: str, base: Side, now: Side, diff: Diff) -> str:
     out = [f"stack {name}: {base.label} -> {now.label}"]
     out += [f"stack {name} does not exist at the {s.label}: every resource is {what}"
             for s, what in ((base, "added"), (now, "deleted")) if s.stack is None]
+    out += diff.notes
     out.append("")
     for op, r, lines in diff.steps:
         out.append(f"{SIGNS[op]} {op}  {r['type']}  {r['name']}")
@@ -423,26 +426,34 @@ def policy_lines(old: Planned, new: Planned) -> list[str]:
     return lines
 
 
-def run(stack: str, base: str, here: Path) -> tuple[str, list[str]]:
+def run(stack: str, base: str, here: Path, renamed_from: str | None = None) -> tuple[str, list[str]]:
     """The diff of STACK between BASE and the working tree of the repository around `here` (with both sides'
     policy results and team quotas), and the deletions and replacements in it that lack the stack file's
-    decision."""
+    decision. `renamed_from`: the stack's name (or file) at BASE, when this change renames it."""
     repo = repo_root(here)
     sha = base_commit(repo, base)
     proj, path = locate(stack, here, repo)
+    was, was_path = (renamed_from, locate(renamed_from, here, repo)[1]) if renamed_from else (stack, path)
     with tempfile.TemporaryDirectory(prefix="gke-ai-batch-diff-") as name:
         tmp = Path(name)
         extract(repo, sha, tmp / "base")
-        before = side(f"BASE {base} ({sha[:7]})", tmp / "base", proj, stack, path)
+        before = side(f"BASE {base} ({sha[:7]})", tmp / "base", proj, was, was_path)
         after = side("working tree", repo, proj, stack, path)
+        if renamed_from and before.stack is None:
+            raise DiffError(f"--renamed-from {renamed_from}: BASE {base} has no such stack to rename")
         if before.stack is None and after.stack is None:
             raise DiffError(f"no stack {stack!r} at BASE {base} nor in the working tree")
         old, new = plan_both(before, after, tmp)
-        diff = compare(old.resources, new.resources)
-        refused = refusals(((op, r) for op, r, _ in diff.steps), old.resources, new.resources,
-                             read_decisions(before.stack), read_decisions(after.stack))
-    moves, wrong_moves = upgrades(old.resources, new.resources)
-    review = ["", *policy_lines(old, new), "", *quota_lines(old.resources, new.resources)]
+        try:
+            was_resources, renamed = follow_rename(old.resources, new.resources, asked=renamed_from is not None)
+        except RenameError as e:
+            raise DiffError(str(e)) from None
+        diff = compare(was_resources, new.resources)
+        diff.notes = renamed.advice() if renamed else []
+        refused = refusals(((op, r) for op, r, _ in diff.steps), was_resources, new.resources,
+                           read_decisions(before.stack), read_decisions(after.stack))
+    moves, wrong_moves = upgrades(was_resources, new.resources)
+    review = ["", *policy_lines(old, new), "", *quota_lines(was_resources, new.resources)]
     review += ["", *moves] if moves else []
     return "\n".join([report(stack_name(stack), before, after, diff), *review]), refused + wrong_moves
 
@@ -454,9 +465,11 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("stack", help="a stack name of the project or a path to Pulumi.<stack>.yaml")
     ap.add_argument("base", help="the git ref to compare with (branch, tag or commit), e.g. origin/main")
+    ap.add_argument("--renamed-from", metavar="OLD", help="the stack's name (or file) at BASE, when this change "
+                    "renames it: the diff then advises `pulumi stack rename` instead of deletes and creates")
     args = ap.parse_args(argv)
     try:
-        text, refused = run(args.stack, args.base, Path.cwd())
+        text, refused = run(args.stack, args.base, Path.cwd(), args.renamed_from)
     except DiffError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
