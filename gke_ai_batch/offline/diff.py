@@ -2,8 +2,10 @@
 
 Plans and policy-checks STACK twice under mocks, each side with its own code and its own stack file: as it is
 at the git ref BASE (extracted with `git archive`) and as it is in the working tree. Then compares the two plans
-by URN and prints the resources to create, update, replace and delete, each change's input paths with old and new values
-(secrets stay [secret]), dependency and parent changes, and the counts. Offline there is no provider to say
+by URN and prints the resources to create, import (`adopt:`), update, replace and delete, each change's input paths
+with old and new values (secrets compared by a keyed digest of this run, never shown; YAML held in a string key by
+key), and the counts; a dependency or parent change alone is listed, not counted. URNs that differ only in stack and
+project are a rename (gke_ai_batch.offline.renames), compared under the new names. Offline there is no provider to say
 which changes force a replacement: gke_ai_batch.model.replacement's table (the providers' ForceNew fields,
 Kubernetes' immutable fields, the program's replaceOnChanges) says it, with the path that forces it and the
 order the engine would replace in; in-place node pool updates that GKE applies by recreating the nodes are
