@@ -17,7 +17,17 @@ from pathlib import Path
 
 import pytest
 
-from gke_ai_batch.offline.diff import SIGNS, Planned, Side, compare, policy_lines, report, show, update_or_replace
+from gke_ai_batch.offline.diff import (
+    SIGNS,
+    Planned,
+    Side,
+    compare,
+    input_changes,
+    policy_lines,
+    report,
+    show,
+    update_or_replace,
+)
 from gke_ai_batch.offline.renames import RenameError, follow_rename
 
 from .conftest import planned
@@ -456,3 +466,26 @@ def test_a_rename_from_a_stack_base_lacks_is_one_clear_line(repo: Path) -> None:
     run = finish(start(repo, "multislice-v2", "HEAD~1", "--renamed-from", "no-such-stack"))
     assert run.code == 2 and run.out == "" and len(run.err.splitlines()) == 1
     assert run.err == "error: --renamed-from no-such-stack: BASE HEAD~1 has no such stack to rename\n"
+
+
+def test_secrets_are_compared_by_digest_and_a_base_without_digests_reads_as_unchanged() -> None:
+    old = {"urn": "u", "type": "t", "inputs": {"stringData": {"kubeconfig": "[secret]"}, "a": 1},
+           "secretDigests": {"stringData.kubeconfig": "1111"}}
+    assert update_or_replace(old, {**old, "secretDigests": {"stringData.kubeconfig": "1111"}}) is None
+    [(path, line)] = input_changes(old, {**old, "secretDigests": {"stringData.kubeconfig": "2222"}})
+    assert path == "stringData.kubeconfig" and "1111" not in line and "2222" not in line
+    older = {k: v for k, v in old.items() if k != "secretDigests"}  # planned by code before the digests
+    assert update_or_replace(older, {**old, "secretDigests": {"stringData.kubeconfig": "2222"}}) is None
+
+
+def test_a_plain_plan_records_no_secret_digests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only `make diff` sets a key (one per run): resources.json from `make plan` holds no digest of a secret."""
+    from gke_ai_batch.offline.inputs import DIGEST_KEY
+    from gke_ai_batch.offline.runtime import secret_digests
+    wire = {"kubeconfig": {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "tok"}}
+    monkeypatch.delenv(DIGEST_KEY, raising=False)
+    assert secret_digests(wire) == {}
+    monkeypatch.setenv(DIGEST_KEY, "k1")
+    first = secret_digests(wire)
+    monkeypatch.setenv(DIGEST_KEY, "k2")
+    assert set(first) == {"kubeconfig"} and secret_digests(wire) != first and "tok" not in first["kubeconfig"]
