@@ -41,8 +41,8 @@ check: $(PLANNING)  ## make check STACK=<name|path> [OUT=dir] [POLICY_CONFIG=fil
 
 # BASE: the git ref `make diff` compares with; origin/main if this clone has it, else main.
 BASE ?= $(shell git rev-parse --verify --quiet origin/main >/dev/null && echo origin/main || echo main)
-diff: $(PLANNING)  ## make diff STACK=<name|path> [BASE=<git ref>]: what the change since BASE would do to the stack, like a preview
-	$(PY) -m gke_ai_batch.offline.diff $(STACK) $(BASE)
+diff: $(PLANNING)  ## make diff STACK=<name|path> [BASE=<git ref>] [FROM=<its name at BASE>]: what the change since BASE would do to the stack, like a preview
+	$(PY) -m gke_ai_batch.offline.diff $(STACK) $(BASE) $(if $(FROM),--renamed-from $(FROM))
 
 report: $(PLANNING)  ## make report STACK=<name|path> [BASE=<git ref>]: out/<stack>/report.html, the plan as one page (with BASE: quotas before and after)
 	$(PY) -m gke_ai_batch.offline.report $(STACK) $(if $(filter command line,$(origin BASE)),--base $(BASE)) $(out_flag)

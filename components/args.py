@@ -80,6 +80,9 @@ class NodeSettingsArgs(TypedDict, total=False):
     """Extra node taints."""
     autoscaling: AutoscalingArgs
     """Autoscaling limits (default: a fixed size)."""
+    adopt: str
+    """An existing node pool to import: its GKE name, projects/PROJECT/locations/LOCATION/clusters/CLUSTER/
+    nodePools/NAME."""
 
 
 class TpuShape(NodeSettingsArgs):

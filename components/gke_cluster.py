@@ -155,6 +155,8 @@ class ClusterSettingsArgs(TypedDict):
     """Multi-networking, for GPU pools with GPUDirect networks (default off for a cluster on its own)."""
     labels: NotRequired[dict[str, str]]
     """Extra resource labels of the cluster."""
+    adopt: NotRequired[str]
+    """An existing cluster to import: its GKE name, projects/PROJECT/locations/LOCATION/clusters/NAME."""
     node_image_repositories: NotRequired[list[ImageRepositoryArgs]]
     """Private Artifact Registry repositories the nodes pull images from."""
     auto_provisioning: NotRequired[AutoProvisioningArgs]
@@ -242,7 +244,7 @@ class GkeCluster(pulumi.ComponentResource):
         if network.create or network.existing_nat:
             first.append(ClusterNetwork(f"{name}-network", network, pulumi.ResourceOptions(parent=self)))
         self.cluster = gcp.container.Cluster(f"{name}-cluster", **inputs, opts=pulumi.ResourceOptions(
-            parent=self, depends_on=first, **lifecycle.NAMED.options()))
+            parent=self, depends_on=first, **lifecycle.cluster(args["cluster"].get("adopt")).options()))
         self.node_service_account = pulumi.Output.from_input(identity.email)
         self.name, self.location, self.endpoint = self.cluster.name, self.cluster.location, self.cluster.endpoint
         dns = inputs["control_plane_endpoints_config"]["dns_endpoint_config"]["allow_external_traffic"]

@@ -26,6 +26,9 @@ class SystemNodePoolArgs(NodePoolTarget):
     """Autoscaling ceiling per zone (default 3)."""
     disk_size_gb: NotRequired[int]
     """Boot disk size (default 100)."""
+    adopt: NotRequired[str]
+    """An existing node pool to import: its GKE name, projects/PROJECT/locations/LOCATION/clusters/CLUSTER/
+    nodePools/NAME."""
 
 
 class SystemNodePool(pulumi.ComponentResource):

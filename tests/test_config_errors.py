@@ -114,6 +114,30 @@ CASES = [
          "flavor": "v5e-train"}), "platform.tpu_pools[3].flavor", "selects one machine type, shape and capacity"),
     ("groups without Google Groups for RBAC", lambda c: c["cluster"].pop("security_group"),
      "platform.teams[0].groups", "cluster.security_group"),
+    # Issue 37: an adopted cluster or pool is imported by the ID given; another one would be read instead.
+    ("adopt: not a GKE name", lambda c: c["cluster"].update(adopt="ml-dev"), "platform.cluster.adopt",
+     "'ml-dev' is not a GKE cluster name; allowed: projects/PROJECT/locations/LOCATION/clusters/NAME, for this "
+     "stack projects/acme-ml-dev/locations/us-east5-b/clusters/ml-dev"),
+    ("adopt: another project's cluster", lambda c: c["cluster"].update(
+        adopt="projects/other/locations/us-east5-b/clusters/ml-dev"), "platform.cluster.adopt",
+     "'projects/other/locations/us-east5-b/clusters/ml-dev' is not this stack's cluster; allowed: "
+     "projects/acme-ml-dev/locations/us-east5-b/clusters/ml-dev"),
+    ("adopt: a regional cluster for a zonal one", lambda c: c["cluster"].update(
+        adopt="projects/acme-ml-dev/locations/us-east5/clusters/ml-dev"), "platform.cluster.adopt",
+     "not this stack's cluster"),
+    ("adopt: another pool", lambda c: c["cpu_pools"][0].update(
+        adopt="projects/acme-ml-dev/locations/us-east5-b/clusters/ml-dev/nodePools/other"),
+     "platform.cpu_pools[0].adopt", "is not this node pool; allowed: projects/acme-ml-dev/locations/us-east5-b/"
+     "clusters/ml-dev/nodePools/"),
+    ("adopt: a pool of another cluster", lambda c: c["system_pool"].update(
+        adopt="projects/acme-ml-dev/locations/us-east5-b/clusters/other/nodePools/system"),
+     "platform.system_pool.adopt", "is not a node pool of this stack's cluster; allowed: "
+     "projects/acme-ml-dev/locations/us-east5-b/clusters/ml-dev/nodePools/system"),
+    ("adopt: a malformed pool name", lambda c: c["system_pool"].update(adopt="system"),
+     "platform.system_pool.adopt", "'system' is not a GKE node pool name"),
+    ("adopt: a multislice pool", lambda c: c["tpu_pools"][0].update(
+        adopt="projects/acme-ml-dev/locations/us-east5-b/clusters/ml-dev/nodePools/v5e-train-0"),
+     "platform.tpu_pools[0].adopt", "a pool of 2 slices is 2 node pools; adopt names one"),
 ]
 
 

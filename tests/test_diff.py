@@ -17,13 +17,28 @@ from pathlib import Path
 
 import pytest
 
-from gke_ai_batch.offline.diff import Planned, Side, compare, policy_lines, report, show, update_or_replace
+from gke_ai_batch.offline.diff import (
+    SIGNS,
+    Planned,
+    Side,
+    compare,
+    input_changes,
+    policy_lines,
+    report,
+    show,
+    update_or_replace,
+)
+from gke_ai_batch.offline.renames import RenameError, follow_rename
 
 from .conftest import planned
 
 ROOT = Path(__file__).resolve().parent.parent
 QUOTA = "v6e-flex: {google.com/tpu: 16}"
 TRAINING = "      - name: training\n"
+DEV_CLUSTER = "projects/acme-ml-dev/locations/us-east5-b/clusters/ml-dev"
+ADOPT_CLUSTER = ("      name: ml-dev\n", f"      name: ml-dev\n      adopt: {DEV_CLUSTER}\n")
+ADOPT_SYSTEM_POOL = ("min_nodes: 1, max_nodes: 3}\n",
+                     f"min_nodes: 1, max_nodes: 3, adopt: {DEV_CLUSTER}/nodePools/system}}\n")
 BASE_CODE = {  # file -> (as now, as at BASE)
     "components/helm_install.py": ("timeout=600", "timeout=300"),
     "gke_ai_batch/model/releases.py": ('JOBSET_CHART = "oci://registry.k8s.io/', 'JOBSET_CHART = "oci://mirror.example/'),
@@ -85,10 +100,12 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     edit(repo / "stacks/Pulumi.dev.yaml", QUOTA, QUOTA.replace("16", "32"))
     edit(repo / "stacks/Pulumi.dev.yaml", dev[dev.index("      - name: training"):], "")
     (repo / "stacks/Pulumi.broken.yaml").unlink()  # gone now: only BASE plans it, and refuses it
-    (repo / "stacks/Pulumi.fresh.yaml").write_text(dev)
+    (repo / "stacks/Pulumi.fresh.yaml").write_text(dev.replace(*ADOPT_CLUSTER).replace(*ADOPT_SYSTEM_POOL))
     upgraded = "    kueue: {version: 0.19.5}\n    teams:\n"
     (repo / "stacks/Pulumi.drained.yaml").write_text((repo / "stacks/Pulumi.dev.yaml").read_text().replace(
         "    teams:\n", upgraded, 1))
+    edit(repo / "stacks/Pulumi.fleet-manager.yaml", "generation: 1", "generation: 2")
+    git(repo, "mv", "stacks/Pulumi.multislice.yaml", "stacks/Pulumi.multislice-v2.yaml")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "change")
     return repo
@@ -96,15 +113,16 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def runs(repo: Path) -> dict[str, Run]:
-    procs = {stack: start(repo, stack, "HEAD~1") for stack in ("dev", "fresh", "drained",
+    procs = {stack: start(repo, stack, "HEAD~1") for stack in ("dev", "fresh", "drained", "fleet-manager",
                                                                 "stacks/Pulumi.broken.yaml")}
+    procs["renamed"] = start(repo, "multislice-v2", "HEAD~1", "--renamed-from", "multislice")
     return {stack: finish(p) for stack, p in procs.items()}
 
 
 def block(out: str, op: str, type_: str, name: str) -> list[str]:
     """A step's changed-path lines, from its `~ update  type  name` line to the next step."""
     lines = out.splitlines()
-    at = lines.index(f"{dict(create='+', update='~', delete='-')[op]} {op}  {type_}  {name}")
+    at = lines.index(f"{SIGNS[op]} {op}  {type_}  {name}")
     rest = lines[at + 1:]
     return [ln.strip() for ln in rest[:next((i for i, ln in enumerate(rest) if not ln.startswith(" ")), len(rest))]]
 
@@ -144,7 +162,8 @@ def test_a_removed_team_shows_as_deletes_and_the_counts_add_up(runs: dict[str, R
     assert not steps(dev, "+")
     assert {ln.split()[-1] for ln in steps(dev, "~")} >= {"observability-dashboard",
                                                           "observability-platform-provisioning-request-failing"}
-    assert f"0 to add, 5 to change, 0 to replace, 21 to delete, {len(everything) - 26} unchanged" in dev.splitlines()
+    total = len(everything) + len(steps(fresh, "="))  # fresh imports what it adopts
+    assert f"0 to add, 5 to change, 0 to replace, 21 to delete, {total - 26} unchanged" in dev.splitlines()
 
 
 def test_created_and_deleted_resources_show_what_a_reviewer_approves_or_loses(runs: dict[str, Run]) -> None:
@@ -191,13 +210,30 @@ def test_a_kueue_version_bump_plans_its_upgrade(runs: dict[str, Run]) -> None:
     assert [s.split(":")[0].strip() for s in steps_] == [f"read the release notes of 0.19.{n}" for n in (3, 4, 5)]
 
 
-def test_a_stack_missing_at_base_is_all_adds(runs: dict[str, Run]) -> None:
+def test_a_stack_missing_at_base_is_all_adds_and_imports(runs: dict[str, Run]) -> None:
     fresh = runs["fresh"]
     assert fresh.code == 0, fresh.err
     assert "stack fresh does not exist at the BASE HEAD~1" in fresh.out
     adds = len(steps(fresh.out, "+"))
     assert adds > 30
-    assert f"{adds} to add, 0 to change, 0 to replace, 0 to delete, 0 unchanged" in fresh.out.splitlines()
+    assert f"{adds} to add, 2 to import, 0 to change, 0 to replace, 0 to delete, 0 unchanged" in fresh.out.splitlines()
+
+
+def test_an_adopted_cluster_and_pool_are_imported_with_what_they_must_already_have(runs: dict[str, Run]) -> None:
+    """`adopt:` gives Pulumi's import option the existing resource's ID (pulumi-gcp: a cluster by its GKE name,
+    a node pool as project/location/cluster/pool); Pulumi imports only when the inputs match, so the diff lists
+    them, and those that force replacement (the datapath, the network) as blockers."""
+    out = runs["fresh"].out
+    assert "= import  gcp:container/cluster:Cluster  gke-cluster" in out
+    assert "+ create  gcp:container/cluster:Cluster" not in out
+    cluster = block(out, "import", "gcp:container/cluster:Cluster", "gke-cluster")
+    assert cluster[0] == f"id: {DEV_CLUSTER}"
+    blocker = next(ln for ln in cluster if ln.startswith("datapathProvider = "))
+    assert blocker.startswith('datapathProvider = "ADVANCED_DATAPATH"  [blocker: ForceNew in terraform-provider')
+    assert any(ln.startswith('releaseChannel.channel = "RAPID"') and "blocker" not in ln for ln in cluster)
+    pool = block(out, "import", "gcp:container/nodePool:NodePool", "system-pool")
+    assert pool[0] == "id: acme-ml-dev/us-east5-b/ml-dev/system"
+    assert any(ln.startswith('nodeConfig.machineType = "e2-standard-8"') for ln in pool)
 
 
 def test_a_refused_plan_says_which_side(runs: dict[str, Run], repo: Path) -> None:
@@ -227,7 +263,8 @@ def test_secrets_stay_hidden() -> None:
     old = {"urn": "u", "type": "t", "inputs": {"kubeconfig": "token: hunter2", "auth": {"a": ["[secret]"]}}}
     new = {"urn": "u", "type": "t", "inputs": {"kubeconfig": "[secret]", "auth": {"a": ["hunter3"]}}}
     _, _, lines = update_or_replace(old, new)
-    assert lines == ["kubeconfig: [secret] -> [secret]", "auth.a: [secret] -> [secret]"]
+    changed = "[secret] -> [secret] (changed; secret values are compared by digest, never shown)"
+    assert lines == [f"kubeconfig: {changed}", f"auth.a: {changed}"]
 
 
 def test_paths_index_lists_of_objects_and_show_absent_keys() -> None:
@@ -243,10 +280,53 @@ def test_paths_index_lists_of_objects_and_show_absent_keys() -> None:
         "parent: t:index:Team x -> t:index:Team z", "dependencies: - k y"]
 
 
-def test_long_values_are_cut() -> None:
-    text = show("x" * 200)
-    assert len(text) == 80 and text.endswith("…") and text.startswith('"xxx')
+def test_long_values_are_cut_between_tokens_never_inside_one() -> None:
+    """A cut inside a number would show another number: 12345678 cut to 1234… reads as a value."""
+    numbers = show(list(range(10_000_000, 10_000_020)))
+    shown_part, rest = numbers.split("… (+")
+    assert shown_part.endswith(",") and len(shown_part) < 80 and rest.endswith(" characters)")
+    assert all(n.strip().isdigit() and 10_000_000 <= int(n) < 10_000_020 for n in shown_part.strip("[,").split(","))
+    words = show("quota " * 30)
+    assert words.split("…")[0].endswith("quota") and "quot…" not in words
+    assert show("x" * 200) == f'"{"x" * 200}"'  # one token: whole
     assert show("short") == '"short"'
+
+
+def test_a_dependency_only_change_is_listed_but_not_counted_as_an_update() -> None:
+    old = {"urn": "u", "type": "t", "name": "n", "inputs": {"a": 1}, "dependencies": ["urn:p::d::k::y"]}
+    new = {**old, "dependencies": ["urn:p::d::k::z"]}
+    diff = compare([old], [new])
+    assert diff.steps == [] and diff.unchanged == 1
+    s = Side("working tree", Path("."), Path("."), Path("s"))
+    out = report("dev", s, s, diff)
+    assert "~ update" not in out and out.splitlines()[-1].startswith("0 to add, 0 to change,")
+    assert "dependencies: + k z" in out and "dependencies: - k y" in out
+
+
+def test_kueues_embedded_configuration_is_diffed_key_by_key() -> None:
+    release = next(r for r in planned("dev") if r.type == "kubernetes:helm.sh/v3:Release" and "kueue" in r.name)
+    old = {"urn": release.urn, "type": release.type, "name": release.name, "inputs": release.inputs}
+    config = old["inputs"]["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    new = _with(old, "values.managerConfig.controllerManagerConfigYaml",
+                config.replace("waitForPodsReady:\n  timeout: 30m\n", "waitForPodsReady:\n  timeout: 45m\n"))
+    [(op, _, lines)] = compare([old], [new]).steps
+    assert op == "update"
+    assert lines == ['values.managerConfig.controllerManagerConfigYaml.waitForPodsReady.timeout: "30m" -> "45m"']
+
+
+def test_a_secret_value_change_shows_without_its_value(runs: dict[str, Run]) -> None:
+    """Raising the fleet's credential generation makes a new worker token, so each kubeconfig Secret's data
+    changes: pulumi-kubernetes replaces a Secret whose data changes (provider/pkg/provider/diff.go@v4.30.0:
+    type, stringData and data force a new one unless enableSecretMutable), delete-first as it is named."""
+    run = runs["fleet-manager"]
+    assert run.code == 0, run.out + run.err
+    lines = block(run.out, "replace", "kubernetes:core/v1:Secret", "fleet-east-kubeconfig")
+    assert lines[0] == "order: delete first, then create (pulumi-kubernetes: a named object keeps its name)"
+    assert any(ln.startswith("stringData.kubeconfig: [secret] -> [secret] (changed; secret values are compared by "
+                             "digest, never shown)  [forces replacement: pulumi-kubernetes forceNew table")
+               for ln in lines), lines
+    assert 'token-generation"]: "1" -> "2"' in "".join(lines)
+    assert "offline-plan-token" not in run.out and "b2ZmbGluZS1wbGFu" not in run.out
 
 
 def test_no_change_says_so() -> None:
@@ -327,3 +407,89 @@ def test_a_mandatory_violation_the_change_brings_is_listed_as_new() -> None:
     assert policy_lines(old, new) == [
         "policy check: BASE 0 mandatory, 1 advisory -> working tree 1 mandatory, 0 advisory",
         "  b: gcp:container/cluster:Cluster gke-cluster: public endpoint (new)"]
+
+
+# --- renames (gke_ai_batch.offline.renames) --------------------------------------------------------------------
+
+def test_a_renamed_stack_is_a_pulumi_stack_rename_not_deletes_and_creates(runs: dict[str, Run]) -> None:
+    run = runs["renamed"]
+    assert run.code == 0, run.out + run.err
+    assert not steps(run.out, "-") and not steps(run.out, "+")
+    note = next(ln for ln in run.out.splitlines() if ln.startswith("renamed: "))
+    assert note.startswith("renamed: stack multislice -> multislice-v2: every one of its ")
+    assert "`pulumi stack rename multislice-v2` (on stack multislice, before the next `pulumi up`)" in note
+    counts = next(ln for ln in run.out.splitlines() if ln.startswith("0 to add, "))
+    assert " 0 to replace, 0 to delete, " in counts  # BASE's older Helm timeout is this repository's one change
+
+
+def _urn(stack: str, project: str, type_: str, name: str) -> str:
+    return f"urn:pulumi:{stack}::{project}::{type_}::{name}"
+
+
+def test_a_renamed_project_pairs_every_urn_and_keeps_what_really_changes() -> None:
+    """The cluster's URN changes with the project's name; compared by URN, it would be deleted and created."""
+    cluster = "gcp:container/cluster:Cluster"
+    old = [{"urn": _urn("prod", "gke-ai-batch", "pulumi:pulumi:Stack", "gke-ai-batch-prod"), "type":
+            "pulumi:pulumi:Stack", "name": "gke-ai-batch-prod", "inputs": {}},
+           {"urn": _urn("prod", "gke-ai-batch", cluster, "gke-cluster"), "type": cluster, "name": "gke-cluster",
+            "inputs": {"name": "ml-prod", "resourceLabels": {"owner": "a"}},
+            "parent": _urn("prod", "gke-ai-batch", "pulumi:pulumi:Stack", "gke-ai-batch-prod")}]
+    new = [{**r, "urn": r["urn"].replace("::gke-ai-batch::", "::ml-platform::").replace("gke-ai-batch-prod",
+                                                                                        "ml-platform-prod")}
+           for r in old]
+    new[0]["name"] = "ml-platform-prod"
+    new[1] = {**new[1], "parent": new[0]["urn"], "inputs": {"name": "ml-prod", "resourceLabels": {"owner": "b"}}}
+    moved, renamed = follow_rename(old, new)
+    assert renamed is not None and renamed.advice()[0].startswith(
+        "renamed: project gke-ai-batch -> ml-platform: every one of its 2 resources keeps its cloud resource; "
+        "move the state with `pulumi stack rename ORG/ml-platform/prod`")
+    diff = compare(moved, new)
+    assert [(op, r["name"]) for op, r, _ in diff.steps] == [("update", "gke-cluster")]  # the label, nothing else
+
+
+def test_part_of_a_stack_moved_gets_aliases() -> None:
+    t = "kubernetes:core/v1:Namespace"
+    old = [{"urn": _urn("dev", "a", t, "ns-1"), "type": t, "name": "ns-1", "inputs": {}},
+           {"urn": _urn("dev", "a", t, "ns-2"), "type": t, "name": "ns-2", "inputs": {}}]
+    new = [{**old[0], "urn": _urn("dev", "b", t, "ns-1")}]
+    _, renamed = follow_rename(old, new)
+    assert renamed is not None
+    assert renamed.advice()[0].startswith('renamed: project a -> b for 1 of 2 resources: give each '
+                                          '`aliases=[pulumi.Alias(project="a")]`')
+
+
+def test_rename_advice_for_urns_that_differ_in_type_is_refused() -> None:
+    old = [{"urn": _urn("dev", "p", "kubernetes:core/v1:Secret", "creds"), "type": "t", "name": "creds"}]
+    new = [{"urn": _urn("dev2", "p", "kubernetes:core/v1:ConfigMap", "creds"), "type": "t", "name": "creds"}]
+    assert follow_rename(old, new) == (old, None)  # not asked: no advice, plain deletes and creates
+    with pytest.raises(RenameError, match="URNs that differ in type or name are not a rename"):
+        follow_rename(old, new, asked=True)
+
+
+def test_a_rename_from_a_stack_base_lacks_is_one_clear_line(repo: Path) -> None:
+    run = finish(start(repo, "multislice-v2", "HEAD~1", "--renamed-from", "no-such-stack"))
+    assert run.code == 2 and run.out == "" and len(run.err.splitlines()) == 1
+    assert run.err == "error: --renamed-from no-such-stack: BASE HEAD~1 has no such stack to rename\n"
+
+
+def test_secrets_are_compared_by_digest_and_a_base_without_digests_reads_as_unchanged() -> None:
+    old = {"urn": "u", "type": "t", "inputs": {"stringData": {"kubeconfig": "[secret]"}, "a": 1},
+           "secretDigests": {"stringData.kubeconfig": "1111"}}
+    assert update_or_replace(old, {**old, "secretDigests": {"stringData.kubeconfig": "1111"}}) is None
+    [(path, line)] = input_changes(old, {**old, "secretDigests": {"stringData.kubeconfig": "2222"}})
+    assert path == "stringData.kubeconfig" and "1111" not in line and "2222" not in line
+    older = {k: v for k, v in old.items() if k != "secretDigests"}  # planned by code before the digests
+    assert update_or_replace(older, {**old, "secretDigests": {"stringData.kubeconfig": "2222"}}) is None
+
+
+def test_a_plain_plan_records_no_secret_digests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only `make diff` sets a key (one per run): resources.json from `make plan` holds no digest of a secret."""
+    from gke_ai_batch.offline.inputs import DIGEST_KEY
+    from gke_ai_batch.offline.runtime import secret_digests
+    wire = {"kubeconfig": {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "tok"}}
+    monkeypatch.delenv(DIGEST_KEY, raising=False)
+    assert secret_digests(wire) == {}
+    monkeypatch.setenv(DIGEST_KEY, "k1")
+    first = secret_digests(wire)
+    monkeypatch.setenv(DIGEST_KEY, "k2")
+    assert set(first) == {"kubeconfig"} and secret_digests(wire) != first and "tok" not in first["kubeconfig"]

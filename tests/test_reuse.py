@@ -32,7 +32,7 @@ def test_a_misspelt_argument_in_a_program_is_one_error_line(tmp_path):
                        cwd=program, capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert ": invalid TpuSlicePool 'v6e-spot' arguments at capacty: unknown key `capacty`; did you mean `capacity`? " \
-        "keys here: autoscaling, capacity," in r.stderr
+        "keys here: adopt, autoscaling, capacity," in r.stderr
 
 
 def test_a_program_whose_pools_run_as_the_default_compute_account_is_refused(tmp_path):

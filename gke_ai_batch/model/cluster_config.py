@@ -174,6 +174,10 @@ class ClusterConfig(Model):
     auto_provisioning: AutoProvisioning | None = None
     """Node auto-provisioning for the compute classes (Standard only); unset: on, with derived limits,
     where the stack declares compute classes."""
+    adopt: str | None = None
+    """An existing cluster to import instead of creating one: its GKE name, projects/PROJECT/locations/
+    LOCATION/clusters/NAME, which must be this stack's project, location and name. Pulumi imports it only if
+    the plan's inputs match what it has: `make diff` lists them (docs/operating.md, "Adopting a cluster")."""
 
     @field_validator("dns_endpoint_reason")
     @classmethod

@@ -40,6 +40,9 @@ class SystemPoolConfig(Model):
     """Autoscaling maximum, per zone."""
     disk_size_gb: int = Field(100, ge=10)
     """Boot disk size in GB."""
+    adopt: str | None = None
+    """An existing node pool to import instead of creating one: its GKE name, projects/PROJECT/locations/
+    LOCATION/clusters/CLUSTER/nodePools/NAME, of this stack's cluster and this pool's name."""
 
 
 class Autoscaling(Model):
@@ -96,6 +99,10 @@ class NodeSettings(Model):
     """Extra taints on the nodes; the pool's flavor tolerates them, so admitted workloads do too."""
     autoscaling: Autoscaling | None = None
     """Autoscaling limits; unset: a fixed size (flex-start and queued pools always autoscale)."""
+    adopt: str | None = None
+    """An existing node pool to import instead of creating one: its GKE name, projects/PROJECT/locations/
+    LOCATION/clusters/CLUSTER/nodePools/NAME, of this stack's cluster and this pool's GKE name (a TPU pool of
+    one slice: <name>-0)."""
 
 
 class TpuPoolConfig(NodeSettings):

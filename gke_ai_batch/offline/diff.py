@@ -2,8 +2,10 @@
 
 Plans and policy-checks STACK twice under mocks, each side with its own code and its own stack file: as it is
 at the git ref BASE (extracted with `git archive`) and as it is in the working tree. Then compares the two plans
-by URN and prints the resources to create, update, replace and delete, each change's input paths with old and new values
-(secrets stay [secret]), dependency and parent changes, and the counts. Offline there is no provider to say
+by URN and prints the resources to create, import (`adopt:`), update, replace and delete, each change's input paths
+with old and new values (secrets compared by a keyed digest of this run, never shown; YAML held in a string key by
+key), and the counts; a dependency or parent change alone is listed, not counted. URNs that differ only in stack and
+project are a rename (gke_ai_batch.offline.renames), compared under the new names. Offline there is no provider to say
 which changes force a replacement: gke_ai_batch.model.replacement's table (the providers' ForceNew fields,
 Kubernetes' immutable fields, the program's replaceOnChanges) says it, with the path that forces it and the
 order the engine would replace in; in-place node pool updates that GKE applies by recreating the nodes are
@@ -20,11 +22,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import secrets
 import subprocess
 import sys
 import tarfile
 import tempfile
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,14 +40,15 @@ from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, K8S_PROVIDER, NODE_PO
 from . import api_refusals
 from .decisions import Decisions, read_decisions, refusals
 from .essentials import essentials
-from .inputs import ABSENT, changes
+from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
 from .quota_changes import quota_lines
+from .renames import RenameError, follow_rename
 from .stackfile import project
 from .upgrades import upgrades
 
 PACKAGE = "gke_ai_batch"
-SECRET = "[secret]"
-WIDTH = 80  # printed values are cut at about this many characters
+WIDTH = 80  # printed values are cut at about this many characters, between tokens
+HIDDEN_CHANGE = "(changed; secret values are compared by digest, never shown)"
 
 # Runs one side's planner: its link tree first on sys.path, and setuptools' editable finder dropped, so that
 # no module of the installed working tree can stand in for one the side does not have.
@@ -79,6 +85,8 @@ class Diff:
     concurrently), and a pull-request comment should not reshuffle on every push."""
     steps: list[Step] = field(default_factory=list)
     unchanged: int = 0
+    relinked: list[tuple[Resource, list[str]]] = field(default_factory=list)  # only dependencies or parent moved
+    notes: list[str] = field(default_factory=list)  # what the whole change is (a stack or project rename)
 
     def count(self, op: str) -> int:
         return sum(1 for s in self.steps if s[0] == op)
@@ -190,15 +198,16 @@ def side(label: str, root: Path, proj: Path, stack: str, path: Path | None) -> S
 
 # --- planning ------------------------------------------------------------------------------------------------
 
-def start(s: Side, tmp: Path, tag: str) -> subprocess.Popen[bytes] | None:
-    """Plan and policy-check one side in its own process with its own code (both sides run at once)."""
+def start(s: Side, tmp: Path, tag: str, key: str) -> subprocess.Popen[bytes] | None:
+    """Plan and policy-check one side in its own process with its own code (both sides run at once), its
+    secrets digested with this run's key."""
     if s.stack is None:
         return None
     link = link_tree(s.root, tmp / f"{tag}-link")
     with open(tmp / f"{tag}.err", "wb") as err:
         return subprocess.Popen([sys.executable, "-c", _BOOT, str(link), "check", str(s.stack),
                                  "--out", str(tmp / f"{tag}-out")], cwd=s.cwd, stdout=subprocess.DEVNULL,
-                                stderr=err)
+                                stderr=err, env={**os.environ, DIGEST_KEY: key})
 
 
 @dataclass(frozen=True)
@@ -233,7 +242,8 @@ def finish(s: Side, proc: subprocess.Popen[bytes] | None, tmp: Path, tag: str) -
 
 def plan_both(base: Side, now: Side, tmp: Path) -> tuple[Planned, Planned]:
     """Both sides' resources; a side left running when the other fails is stopped."""
-    procs = start(base, tmp, "base"), start(now, tmp, "now")
+    key = secrets.token_hex(32)  # this run's only: a digest in one run tells nothing in another
+    procs = start(base, tmp, "base", key), start(now, tmp, "now", key)
     try:
         return finish(base, procs[0], tmp, "base"), finish(now, procs[1], tmp, "now")
     finally:
@@ -250,25 +260,34 @@ def compare(old: list[Resource], new: list[Resource]) -> Diff:
     inputs, dependencies or parent an update or a replacement; then a replaced provider's objects replaced."""
     before = {r["urn"]: r for r in old}
     now = {r["urn"] for r in new}
-    steps = cascade([("create", r, essentials(r)) if r["urn"] not in before
-                     else update_or_replace(before[r["urn"]], r) or (SAME, r, []) for r in new], old)
+    def step(r: Resource) -> Step:
+        if r["urn"] in before:
+            return update_or_replace(before[r["urn"]], r) or (SAME, r, [])
+        if (r.get("options") or {}).get("import"):
+            return "import", r, import_lines(r)
+        return "create", r, essentials(r)
+    steps = cascade([step(r) for r in new], old)
     diff = Diff(unchanged=sum(op == SAME for op, _, _ in steps))
+    diff.relinked = [(r, relations) for op, r, _ in steps
+                     if op == SAME and (relations := relation_changes(before[r["urn"]], r))]
     diff.steps = [s for s in steps if s[0] != SAME] + [("delete", r, essentials(r)) for r in old if r["urn"] not in now]
     diff.steps.sort(key=lambda s: (s[1]["type"], s[1]["name"], s[1]["urn"]))
+    diff.relinked.sort(key=lambda s: (s[0]["type"], s[0]["name"], s[0]["urn"]))
     return diff
 
 
 def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list[str]] | None:
-    """None when nothing changed. A replacement when a changed input forces one (each such line says why, and
+    """None when no input changed (a dependency or the parent alone changes nothing in the cloud: the engine
+    only rewrites its state). A replacement when a changed input forces one (each such line says why, and
     the first says the order); else an update, its lines marked where GKE recreates the nodes to apply them.
     Inputs the program's ignoreChanges names are left out where BASE has them: the engine keeps their old
     value, and sends the program's only where the state has none (pulumi.com/docs ignoreChanges)."""
     options = new.get("options") or {}
     a, b = old.get("inputs") or {}, new.get("inputs") or {}
     inputs = [c for c in input_changes(old, new) if not ignored(c[0], options.get("ignoreChanges") or [], a)]
-    relations = relation_changes(old, new)
-    if not inputs and not relations:
+    if not inputs:
         return None
+    relations = relation_changes(old, new)
     paths = [path for path, _ in inputs]
     forced = {path: f"forces replacement: {why}"
               for path, why in replacing(new["type"], paths, a, b, options.get("replaceOnChanges") or ())}
@@ -295,8 +314,10 @@ def order(r: Resource) -> str:
     inputs = r.get("inputs") or {}
     named = r["type"].startswith("kubernetes:") and bool((inputs.get("metadata") or {}).get("name") or
                                                           r["type"] == HELM_RELEASE)
-    if (r.get("options") or {}).get("deleteBeforeReplace") or named:
+    if (r.get("options") or {}).get("deleteBeforeReplace"):
         return "delete first, then create (deleteBeforeReplace)"
+    if named:
+        return "delete first, then create (pulumi-kubernetes: a named object keeps its name)"
     return "create the new one first, then delete the old one"
 
 
@@ -329,15 +350,43 @@ def cascade(steps: list[Step], old: list[Resource]) -> list[Step]:
             if r.get("provider") in gone and op != "create" else (op, r, lines) for op, r, lines in out]
 
 
+def import_lines(r: Resource) -> list[str]:
+    """What an adopted resource must already have: every input the plan sends, since Pulumi imports only a
+    resource whose inputs match ("inputs to import do not match the existing resource"; Pulumi docs,
+    Resource option: import). Those that force replacement are blockers: no later update can change them."""
+    leaves = list(leaf_inputs(r.get("inputs") or {}))
+    forced = dict(replacing(r["type"], [path for path, _ in leaves]))
+    lines = [f"id: {r['options']['import']}",
+             "the existing resource must already have each value below, or Pulumi refuses the import:"]
+    for path, value in leaves:
+        note = f"  [blocker: {forced[path]}: a difference cannot be updated, only replaced]" if path in forced else ""
+        lines.append(f"{path} = {SECRET if has_secret(value) else show(value)}{note}")
+    return lines
+
+
+def leaf_inputs(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """Each input path `make diff` prints with its value: dict keys by name, lists of objects by index."""
+    if isinstance(value, dict) and value:
+        for key, item in value.items():
+            yield from leaf_inputs(item, join(path, str(key)))
+    elif isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+        for i, item in enumerate(value):
+            yield from leaf_inputs(item, f"{path}[{i}]")
+    else:
+        yield path, value
+
+
 def _marked(inputs: list[tuple[str, str]], notes: dict[str, str]) -> list[str]:
     """Each input change's line, with the note its path has."""
     return [f"{line}  [{notes[path]}]" if path in notes else line for path, line in inputs]
 
 
 def input_changes(old: Resource, new: Resource) -> list[tuple[str, str]]:
-    """(path, `path: old -> new`) for each changed input path."""
+    """(path, `path: old -> new`) for each changed input path; secrets compared by the digests each side's plan
+    recorded, and shown without their values."""
     return [(path, "{}: {} -> {}".format(path or "inputs", *shown(a, b)))
-            for path, a, b in changes(old.get("inputs", {}), new.get("inputs", {}))]
+            for path, a, b in changes(with_digests(old.get("inputs", {}), old.get("secretDigests") or {}),
+                                      with_digests(new.get("inputs", {}), new.get("secretDigests") or {}))]
 
 
 def relation_changes(old: Resource, new: Resource) -> list[str]:
@@ -357,21 +406,26 @@ def has_secret(value: Any) -> bool:
         return any(map(has_secret, value.values()))
     if isinstance(value, list):
         return any(map(has_secret, value))
-    return bool(value == SECRET)
+    return isinstance(value, Hidden) or bool(value == SECRET)
 
 
 def shown(old: Any, new: Any) -> tuple[str, str]:
     """Both values as printed: [secret] on both sides if either holds a secret (its old or new plain value
-    could tell it), otherwise compact JSON cut at about WIDTH characters."""
+    could tell it), the new one saying that it changed; otherwise compact JSON cut at about WIDTH characters."""
     if has_secret(old) or has_secret(new):
-        return SECRET, SECRET
+        return SECRET, f"{SECRET} {HIDDEN_CHANGE}"
     return show(old), show(new)
 
 
 def show(value: Any) -> str:
-    """Compact JSON (strings quoted, so `"8"` and `8` differ), cut so that one line stays readable."""
+    """Compact JSON (strings quoted, so `"8"` and `8` differ), cut so that one line stays readable: after the
+    last separator (`,`, `:`, a space, a bracket) before WIDTH characters, never inside a number, word or
+    key, and saying how much is left out; a single token longer than that is shown whole."""
     text = repr(value) if value is ABSENT else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= WIDTH else text[:WIDTH - 1] + "…"
+    if len(text) <= WIDTH:
+        return text
+    cut = max((i + 1 for i, ch in enumerate(text[:WIDTH - 1]) if ch in ",: []{}"), default=len(text))
+    return text if cut >= len(text) else f"{text[:cut].rstrip()}… (+{len(text) - cut} characters)"
 
 
 def short(urn: str | None) -> str:
@@ -384,7 +438,7 @@ def short(urn: str | None) -> str:
 
 # --- report --------------------------------------------------------------------------------------------------
 
-SIGNS = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
+SIGNS = {"create": "+", "import": "=", "update": "~", "replace": "+-", "delete": "-"}
 
 
 def report(name: str, base: Side, now: Side, diff: Diff) -> str:
@@ -392,14 +446,22 @@ def report(name: str, base: Side, now: Side, diff: Diff) -> str:
     out = [f"stack {name}: {base.label} -> {now.label}"]
     out += [f"stack {name} does not exist at the {s.label}: every resource is {what}"
             for s, what in ((base, "added"), (now, "deleted")) if s.stack is None]
+    out += diff.notes
     out.append("")
     for op, r, lines in diff.steps:
         out.append(f"{SIGNS[op]} {op}  {r['type']}  {r['name']}")
         out += [f"      {line}" for line in lines]
     if not diff.steps:
         out.append("no changes")
-    out += ["", f"{diff.count('create')} to add, {diff.count('update')} to change, {diff.count('replace')} to "
-                f"replace, {diff.count('delete')} to delete, {diff.unchanged} unchanged"]
+    if diff.relinked:
+        out += ["", "unchanged, only their dependencies or parent moved (the engine rewrites its state, nothing "
+                    "in the cloud):"]
+        for r, lines in diff.relinked:
+            out.append(f"  {r['type']}  {r['name']}")
+            out += [f"      {line}" for line in lines]
+    imports = f"{diff.count('import')} to import, " if diff.count("import") else ""
+    out += ["", f"{diff.count('create')} to add, {imports}{diff.count('update')} to change, {diff.count('replace')} "
+                f"to replace, {diff.count('delete')} to delete, {diff.unchanged} unchanged"]
     return "\n".join(out)
 
 
@@ -417,27 +479,35 @@ def policy_lines(old: Planned, new: Planned) -> list[str]:
     return lines
 
 
-def run(stack: str, base: str, here: Path) -> tuple[str, list[str]]:
+def run(stack: str, base: str, here: Path, renamed_from: str | None = None) -> tuple[str, list[str]]:
     """The diff of STACK between BASE and the working tree of the repository around `here` (with both sides'
     policy results and team quotas), and the deletions and replacements in it that lack the stack file's
-    decision."""
+    decision. `renamed_from`: the stack's name (or file) at BASE, when this change renames it."""
     repo = repo_root(here)
     sha = base_commit(repo, base)
     proj, path = locate(stack, here, repo)
+    was, was_path = (renamed_from, locate(renamed_from, here, repo)[1]) if renamed_from else (stack, path)
     with tempfile.TemporaryDirectory(prefix="gke-ai-batch-diff-") as name:
         tmp = Path(name)
         extract(repo, sha, tmp / "base")
-        before = side(f"BASE {base} ({sha[:7]})", tmp / "base", proj, stack, path)
+        before = side(f"BASE {base} ({sha[:7]})", tmp / "base", proj, was, was_path)
         after = side("working tree", repo, proj, stack, path)
+        if renamed_from and before.stack is None:
+            raise DiffError(f"--renamed-from {renamed_from}: BASE {base} has no such stack to rename")
         if before.stack is None and after.stack is None:
             raise DiffError(f"no stack {stack!r} at BASE {base} nor in the working tree")
         old, new = plan_both(before, after, tmp)
-        diff = compare(old.resources, new.resources)
+        try:
+            was_resources, renamed = follow_rename(old.resources, new.resources, asked=renamed_from is not None)
+        except RenameError as e:
+            raise DiffError(str(e)) from None
+        diff = compare(was_resources, new.resources)
+        diff.notes = renamed.advice() if renamed else []
         decided = read_decisions(after.stack)
-        refused = judge([(op, r) for op, r, _ in diff.steps], old.resources, new.resources,
+        refused = judge([(op, r) for op, r, _ in diff.steps], was_resources, new.resources,
                         read_decisions(before.stack), decided)
-    moves, wrong_moves = upgrades(old.resources, new.resources, decided.v1beta1_migrated)
-    review = ["", *policy_lines(old, new), "", *quota_lines(old.resources, new.resources)]
+    moves, wrong_moves = upgrades(was_resources, new.resources, decided.v1beta1_migrated)
+    review = ["", *policy_lines(old, new), "", *quota_lines(was_resources, new.resources)]
     review += ["", *moves] if moves else []
     return "\n".join([report(stack_name(stack), before, after, diff), *review]), refused + wrong_moves
 
@@ -457,9 +527,11 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("stack", help="a stack name of the project or a path to Pulumi.<stack>.yaml")
     ap.add_argument("base", help="the git ref to compare with (branch, tag or commit), e.g. origin/main")
+    ap.add_argument("--renamed-from", metavar="OLD", help="the stack's name (or file) at BASE, when this change "
+                    "renames it: the diff then advises `pulumi stack rename` instead of deletes and creates")
     args = ap.parse_args(argv)
     try:
-        text, refused = run(args.stack, args.base, Path.cwd())
+        text, refused = run(args.stack, args.base, Path.cwd(), args.renamed_from)
     except DiffError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -3,6 +3,11 @@ engine would receive it: type, name, parent, camelCase inputs, dependencies and 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
+import hmac
+import json
+import os
 import runpy
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -20,6 +25,7 @@ from gke_ai_batch.model.fleet_config import stack_parts
 from gke_ai_batch.vocabulary import SECRET, SERVICE_ACCOUNT_TOKEN
 
 from .heap import long_lived_heap
+from .inputs import DIGEST_KEY, join
 from .stackfile import StackFile, project, resolve
 
 SECRET_SIG = "4dabf18193072939515e22adb298388d"
@@ -31,7 +37,7 @@ OUTPUT_VALUE_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4"
 MOCK_ENDPOINT = "203.0.113.10"  # TEST-NET-3: never a real address
 MOCK_DNS_ENDPOINT = "gke-0123456789abcdef0123456789abcdef0123.us-east5.gke.goog"
 MOCK_PROJECT_NUMBER = "123456789012"
-MOCK_TOKEN = "b2ZmbGluZS1wbGFuLXRva2Vu"  # base64 of "offline-plan-token"
+MOCK_TOKEN = "offline-plan-token"  # a token Secret's mock token: this, its namespace and name, in base64
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
 ORGANIZATION = "organization"  # what a DIY backend calls every stack's organization
 MOCK_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm9mZmxpbmUtcGxhbgotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="
@@ -59,6 +65,29 @@ def plain(value: Any) -> Any:
     if value == UNKNOWN:
         return "[unknown]"
     return value
+
+
+def secret_digests(value: Any, path: str = "") -> dict[str, str]:
+    """Each secret leaf of a wire-form value, by the input path `make diff` prints, as a keyed digest: the diff
+    compares secrets without showing them. Only when `make diff` sets its run's key (DIGEST_KEY): a plain
+    `make plan` writes none, and a digest from one run tells nothing in another."""
+    key = os.environ.get(DIGEST_KEY)
+    return dict(_digests(value, path, key.encode())) if key else {}
+
+
+def _digests(value: Any, path: str, key: bytes, secret: bool = False) -> Iterator[tuple[str, str]]:
+    """The leaves as `plain` shows them: a secret dict keeps its keys, any other secret value is one leaf."""
+    if isinstance(value, dict) and (sig := value.get(SECRET_SIG)) is not None:
+        if sig != RESOURCE_SIG:
+            yield from _digests(value.get("value"), path, key, True)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _digests(v, join(path, k), key, secret)
+    elif secret:
+        yield path, hmac.new(key, json.dumps(value, sort_keys=True).encode(), hashlib.sha256).hexdigest()[:16]
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _digests(v, f"{path}[{i}]", key)
 
 
 def analyzer_form(value: Any) -> Any:
@@ -93,22 +122,24 @@ class Registration:
     provider_urn: str | None = None  # the provider resource's URN: `make diff` cascades its replacement
     wire: dict[str, Any] = field(default_factory=dict)  # the inputs as policy packs get them (analyzer_form)
     options: dict[str, Any] = field(default_factory=dict)  # the day-two resource options the program set
+    secrets: dict[str, str] = field(default_factory=dict)  # secret input path -> digest (secret_digests)
 
     def as_json(self) -> dict[str, Any]:
         return {"urn": self.urn, "type": self.type, "name": self.name, "parent": self.parent,
                 "custom": self.custom, "inputs": self.inputs, "dependencies": self.dependencies,
-                "options": self.options, **({"provider": self.provider_urn} if self.provider_urn else {})}
+                "options": self.options, **({"provider": self.provider_urn} if self.provider_urn else {}),
+                **({"secretDigests": self.secrets} if self.secrets else {})}
 
 
 def day_two_options(request: Any) -> dict[str, Any]:
     """The options of a RegisterResourceRequest that decide what an update, a replacement or a delete does,
     only those set: protect, retainOnDelete, deleteBeforeReplace, replaceOnChanges, ignoreChanges, aliases
     (the URNs or names they point at; the type-only aliases the provider SDKs add for old API versions
-    are theirs, not the program's, and left out)."""
+    are theirs, not the program's, and left out), and import (the ID of an existing resource to adopt)."""
     aliases = [a.urn or a.spec.name for a in request.aliases if a.urn or a.spec.name] + list(request.aliasURNs)
     options = {"protect": request.protect, "retainOnDelete": request.retainOnDelete,
                "deleteBeforeReplace": request.deleteBeforeReplace, "replaceOnChanges": sorted(request.replaceOnChanges),
-               "ignoreChanges": sorted(request.ignoreChanges), "aliases": aliases}
+               "ignoreChanges": sorted(request.ignoreChanges), "aliases": aliases, "import": request.importId}
     return {k: v for k, v in options.items() if v}
 
 
@@ -153,7 +184,9 @@ def computed_outputs(typ: str, inputs: Any) -> Any:
     endpoints and CA certificate) and the token Kubernetes writes into a ServiceAccount token Secret."""
     if typ == SECRET and inputs.fields["type"].string_value == SERVICE_ACCOUNT_TOKEN:
         state = json_format.MessageToDict(inputs)
-        state["data"] = {"token": MOCK_TOKEN}
+        meta = state.get("metadata", {})
+        token = f"{MOCK_TOKEN}:{meta.get('namespace')}/{meta.get('name')}"  # a new Secret, a new token
+        state["data"] = {"token": base64.b64encode(token.encode()).decode()}
         return json_format.ParseDict(state, type(inputs)())
     if typ != "gcp:container/cluster:Cluster":
         return inputs
@@ -196,7 +229,8 @@ class RecordingMonitor(mocks.MockMonitor):
             urn=urn, type=request.type, name=request.name, parent=request.parent or None, custom=custom,
             inputs=plain(wire), dependencies=dependencies,
             provider=request.provider.split("::")[-2] if request.provider else None,
-            provider_urn=request.provider.rsplit("::", 1)[0] if request.provider else None, wire=analyzer_form(wire)))
+            provider_urn=request.provider.rsplit("::", 1)[0] if request.provider else None, wire=analyzer_form(wire),
+            secrets=secret_digests(wire)))
 
 
 @contextmanager

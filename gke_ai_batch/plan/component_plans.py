@@ -18,8 +18,9 @@ from gke_ai_batch.model.pool_config import (
     TpuPoolConfig,
 )
 from gke_ai_batch.model.pydantic_errors import config_error
+from gke_ai_batch.plan.adoption import check_adoption
 from gke_ai_batch.plan.gke_check import enforce_network_rules
-from gke_ai_batch.plan.gke_inputs import cluster_inputs, engine_form, node_pool_inputs
+from gke_ai_batch.plan.gke_inputs import cluster_inputs, cluster_location, engine_form, node_pool_inputs
 from gke_ai_batch.plan.identity import NodeIdentity, node_identity
 from gke_ai_batch.plan.network import NetworkPlan, plan_network
 from gke_ai_batch.plan.platform import Platform, derive_platform
@@ -130,6 +131,7 @@ def cluster(name: str, args: Mapping[str, Any]) -> ClusterPlan:
     def run() -> ClusterPlan:
         cfg = _validated(PlatformConfig, {**_plain(args, *CLUSTER_IDENTITY), "cluster": dict(args["cluster"])})
         network = plan_network(cfg)
+        check_adoption(cfg, cluster_location(cfg), [])
         inputs = cluster_inputs(cfg, cfg.resource_labels())
         for rule, finding in cluster_findings(engine_form(inputs)):
             raise ConfigError(f"{rule.field}{finding.at}", finding.message)

@@ -23,6 +23,7 @@ from gke_ai_batch.model.replacement import CRD_IMMUTABLE, HELD_IN_USE
 from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.vocabulary import PoolKind
 
+from . import adoption
 from .gke_inputs import is_production
 from .pools import PoolPlan
 
@@ -45,6 +46,7 @@ class Lifecycle:
     delete_before_replace: bool = False
     replace_on_changes: tuple[str, ...] = ()
     ignore_changes: tuple[str, ...] = ()
+    import_id: str | None = None  # an existing resource to adopt (plan.adoption)
 
     def options(self) -> dict[str, Any]:
         """Only the options set: an unset protect is inherited from the parent, as Pulumi has it."""
@@ -52,10 +54,17 @@ class Lifecycle:
         out |= {"retain_on_delete": True} if self.retain_on_delete else {}
         out |= {"delete_before_replace": True} if self.delete_before_replace else {}
         out |= {"ignore_changes": list(self.ignore_changes)} if self.ignore_changes else {}
+        out |= {"import_": self.import_id} if self.import_id else {}
         return out | ({"replace_on_changes": list(self.replace_on_changes)} if self.replace_on_changes else {})
 
 
 NAMED = Lifecycle(delete_before_replace=True)
+
+
+def cluster(adopt: str | None) -> Lifecycle:
+    """Delete-first (a fixed name), and imported when the stack adopts an existing cluster (pulumi-gcp takes
+    its GKE name as the import ID)."""
+    return Lifecycle(delete_before_replace=True, import_id=adopt)
 
 
 def protects(cfg: PlatformConfig, kind: str, name: str, team: TeamConfig | None = None) -> bool:
@@ -98,9 +107,10 @@ def manifest(kind: str) -> Lifecycle:
 
 def node_pool(plan: PoolPlan) -> Lifecycle:
     """Delete-first (a fixed name); a TPU pool is also replaced when its slice shape changes; its starting size
-    is sent at creation only (CREATION_ONLY)."""
+    is sent at creation only (CREATION_ONLY); imported when the stack adopts an existing one."""
     shape = TPU_SHAPE_INPUTS if plan.kind == PoolKind.TPU else ()
-    return Lifecycle(delete_before_replace=True, replace_on_changes=shape, ignore_changes=CREATION_ONLY)
+    return Lifecycle(delete_before_replace=True, replace_on_changes=shape, ignore_changes=CREATION_ONLY,
+                     import_id=adoption.pool_import_id(plan.adopt) if plan.adopt else None)
 
 
 def bucket(protect: bool, production: bool) -> Lifecycle:

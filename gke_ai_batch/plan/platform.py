@@ -20,8 +20,10 @@ from gke_ai_batch.plan import fleet as fleet_plan
 from gke_ai_batch.plan.alerts import AlertPlan, plan_alerts
 from gke_ai_batch.plan.cost import CostPlan, plan_cost
 from gke_ai_batch.plan.dashboard import plan_dashboard
+from gke_ai_batch.plan.adoption import check_adoption
 from gke_ai_batch.plan.fleet_worker import check_worker
 from gke_ai_batch.plan.gke_check import enforce_gke_rules
+from gke_ai_batch.plan.gke_inputs import cluster_location
 from gke_ai_batch.plan.gpudirect_networks import refuse_overlaps
 from gke_ai_batch.plan.identity import NodeIdentity, node_identity
 from gke_ai_batch.plan.network import NetworkPlan, plan_network
@@ -113,6 +115,7 @@ def derive_platform(cfg: PlatformConfig, check_gke_rules: bool = False,
     storage. The KueueLayer component skips the rules: the pools' components check them."""
     network = plan_network(cfg)
     pools = plan_pools(cfg)
+    check_adoption(cfg, cluster_location(cfg), [(p.path, p.adopt) for p in pools])
     if network.ranges:
         refuse_overlaps(pools, network.ranges.nodes)
     if check_gke_rules:

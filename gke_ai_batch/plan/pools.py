@@ -27,7 +27,7 @@ from gke_ai_batch.model.pool_config import (
 )
 from gke_ai_batch.model.pool_facts import PoolCapacity
 from gke_ai_batch.model.words import plural
-from gke_ai_batch.plan import gpudirect_networks
+from gke_ai_batch.plan import adoption, gpudirect_networks
 from gke_ai_batch.plan.gpudirect_networks import NodeNetwork
 from gke_ai_batch.vocabulary import (
     FLAVOR_LABEL,
@@ -100,6 +100,7 @@ class PoolPlan(PoolCapacity):
     sharing: GpuSharing | None = None
     flavor: str | None = None
     zone_flavors: bool = False  # one flavor per zone
+    adopt: str | None = None  # an existing node pool's GKE name, imported (plan.adoption)
     node_labels: dict[str, str] = field(default_factory=dict)  # what its flavor selects by (GKE's labels and ours)
     custom_labels: dict[str, str] = field(default_factory=dict)  # the labels we set on the nodes (ours, the user's)
     taints: tuple[dict[str, str], ...] = ()  # taints the nodes carry that workloads must tolerate
@@ -303,6 +304,10 @@ def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPl
     policy = (WorkloadPolicyPlan(workload_policy_name(cfg.cluster, p.name), cfg.region, shape.topology)
               if shape.multi_host and shape.machine_type in catalog.WORKLOAD_POLICY_MACHINES else None)
     queued = (QUEUED_TAINT,) if p.capacity == Capacity.QUEUED else ()
+    if p.adopt is not None and p.slices > 1:
+        raise ConfigError(f"{path}.adopt", f"{p.adopt!r}: a pool of {p.slices} slices is {p.slices} node pools; "
+                          "adopt names one: adopt a pool of one slice, and add slices in a later change")
+    adopt = adoption.checked_pool(f"{path}.adopt", p.adopt, f"{p.name}-0")
     return [
         PoolPlan(
             name=f"{p.name}-{s}", source=p.name, path=path, kind=PoolKind.TPU, machine_type=shape.machine_type,
@@ -310,7 +315,7 @@ def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPl
             topology=shape.topology if shape.multi_host else None, multi_host=shape.multi_host,
             per_node=shape.chips_per_vm, resource=vocabulary.TPU_RESOURCE, reservation=p.reservation,
             max_run_duration=p.max_run_duration, flavor=p.flavor or p.name, node_labels=labels,
-            custom_labels=custom, workload_policy=policy, **_settings(p, queued), **sizing,
+            custom_labels=custom, workload_policy=policy, adopt=adopt, **_settings(p, queued), **sizing,
         )
         for s in range(p.slices)
     ]
@@ -360,7 +365,7 @@ def gpu_pool_plan(cfg: PoolContext, path: str, p: GpuPoolConfig) -> PoolPlan:
         driver_version=p.driver_version, gvnic=p.gvnic, gpudirect=direct, node_networks=networks,
         sharing=p.sharing, flavor=p.flavor or p.name,
         zone_flavors=p.zone_flavors, node_labels=labels, custom_labels=custom, topology_levels=levels,
-        **_settings(p, queued),
+        adopt=adoption.checked_pool(f"{path}.adopt", p.adopt, p.name), **_settings(p, queued),
         # GKE's flex-start and queued GPU commands set total limits (--total-max-nodes).
         **_sizing(path, autoscaling, p.capacity, p.nodes, total_default=p.capacity in SCALES_FROM_ZERO),
     )
@@ -398,6 +403,7 @@ def cpu_pool_plan(cfg: PoolContext, path: str, p: CpuPoolConfig) -> PoolPlan:
     return PoolPlan(
         name=p.name, source=p.name, path=path, kind=PoolKind.CPU, machine_type=p.machine_type, zones=zones,
         capacity=p.capacity, flavor=p.flavor or p.name, node_labels=labels, custom_labels=custom,
+        adopt=adoption.checked_pool(f"{path}.adopt", p.adopt, p.name),
         **_settings(p), **_sizing(path, p.autoscaling, p.capacity, p.nodes),
     )
 
@@ -410,7 +416,8 @@ def system_pool_plan(cfg: PoolContext, path: str, s: SystemPoolConfig) -> PoolPl
     reserved = (dict(vocabulary.SYSTEM_POOL_TAINT),)
     return PoolPlan(name=s.name, source=s.name, path=path, kind=PoolKind.SYSTEM, machine_type=s.machine_type,
                     zones=cfg.zones, capacity=Capacity.ON_DEMAND, min_nodes=s.min_nodes, max_nodes=s.max_nodes,
-                    disk_size_gb=s.disk_size_gb, taints=reserved, custom_taints=reserved)
+                    disk_size_gb=s.disk_size_gb, taints=reserved, custom_taints=reserved,
+                    adopt=adoption.checked_pool(f"{path}.adopt", s.adopt, s.name))
 
 
 POOL_KEYS = ("tpu_pools", "gpu_pools", "cpu_pools")
