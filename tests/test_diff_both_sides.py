@@ -113,10 +113,10 @@ def test_a_renamed_cluster_replaces_the_provider_and_every_object_on_it_and_is_r
     on_provider = [r for r in d.new if r.get("provider", "").endswith("::gke-k8s")]
     assert len(on_provider) > 30 and all(d.op(r["type"], r["name"]) == "replace" for r in on_provider)
     assert d.lines("kubernetes:core/v1:Namespace", "team-research-ns-research")[:2] == [
-        "order: delete first, then create (deleteBeforeReplace)",
+        "order: delete first, then create (pulumi-kubernetes: a named object keeps its name)",
         "provider: pulumi:providers:kubernetes gke-k8s is replaced, and with it every object on it"]
     assert d.lines("kubernetes:helm.sh/v3:Release", "kueue-release")[0] == (
-        "order: delete first, then create (deleteBeforeReplace)")
+        "order: delete first, then create (pulumi-kubernetes: a named object keeps its name)")
     [line] = d.refusals("Kubernetes provider gke-k8s")
     assert f"every object on it ({len(on_provider)})" in line
     assert "add `acknowledge: [{cluster: ml-dev2, reason: ...}]` if the cluster is replaced on purpose" in line
@@ -139,7 +139,8 @@ def test_a_provider_without_identifier_at_base_is_replaced_with_its_cluster():
     moved = {**cluster, "inputs": {"name": "x", "datapathProvider": "B"}}
     steps = {r["name"]: (op, lines) for op, r, lines in compare([cluster, provider, ns], [moved, provider, ns]).steps}
     assert steps["gke-k8s"][0] == "replace" and "no clusterIdentifier" in steps["gke-k8s"][1][-1]
-    assert steps["ns"][0] == "replace" and steps["ns"][1][0] == "order: delete first, then create (deleteBeforeReplace)"
+    assert steps["ns"][0] == "replace" and steps["ns"][1][0] == (
+        "order: delete first, then create (pulumi-kubernetes: a named object keeps its name)")
     with_id = {**provider, "inputs": {"kubeconfig": "[secret]", "clusterIdentifier": "i"}}
     kept = {r["name"]: op for op, r, _ in compare([cluster, with_id, ns], [moved, with_id, ns]).steps}
     assert kept == {"gke-cluster": "replace", "gke-k8s": "update"}  # kept: its objects stay

@@ -355,7 +355,7 @@ def import_lines(r: Resource) -> list[str]:
     resource whose inputs match ("inputs to import do not match the existing resource"; Pulumi docs,
     Resource option: import). Those that force replacement are blockers: no later update can change them."""
     leaves = list(leaf_inputs(r.get("inputs") or {}))
-    forced = dict(replacing(r["type"], [path for path, _ in leaves]))
+    forced = dict(replacing(r["type"], [path for path, _ in leaves], {}, r.get("inputs") or {}))
     lines = [f"id: {r['options']['import']}",
              "the existing resource must already have each value below, or Pulumi refuses the import:"]
     for path, value in leaves:
