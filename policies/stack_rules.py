@@ -35,7 +35,6 @@ from gke_ai_batch.model.team_config import ObjectQuotas
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.identity import is_default_compute_account
 from gke_ai_batch.plan.installs import namespace_text_bytes, recommended_memory
-from gke_ai_batch.policies.resource_rules import is_production
 from gke_ai_batch.vocabulary import (
     ACCELERATOR_LABELS,
     ACCELERATOR_RESOURCES,

@@ -17,10 +17,10 @@ from gke_ai_batch.model.fleet_facts import WorkerFacts
 from gke_ai_batch.model.pydantic_errors import config_error
 from gke_ai_batch.model.words import closest, name_list, shorten
 from gke_ai_batch.plan import fleet as fleet_plan
+from gke_ai_batch.plan.adoption import check_adoption
 from gke_ai_batch.plan.alerts import AlertPlan, plan_alerts
 from gke_ai_batch.plan.cost import CostPlan, plan_cost
 from gke_ai_batch.plan.dashboard import plan_dashboard
-from gke_ai_batch.plan.adoption import check_adoption
 from gke_ai_batch.plan.fleet_worker import check_worker
 from gke_ai_batch.plan.gke_check import enforce_gke_rules
 from gke_ai_batch.plan.gke_inputs import cluster_location
