@@ -3,7 +3,7 @@
 Plans STACK under mocks, then judges every object in the WORKLOAD files or folders (a folder contributes
 `<stack>.yaml` if it has one, else all its .yaml files) as submitted by a member of the team that owns its
 namespace: RBAC, Pod Security, the stack's ValidatingAdmissionPolicies, then Kueue v0.19.2 on an empty
-cluster (gke_ai_batch.offline.tenant_path). One line per object:
+cluster (gke_ai_batch.apiserver.tenant_path). One line per object:
 
     admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet, Pod, Deployment, StatefulSet
     created: ns/name (Kind)                                       anything else that may be created
@@ -29,13 +29,13 @@ from typing import Any
 import yaml
 
 from gke_ai_batch.admission.results import AdmissionResult, PodSetAssignment
+from gke_ai_batch.apiserver.tenant_path import Passage, TenantPath
 from gke_ai_batch.vocabulary import Obj
 
 from .dispatch import Dispatch, Fleet, cluster_of
 from .render import is_manifest, manifest_of
 from .runtime import PlanError, close_thread_loops, run_program
 from .stackfile import resolve
-from .tenant_path import Passage, TenantPath
 
 
 def workload_files(args: list[str], stack: str) -> list[Path]:

@@ -9,7 +9,7 @@ every team namespace to the platform's rules, whatever RBAC lets a member create
   `gke-ai-batch.io/priorities` annotation (the plan writes it; teams cannot change namespaces).
 
 The bindings select namespaces by the team label, so adding a team changes no policy. `make admit`
-evaluates these same objects (offline.cel_policies).
+evaluates these same objects (apiserver.cel_policies).
 """
 from __future__ import annotations
 

@@ -3,12 +3,12 @@
 `kubectl create` of a Job, JobSet, Pod, Deployment or StatefulSet by a member of the team that owns the
 object's namespace passes, in the API server's order and then Kueue's:
 
-1. RBAC: may the team create this kind there? (offline.access, the stack's roles and the upstream ones)
+1. RBAC: may the team create this kind there? (apiserver.access, the stack's roles and the upstream ones)
 2. Pod Security at the namespace's enforce level and version, on every pod the object is or will create:
    PSA enforces on Pods only, so a refused template is a workload admitted and then never given its pods
-   (offline.pod_security);
+   (apiserver.pod_security);
 3. the stack's ValidatingAdmissionPolicies, on the object and then on each pod it will create
-   (offline.cel_policies);
+   (apiserver.cel_policies);
 4. Kueue: is it admitted, to which ClusterQueue and flavors (gke_ai_batch.admission).
 
 The first layer that refuses is the verdict. Pods are judged as their templates declare them: the
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gke_ai_batch.admission.cluster import Cluster
-from gke_ai_batch.admission.decision import workload_identity
+from gke_ai_batch.admission.decision import admit_in, workload_identity
 from gke_ai_batch.admission.results import AdmissionResult
 from gke_ai_batch.admission.terms import FRAMEWORKS
 from gke_ai_batch.vocabulary import Obj
@@ -95,7 +95,7 @@ class TenantPath:
                 return Passage(kind, ns, name, layer, reason)
         if kind not in FRAMEWORKS:
             return Passage(kind, ns, name)
-        result = self.cluster.admit(obj)
+        result = admit_in(self.cluster, obj)
         if not result.admitted:
             return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result)
         return Passage(kind, ns, name, admission=result)

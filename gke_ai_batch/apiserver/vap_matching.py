@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gke_ai_batch.admission.matching import selector_matches
-from gke_ai_batch.offline.vap_terms import NAME_LABEL
+from gke_ai_batch.apiserver.vap_terms import NAME_LABEL
 from gke_ai_batch.vocabulary import Obj
 
 

@@ -43,10 +43,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gke_ai_batch.offline.cel_runtime import to_cel
-from gke_ai_batch.offline.vap_evaluation import Policy, compile_policy, decisions
-from gke_ai_batch.offline.vap_matching import Attributes, attributes_of, matches, namespace_object, request_of
-from gke_ai_batch.offline.vap_terms import Denial, UnsupportedPolicy, Verdict
+from gke_ai_batch.apiserver.cel_runtime import to_cel
+from gke_ai_batch.apiserver.vap_evaluation import Policy, compile_policy, decisions
+from gke_ai_batch.apiserver.vap_matching import Attributes, attributes_of, matches, namespace_object, request_of
+from gke_ai_batch.apiserver.vap_terms import Denial, UnsupportedPolicy, Verdict
 from gke_ai_batch.vocabulary import Obj
 
 
