@@ -11,6 +11,10 @@ object's namespace passes, in the API server's order and then Kueue's:
    (apiserver.cel_policies);
 4. Kueue: is it admitted, to which ClusterQueue and flavors (gke_ai_batch.admission).
 
+With the object as it was (`old`), the request is an UPDATE: RBAC's `update` verb, Pod Security unless only
+fields it exempts changed, the policies with `oldObject`, Kueue's update validation, then what Kueue's
+reconciler does with a job that runs (apiserver.updates).
+
 The first layer that refuses is the verdict. Pods are judged as their templates declare them: the
 platform's ResourceFlavors add node labels but no tolerations, so nothing Kueue adds at admission changes
 what a policy says. Other kinds (a Service, a ConfigMap, a LocalQueue, a RoleBinding) are judged by RBAC
@@ -32,6 +36,7 @@ from .access import StackAccess
 from .cel_policies import evaluate
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
 from .rbac import AUTHENTICATED, CLUSTER
+from .updates import kueue_update_errors, pod_security_judges, reconciler_effect
 from .vap_matching import resource_of
 
 # Kinds a tenant might write into a workload file that have no namespace (Kubernetes API reference,
@@ -44,6 +49,7 @@ CLUSTER_SCOPED = frozenset({
     "MultiKueueConfig",
 })
 RBAC, KUEUE, POLICY = "RBAC", "Kueue", "ValidatingAdmissionPolicy"
+KUEUE_WEBHOOK = "Kueue webhook"
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,7 @@ class Passage:
     layer: str | None = None
     reason: str = ""
     admission: AdmissionResult | None = None
+    effect: str | None = None  # an update of a running job: what Kueue's reconciler does with it
 
     @property
     def refused(self) -> bool:
@@ -81,20 +88,29 @@ class TenantPath:
         self.policies = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicy"]
         self.bindings = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicyBinding"]
 
-    def judge(self, obj: Obj) -> Passage:
-        """The first layer that refuses obj, or its passage through all of them."""
+    def judge(self, obj: Obj, old: Obj | None = None) -> Passage:
+        """The first layer that refuses obj (an UPDATE from `old` when given), or its passage through them all."""
         kind, ns, name = workload_identity(obj)
+        verb = "create" if old is None else "update"
         if kind in CLUSTER_SCOPED:
-            return self._cluster_scoped(obj, kind, name)
+            return self._cluster_scoped(obj, kind, name, verb)
         team = self.team_of(ns)
         if team is None:
             return Passage(kind, ns, name, RBAC, f"namespace {ns} belongs to no team of this stack "
                                                  f"(team namespaces: {', '.join(self.namespaces_of_teams())})")
-        for layer, reason in (self._rbac(team, obj, ns), self._pod_security(obj, ns), self._policies(team, obj, ns)):
+        security = self._pod_security(obj, ns) if old is None or pod_security_judges(old, obj) else (None, "")
+        for layer, reason in (self._rbac(team, obj, ns, verb), security, self._policies(team, obj, ns, old)):
             if layer:
                 return Passage(kind, ns, name, layer, reason)
         if kind not in FRAMEWORKS:
             return Passage(kind, ns, name)
+        if old is not None:
+            errors = kueue_update_errors(old, obj)
+            if errors:
+                return Passage(kind, ns, name, KUEUE_WEBHOOK, "; ".join(errors))
+            effect = reconciler_effect(old, obj)
+            if effect:
+                return Passage(kind, ns, name, effect=effect)
         result = admit_in(self.cluster, obj)
         if not result.admitted:
             return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result)
@@ -106,20 +122,20 @@ class TenantPath:
     def namespaces_of_teams(self) -> list[str]:
         return [ns for nss in self.access.teams.values() for ns in nss] or ["none"]
 
-    def _cluster_scoped(self, obj: Obj, kind: str, name: str) -> Passage:
+    def _cluster_scoped(self, obj: Obj, kind: str, name: str, verb: str) -> Passage:
         resource = resource_name(obj)
-        if any(self.access.may(team, "create", resource, CLUSTER) for team in self.access.teams):
+        if any(self.access.may(team, verb, resource, CLUSTER) for team in self.access.teams):
             return Passage(kind, "", name)
-        return Passage(kind, "", name, RBAC, f"no team of this stack may create {resource} (cluster scope)")
+        return Passage(kind, "", name, RBAC, f"no team of this stack may {verb} {resource} (cluster scope)")
 
-    def _rbac(self, team: str, obj: Obj, ns: str) -> tuple[str | None, str]:
+    def _rbac(self, team: str, obj: Obj, ns: str, verb: str) -> tuple[str | None, str]:
         resource = resource_name(obj)
-        if self.access.may(team, "create", resource, ns):
+        if self.access.may(team, verb, resource, ns):
             return None, ""
         if not self.access.groups(team):
-            return RBAC, (f"team {team} names no groups (teams[].groups), so no member of it may create "
+            return RBAC, (f"team {team} names no groups (teams[].groups), so no member of it may {verb} "
                           f"{resource} in namespace {ns}; only cluster administrators can")
-        return RBAC, f"team {team} may not create {resource} in namespace {ns}"
+        return RBAC, f"team {team} may not {verb} {resource} in namespace {ns}"
 
     def _pod_security(self, obj: Obj, ns: str) -> tuple[str | None, str]:
         labels = (self.namespaces.get(ns, {}).get("metadata") or {}).get("labels")
@@ -131,13 +147,16 @@ class TenantPath:
                 return f"Pod Security {level}", whose + forbidden_detail(violations)
         return None, ""
 
-    def _policies(self, team: str, obj: Obj, ns: str) -> tuple[str | None, str]:
-        """The policies on the object, then on each pod it creates (created by a controller, not the member)."""
+    def _policies(self, team: str, obj: Obj, ns: str, old: Obj | None) -> tuple[str | None, str]:
+        """The policies on the object, then on each pod it creates (created by a controller, not the member;
+        an update of a template changes no running pod, so only a create's are judged)."""
         member = {"username": f"member-of-{team}", "groups": [*sorted(self.access.groups(team)), AUTHENTICATED]}
-        requests = [(obj, member)] + [(self._pod(ns, meta, spec), None) for _, meta, spec in pod_specs_of(obj)
-                                      if obj.get("kind") != "Pod"]
-        for candidate, user in requests:
-            denials = evaluate(self.policies, self.bindings, candidate, self.namespaces.get(ns), "CREATE", user)
+        requests = [(obj, member, old)] + [(self._pod(ns, meta, spec), None, None) for _, meta, spec
+                                           in pod_specs_of(obj) if obj.get("kind") != "Pod" and old is None]
+        for candidate, user, before in requests:
+            operation = "CREATE" if before is None else "UPDATE"
+            denials = evaluate(self.policies, self.bindings, candidate, self.namespaces.get(ns), operation, user,
+                               before)
             if denials:
                 d = denials[0]
                 whose = "" if candidate is obj else "its pods: "

@@ -7,10 +7,16 @@ cluster (gke_ai_batch.apiserver.tenant_path). One line per object:
 
     admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet, Pod, Deployment, StatefulSet
     created: ns/name (Kind)                                       anything else that may be created
+    updated: ns/name (Kind): what Kueue does with it              an update (--old) that passes
     refused: ns/name: LAYER: reason                               LAYER: RBAC, Pod Security <level>,
                                                                   ValidatingAdmissionPolicy <name>, Kueue,
                                                                   MultiKueue (no worker admits it), or the
                                                                   taking worker (its pods find no nodes)
+
+With `--old FILE` (make admit ... OLD=FILE), an object of the WORKLOAD files that FILE also holds (same kind,
+namespace and name) is judged as an UPDATE from FILE's: RBAC's `update`, Pod Security, the policies with
+`oldObject`, Kueue's update validation, then what Kueue's reconciler does with a running job (suspends it
+again, suspends it for a new workload, or leaves it running). The others are creates.
 
 A fleet manager's admitted workload is followed by the worker Kueue dispatches it to (gke_ai_batch.offline
 .dispatch): every worker of its queue (all-at-once) or one at a time (incremental); the first to reserve
@@ -30,6 +36,7 @@ import yaml
 
 from gke_ai_batch.admission.results import AdmissionResult, PodSetAssignment
 from gke_ai_batch.apiserver.tenant_path import Passage, TenantPath
+from gke_ai_batch.apiserver.updates import identity
 from gke_ai_batch.vocabulary import Obj
 
 from .dispatch import Dispatch, Fleet, cluster_of
@@ -59,11 +66,40 @@ def objects_in(path: Path) -> list[dict[str, Any]]:
     return [d for d in docs if isinstance(d, dict) and d.get("kind")]
 
 
+class BadOldFile(ValueError):
+    """OLD names a missing file, holds a document that is not an object, or one identity twice."""
+
+
+def old_objects(path: str) -> dict[tuple[str, str, str], Obj]:
+    """The objects of the OLD file by identity; BadOldFile naming the file and the document's index (from 0)."""
+    try:
+        docs = list(yaml.safe_load_all(Path(path).read_text()))
+    except OSError as e:
+        raise BadOldFile(f"OLD={path}: {e.strerror or e}") from None
+    except yaml.YAMLError as e:
+        raise BadOldFile(f"OLD={path}: not YAML: {e}") from None
+    out: dict[tuple[str, str, str], Obj] = {}
+    for i, doc in enumerate(docs):
+        if doc is None:
+            continue
+        if not (isinstance(doc, dict) and doc.get("kind") and isinstance(doc.get("metadata"), dict)
+                and doc["metadata"].get("name")):
+            raise BadOldFile(f"OLD={path}: document {i} is not a Kubernetes object (kind, metadata.name)")
+        key = identity(doc)
+        if key in out:
+            raise BadOldFile(f"OLD={path}: document {i} is {key[0]} {key[1]}/{key[2]} again: one object per "
+                             "identity (kind, namespace, name)")
+        out[key] = doc
+    return out
+
+
 def describe(p: Passage) -> str:
-    """One line: admitted (with Kueue's placement), created, or refused by the layer it names."""
+    """One line: admitted (with Kueue's placement), created, updated, or refused by the layer it names."""
     who = f"{p.namespace}/{p.name}" if p.namespace else p.name
     if p.refused:
         return f"refused: {who}: {p.layer}: {p.reason}"
+    if p.effect:
+        return f"updated: {who} ({p.kind}): {p.effect}"
     if p.admission is None:
         return f"created: {who} ({p.kind})"
     return f"admitted: {who} -> {placement(p.admission)}"
@@ -92,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("stack", help="a stack name in stacks/ or a path to Pulumi.<stack>.yaml")
     ap.add_argument("workloads", nargs="+", metavar="WORKLOAD", help="YAML files or folders of Kubernetes objects")
+    ap.add_argument("--old", metavar="FILE", help="the objects as they are: those the WORKLOAD files also hold "
+                                                  "are judged as updates")
     args = ap.parse_args(argv)
     try:
         stack = resolve(args.stack)
@@ -107,6 +145,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no Kubernetes object in {', '.join(args.workloads)}", file=sys.stderr)
         return 2
     try:
+        olds = old_objects(args.old) if args.old else {}
+    except BadOldFile as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    try:
         regs = run_program(stack)
     except PlanError as e:
         print(f"error: stack {stack.name} ({stack.path}): {e}", file=sys.stderr)
@@ -114,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     cluster = cluster_of(regs)
     path = TenantPath((manifest_of(r) for r in regs if is_manifest(r)), cluster)
     try:
-        passages = [(doc, path.judge(doc)) for _, doc in docs]
+        passages = [(doc, path.judge(doc, olds.get(identity(doc)))) for _, doc in docs]
     except (ValueError, KeyError, TypeError) as e:
         print(f"error: an object cannot be judged (is it a valid Kubernetes object?): {e!r}", file=sys.stderr)
         return 2
