@@ -22,21 +22,25 @@ and the policies only. Cluster-scoped objects belong to no team: they pass only 
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from gke_ai_batch.admission.cluster import Cluster
 from gke_ai_batch.admission.decision import admit_in, workload_identity
+from gke_ai_batch.admission.owners import managed_ancestor
+from gke_ai_batch.admission.queues import enabled_frameworks, management_blocker
+from gke_ai_batch.admission.reconciler import reconciler_effect
 from gke_ai_batch.admission.results import AdmissionResult
-from gke_ai_batch.admission.terms import FRAMEWORKS
+from gke_ai_batch.admission.terms import FRAMEWORKS, POD_TEMPLATE_KINDS
+from gke_ai_batch.admission.webhooks import create_errors, update_errors
 from gke_ai_batch.vocabulary import Obj
 
 from .access import StackAccess
 from .cel_policies import evaluate
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
 from .rbac import AUTHENTICATED, CLUSTER
-from .updates import kueue_update_errors, pod_security_judges, reconciler_effect
+from .updates import pod_security_judges
 from .vap_matching import resource_of
 
 # Kinds a tenant might write into a workload file that have no namespace (Kubernetes API reference,
@@ -50,6 +54,7 @@ CLUSTER_SCOPED = frozenset({
 })
 RBAC, KUEUE, POLICY = "RBAC", "Kueue", "ValidatingAdmissionPolicy"
 KUEUE_WEBHOOK = "Kueue webhook"
+Key = tuple[str, str, str]  # (kind, namespace, name)
 
 
 @dataclass(frozen=True)
@@ -63,7 +68,9 @@ class Passage:
     layer: str | None = None
     reason: str = ""
     admission: AdmissionResult | None = None
-    effect: str | None = None  # an update of a running job: what Kueue's reconciler does with it
+    effect: str | None = None  # an update Kueue does not judge afresh: what its reconciler does with it
+    note: str | None = None  # a create that passes without a verdict of Kueue's: why
+    created: bool = False  # a Deployment or StatefulSet the API server creates, whose pods are refused
 
     @property
     def refused(self) -> bool:
@@ -88,8 +95,9 @@ class TenantPath:
         self.policies = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicy"]
         self.bindings = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicyBinding"]
 
-    def judge(self, obj: Obj, old: Obj | None = None) -> Passage:
-        """The first layer that refuses obj (an UPDATE from `old` when given), or its passage through them all."""
+    def judge(self, obj: Obj, old: Obj | None = None, objects: Mapping[Key, Obj] | None = None) -> Passage:
+        """The first layer that refuses obj (an UPDATE from `old` when given), or its passage through them all.
+        `objects`: what else is on the cluster by (kind, namespace, name), for the owners Kueue looks up."""
         kind, ns, name = workload_identity(obj)
         verb = "create" if old is None else "update"
         if kind in CLUSTER_SCOPED:
@@ -101,19 +109,35 @@ class TenantPath:
         security = self._pod_security(obj, ns) if old is None or pod_security_judges(old, obj) else (None, "")
         for layer, reason in (self._rbac(team, obj, ns, verb), security, self._policies(team, obj, ns, old)):
             if layer:
-                return Passage(kind, ns, name, layer, reason)
+                pods = kind in POD_TEMPLATE_KINDS and (layer.startswith("Pod Security") or reason.startswith("its"))
+                return Passage(kind, ns, name, layer, reason, created=pods)
         if kind not in FRAMEWORKS:
             return Passage(kind, ns, name)
-        if old is not None:
-            errors = kueue_update_errors(old, obj)
-            if errors:
-                return Passage(kind, ns, name, KUEUE_WEBHOOK, "; ".join(errors))
-            effect = reconciler_effect(old, obj)
-            if effect:
-                return Passage(kind, ns, name, effect=effect)
+        return self._kueue(obj, old, objects or {})
+
+    def _kueue(self, obj: Obj, old: Obj | None, objects: Mapping[Key, Obj]) -> Passage:
+        """Kueue's webhooks (on update, then its reconciler), the pod webhook's owner walk, then its decision."""
+        kind, ns, name = workload_identity(obj)
+        errors = create_errors(obj) if old is None else update_errors(old, obj)
+        if errors:
+            return Passage(kind, ns, name, KUEUE_WEBHOOK, "; ".join(errors))
+        effect = reconciler_effect(old, obj) if old is not None else None
+        if effect:
+            return Passage(kind, ns, name, effect=effect)
+        if kind == "Pod" and not management_blocker(self.cluster, kind, ns):
+            config = self.cluster.config
+            ancestor = managed_ancestor(obj, objects, enabled_frameworks(config),
+                                        bool(config.get("manageJobsWithoutQueueName")))
+            if ancestor.error:
+                return Passage(kind, ns, name, KUEUE_WEBHOOK, ancestor.error)
+            if ancestor.job is not None:
+                owner = "/".join(workload_identity(ancestor.job)[1:])
+                return Passage(kind, ns, name, note=f"not gated: Kueue leaves it to {ancestor.job['kind']} {owner}, "
+                                                    "which it manages, and that job's workload holds its quota")
         result = admit_in(self.cluster, obj)
         if not result.admitted:
-            return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result)
+            return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result,
+                           created=kind in POD_TEMPLATE_KINDS)
         return Passage(kind, ns, name, admission=result)
 
     def team_of(self, ns: str) -> str | None:

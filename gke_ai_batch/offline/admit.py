@@ -5,8 +5,11 @@ Plans STACK under mocks, then judges every object in the WORKLOAD files or folde
 namespace: RBAC, Pod Security, the stack's ValidatingAdmissionPolicies, then Kueue v0.19.2 on an empty
 cluster (gke_ai_batch.apiserver.tenant_path). One line per object:
 
-    admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet, Pod, Deployment, StatefulSet
+    admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet or Pod
+    created: ns/name (Kind), its pods admitted -> ClusterQueue... a Deployment or StatefulSet (each of its
+    created: ns/name (Kind), its pods refused: LAYER: reason      pods is a workload of its own)
     created: ns/name (Kind)                                       anything else that may be created
+    created: ns/name (Pod): not gated: Kueue leaves it to ...     a pod whose owner is a job Kueue manages
     updated: ns/name (Kind): what Kueue does with it              an update (--old) that passes
     refused: ns/name: LAYER: reason                               LAYER: RBAC, Pod Security <level>,
                                                                   ValidatingAdmissionPolicy <name>, Kueue,
@@ -22,7 +25,11 @@ A fleet manager's admitted workload is followed by the worker Kueue dispatches i
 .dispatch): every worker of its queue (all-at-once) or one at a time (incremental); the first to reserve
 quota takes it.
 
-Exit 1 if any object is refused, 2 if the stack or a workload file cannot be read.
+The objects of the WORKLOAD files (and of --old) stand for what is on the cluster when Kueue's pod webhook looks
+up a pod's owners (gke_ai_batch.admission.owners).
+
+Exit 1 if any object (or a Deployment's or StatefulSet's pods) is refused, 2 if the stack or a workload file
+cannot be read.
 """
 from __future__ import annotations
 
@@ -35,6 +42,7 @@ from typing import Any
 import yaml
 
 from gke_ai_batch.admission.results import AdmissionResult, PodSetAssignment
+from gke_ai_batch.admission.terms import POD_TEMPLATE_KINDS
 from gke_ai_batch.apiserver.tenant_path import Passage, TenantPath
 from gke_ai_batch.apiserver.updates import identity
 from gke_ai_batch.vocabulary import Obj
@@ -97,11 +105,17 @@ def describe(p: Passage) -> str:
     """One line: admitted (with Kueue's placement), created, updated, or refused by the layer it names."""
     who = f"{p.namespace}/{p.name}" if p.namespace else p.name
     if p.refused:
+        if p.created:
+            return f"created: {who} ({p.kind}), its pods refused: {p.layer}: {p.reason}"
         return f"refused: {who}: {p.layer}: {p.reason}"
     if p.effect:
         return f"updated: {who} ({p.kind}): {p.effect}"
+    if p.note:
+        return f"created: {who} ({p.kind}): {p.note}"
     if p.admission is None:
         return f"created: {who} ({p.kind})"
+    if p.kind in POD_TEMPLATE_KINDS:
+        return f"created: {who} ({p.kind}), its pods admitted -> {placement(p.admission)}"
     return f"admitted: {who} -> {placement(p.admission)}"
 
 
@@ -157,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     cluster = cluster_of(regs)
     path = TenantPath((manifest_of(r) for r in regs if is_manifest(r)), cluster)
     try:
-        passages = [(doc, path.judge(doc, olds.get(identity(doc)))) for _, doc in docs]
+        cluster_objects = {**olds, **{identity(doc): doc for _, doc in docs}}
+        passages = [(doc, path.judge(doc, olds.get(identity(doc)), cluster_objects)) for _, doc in docs]
     except (ValueError, KeyError, TypeError) as e:
         print(f"error: an object cannot be judged (is it a valid Kubernetes object?): {e!r}", file=sys.stderr)
         return 2
