@@ -44,8 +44,8 @@ BASE ?= $(shell git rev-parse --verify --quiet origin/main >/dev/null && echo or
 diff: $(PLANNING)  ## make diff STACK=<name|path> [BASE=<git ref>]: what the change since BASE would do to the stack, like a preview
 	$(PY) -m gke_ai_batch.offline.diff $(STACK) $(BASE)
 
-admit: $(PLANNING)  ## make admit STACK=<name|path> WORKLOAD=<file or folder> [OLD=<file>]: would Kueue admit each workload (OLD: the objects as they are, so those in both are updates)?
-	$(PY) -m gke_ai_batch.offline.admit $(STACK) $(WORKLOAD) $(if $(OLD),--old $(OLD))
+admit: $(PLANNING)  ## make admit STACK=<name|path> WORKLOAD=<file or folder> [OLD=<file> [SCALE=1]]: would Kueue admit each workload (OLD: the objects as they are, so those in both are updates; SCALE: through /scale)?
+	$(PY) -m gke_ai_batch.offline.admit $(STACK) $(WORKLOAD) $(if $(OLD),--old $(OLD)) $(if $(SCALE),--scale)
 
 admit-all: $(PLANNING)  ## every sample workload against the stack it is named after
 	@for f in examples/workloads/*.yaml; do s=$$(basename $$f .yaml); $(PY) -m gke_ai_batch.offline.admit $$s $$f || exit 1; done

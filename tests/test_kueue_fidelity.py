@@ -134,3 +134,41 @@ def test_a_deployment_or_statefulset_is_created_with_its_pods_verdict(kind):
     assert judged("dev", deployment(kind, hostPID=True)) == (
         f"created: training/d ({kind}), its pods refused: Pod Security baseline: the pods of d would be refused: "
         "host namespaces (hostPID=true)")
+
+
+# --- the scale subresource (make admit ... OLD= SCALE=1) -------------------------------------------------------
+
+def test_scaling_through_the_scale_subresource():
+    """RBAC on deployments.apps/scale, the policies on a Scale (none of the stack's names the subresource),
+    then Kueue's verdict on the pods at the new count; Jobs have no scale subresource."""
+    path = tenant_path("dev")
+    old = deployment()
+    scaled = copy.deepcopy(old)
+    scaled["spec"]["replicas"] = 5
+    assert describe(path.judge(scaled, old, scale=True)) == (
+        "updated: training/d (Deployment): scaled from 2 to 5 replicas through /scale: its controller adds or "
+        "removes pods, and Kueue gates and admits each new one as on create; its pods admitted -> ClusterQueue "
+        "cpu-batch, pod set main: flavor cpu-workers")
+    a_job = job("training", "j", "preprocessing")
+    assert describe(path.judge(a_job, a_job, scale=True)) == \
+        "refused: training/j: API server: jobs.batch has no scale subresource"
+
+
+def test_a_policy_sees_a_scale_request_only_when_a_rule_names_the_subresource():
+    from gke_ai_batch.apiserver.cel_policies import evaluate
+
+    def policy(resources: list[str]) -> tuple[dict, dict]:
+        spec = {"matchConstraints": {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["*"],
+                                                        "operations": ["UPDATE"], "resources": resources}]},
+                "validations": [{"expression": "object.spec.replicas <= 3", "message": "at most 3"}]}
+        return ({"kind": "ValidatingAdmissionPolicy", "metadata": {"name": "p"}, "spec": spec},
+                {"kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": "p"},
+                 "spec": {"policyName": "p", "validationActions": ["Deny"]}})
+
+    scale = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "d", "namespace": "training"},
+             "spec": {"replicas": 5}}
+    for resources, denied in ((["deployments"], False), (["deployments/scale"], True), (["*"], False),
+                              (["*/scale"], True), (["deployments/*"], True)):
+        p, b = policy(resources)
+        denials = evaluate([p], [b], scale, None, "UPDATE", None, scale, ("apps/v1", "deployments", "scale"))
+        assert bool(denials) is denied, resources

@@ -84,12 +84,14 @@ def _policy_verdict(policy: Policy, bindings: Sequence[Obj], attrs: Attributes, 
 
 
 def judge(policies: Sequence[Obj], bindings: Sequence[Obj], obj: Obj, namespace_obj: Obj | None,
-          operation: str = "CREATE", user: Obj | None = None, old_object: Obj | None = None) -> Verdict:
+          operation: str = "CREATE", user: Obj | None = None, old_object: Obj | None = None,
+          subresource: tuple[str, str, str] | None = None) -> Verdict:
     """Everything the policies say about creating (or updating, with old_object) obj in namespace_obj.
 
-    user: the requester's userInfo ({"username": ..., "groups": [...]}). Raises UnsupportedPolicy for a
-    policy or binding that needs params or the authorizer."""
-    attrs = attributes_of(obj, old_object, namespace_obj, operation)
+    user: the requester's userInfo ({"username": ..., "groups": [...]}); subresource: (parent apiVersion,
+    resource, subresource) for a request to one, such as ("apps/v1", "deployments", "scale"). Raises
+    UnsupportedPolicy for a policy or binding that needs params or the authorizer."""
+    attrs = attributes_of(obj, old_object, namespace_obj, operation, subresource)
     inputs = {"object": to_cel(obj), "oldObject": to_cel(old_object), "request": to_cel(request_of(attrs, user)),
               "namespaceObject": to_cel(namespace_object(namespace_obj, attrs))}
     denials: list[Denial] = []
@@ -107,9 +109,10 @@ def judge(policies: Sequence[Obj], bindings: Sequence[Obj], obj: Obj, namespace_
 
 
 def evaluate(policies: Sequence[Obj], bindings: Sequence[Obj], obj: Obj, namespace_obj: Obj | None,
-             operation: str = "CREATE", user: Obj | None = None, old_object: Obj | None = None) -> list[Denial]:
+             operation: str = "CREATE", user: Obj | None = None, old_object: Obj | None = None,
+             subresource: tuple[str, str, str] | None = None) -> list[Denial]:
     """The denials (bindings with validationActions Deny) of `judge`: empty means the policies admit obj."""
-    return list(judge(policies, bindings, obj, namespace_obj, operation, user, old_object).denials)
+    return list(judge(policies, bindings, obj, namespace_obj, operation, user, old_object, subresource).denials)
 
 
 def static_problems(policy: Obj) -> list[str]:

@@ -54,6 +54,8 @@ CLUSTER_SCOPED = frozenset({
 })
 RBAC, KUEUE, POLICY = "RBAC", "Kueue", "ValidatingAdmissionPolicy"
 KUEUE_WEBHOOK = "Kueue webhook"
+API_SERVER = "API server"
+SCALABLE = ("Deployment", "StatefulSet")  # the kinds a team creates that have a scale subresource
 Key = tuple[str, str, str]  # (kind, namespace, name)
 
 
@@ -95,9 +97,11 @@ class TenantPath:
         self.policies = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicy"]
         self.bindings = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicyBinding"]
 
-    def judge(self, obj: Obj, old: Obj | None = None, objects: Mapping[Key, Obj] | None = None) -> Passage:
-        """The first layer that refuses obj (an UPDATE from `old` when given), or its passage through them all.
-        `objects`: what else is on the cluster by (kind, namespace, name), for the owners Kueue looks up."""
+    def judge(self, obj: Obj, old: Obj | None = None, objects: Mapping[Key, Obj] | None = None,
+              scale: bool = False) -> Passage:
+        """The first layer that refuses obj (an UPDATE from `old` when given, through the scale subresource with
+        `scale`), or its passage through them all. `objects`: what else is on the cluster by (kind, namespace,
+        name), for the owners Kueue looks up."""
         kind, ns, name = workload_identity(obj)
         verb = "create" if old is None else "update"
         if kind in CLUSTER_SCOPED:
@@ -106,6 +110,8 @@ class TenantPath:
         if team is None:
             return Passage(kind, ns, name, RBAC, f"namespace {ns} belongs to no team of this stack "
                                                  f"(team namespaces: {', '.join(self.namespaces_of_teams())})")
+        if scale and old is not None:
+            return self._scale(team, obj, old)
         security = self._pod_security(obj, ns) if old is None or pod_security_judges(old, obj) else (None, "")
         for layer, reason in (self._rbac(team, obj, ns, verb), security, self._policies(team, obj, ns, old)):
             if layer:
@@ -139,6 +145,30 @@ class TenantPath:
             return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result,
                            created=kind in POD_TEMPLATE_KINDS)
         return Passage(kind, ns, name, admission=result)
+
+    def _scale(self, team: str, obj: Obj, old: Obj) -> Passage:
+        """`kubectl scale`: an update of `<resource>/scale` (an autoscaling/v1 Scale) carrying only the new
+        spec.replicas. Pod Security and Kueue's webhooks do not see it (they are registered for pods and for the
+        workloads themselves); the policies do if a rule names the subresource."""
+        kind, ns, name = workload_identity(obj)
+        resource = f"{resource_name(obj)}/scale"
+        if kind not in SCALABLE:
+            return Passage(kind, ns, name, API_SERVER, f"{resource_name(obj)} has no scale subresource")
+        replicas, old_replicas = ((o.get("spec") or {}).get("replicas", 1) for o in (obj, old))
+        if not self.access.may(team, "update", resource, ns):
+            return Passage(kind, ns, name, RBAC, f"team {team} may not update {resource} in namespace {ns}")
+        member = {"username": f"member-of-{team}", "groups": [*sorted(self.access.groups(team)), AUTHENTICATED]}
+        scaled = {**old, "spec": {**(old.get("spec") or {}), "replicas": replicas}}
+        denials = evaluate(self.policies, self.bindings, _scale_object(scaled), self.namespaces.get(ns), "UPDATE",
+                           member, _scale_object(old), (str(obj.get("apiVersion")), resource_of(kind), "scale"))
+        if denials:
+            return Passage(kind, ns, name, f"{POLICY} {denials[0].policy}", denials[0].message)
+        result = admit_in(self.cluster, scaled)
+        effect = (f"scaled from {old_replicas} to {replicas} replicas through /scale: its controller adds or "
+                  "removes pods, and Kueue gates and admits each new one as on create")
+        if not result.admitted:
+            return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result, effect=effect)
+        return Passage(kind, ns, name, admission=result, effect=effect)
 
     def team_of(self, ns: str) -> str | None:
         return next((team for team, nss in self.access.teams.items() if ns in nss), None)
@@ -190,3 +220,11 @@ class TenantPath:
     @staticmethod
     def _pod(ns: str, meta: Obj, spec: Obj) -> dict[str, Any]:
         return {"apiVersion": "v1", "kind": "Pod", "metadata": {**meta, "namespace": ns}, "spec": dict(spec)}
+
+
+def _scale_object(obj: Obj) -> dict[str, Any]:
+    """The autoscaling/v1 Scale the API server hands admission for a request to `/scale`."""
+    meta = obj.get("metadata") or {}
+    return {"apiVersion": "autoscaling/v1", "kind": "Scale",
+            "metadata": {k: meta[k] for k in ("name", "namespace", "labels") if k in meta},
+            "spec": {"replicas": (obj.get("spec") or {}).get("replicas", 1)}}

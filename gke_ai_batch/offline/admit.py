@@ -19,7 +19,11 @@ cluster (gke_ai_batch.apiserver.tenant_path). One line per object:
 With `--old FILE` (make admit ... OLD=FILE), an object of the WORKLOAD files that FILE also holds (same kind,
 namespace and name) is judged as an UPDATE from FILE's: RBAC's `update`, Pod Security, the policies with
 `oldObject`, Kueue's update validation, then what Kueue's reconciler does with a running job (suspends it
-again, suspends it for a new workload, or leaves it running). The others are creates.
+again, suspends it for a new workload, or leaves it running). The others are creates. With `--scale` as well
+(SCALE=1), each update goes through the scale subresource as `kubectl scale` sends it: RBAC's `update` on
+`<resource>/scale`, the policies on an autoscaling/v1 Scale, Kueue's verdict on the pods at the new count; only
+the new spec.replicas is read, and a kind without the subresource (Job, JobSet, Pod) is refused by the API
+server.
 
 A fleet manager's admitted workload is followed by the worker Kueue dispatches it to (gke_ai_batch.offline
 .dispatch): every worker of its queue (all-at-once) or one at a time (incremental); the first to reserve
@@ -105,11 +109,14 @@ def describe(p: Passage) -> str:
     """One line: admitted (with Kueue's placement), created, updated, or refused by the layer it names."""
     who = f"{p.namespace}/{p.name}" if p.namespace else p.name
     if p.refused:
+        if p.effect:
+            return f"updated: {who} ({p.kind}): {p.effect}; its pods refused: {p.layer}: {p.reason}"
         if p.created:
             return f"created: {who} ({p.kind}), its pods refused: {p.layer}: {p.reason}"
         return f"refused: {who}: {p.layer}: {p.reason}"
     if p.effect:
-        return f"updated: {who} ({p.kind}): {p.effect}"
+        pods = f"; its pods admitted -> {placement(p.admission)}" if p.admission else ""
+        return f"updated: {who} ({p.kind}): {p.effect}{pods}"
     if p.note:
         return f"created: {who} ({p.kind}): {p.note}"
     if p.admission is None:
@@ -144,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("workloads", nargs="+", metavar="WORKLOAD", help="YAML files or folders of Kubernetes objects")
     ap.add_argument("--old", metavar="FILE", help="the objects as they are: those the WORKLOAD files also hold "
                                                   "are judged as updates")
+    ap.add_argument("--scale", action="store_true", help="send each update through the scale subresource "
+                                                         "(kubectl scale): only the new spec.replicas is read")
     args = ap.parse_args(argv)
     try:
         stack = resolve(args.stack)
@@ -172,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     path = TenantPath((manifest_of(r) for r in regs if is_manifest(r)), cluster)
     try:
         cluster_objects = {**olds, **{identity(doc): doc for _, doc in docs}}
-        passages = [(doc, path.judge(doc, olds.get(identity(doc)), cluster_objects)) for _, doc in docs]
+        passages = [(doc, path.judge(doc, olds.get(identity(doc)), cluster_objects, args.scale)) for _, doc in docs]
     except (ValueError, KeyError, TypeError) as e:
         print(f"error: an object cannot be judged (is it a valid Kubernetes object?): {e!r}", file=sys.stderr)
         return 2
