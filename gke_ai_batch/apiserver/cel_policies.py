@@ -10,7 +10,8 @@ pkg/admission/plugin/), with CEL evaluated by cel-python (celpy) instead of cel-
   reported (`Verdict.warnings`, `Verdict.audits`) and neither refuses. The API server's error names only
   the first denial; `evaluate` returns them all.
 - policy/matching/matching.go and webhook/predicates/{rules,namespace,object}: resourceRules and
-  excludeResourceRules (apiGroups, apiVersions, resources, operations, scope, resourceNames, "*"),
+  excludeResourceRules (apiGroups, apiVersions, resources with subresources, operations, scope,
+  resourceNames, "*"),
   namespaceSelector and objectSelector. matchPolicy is taken as Exact: Equivalent only adds resources served
   under another group or version, which none of the workload kinds here are.
 - policy/validating/validator.go `Validate` and webhook/matchconditions/matcher.go: matchConditions (any

@@ -9,11 +9,12 @@ object's namespace passes, in the API server's order and then Kueue's:
    (apiserver.pod_security);
 3. the stack's ValidatingAdmissionPolicies, on the object and then on each pod it will create
    (apiserver.cel_policies);
-4. Kueue: is it admitted, to which ClusterQueue and flavors (gke_ai_batch.admission).
+4. Kueue: its webhooks (admission.webhooks; for a Pod, the owner walk of admission.owners), then is it
+   admitted, to which ClusterQueue and flavors (gke_ai_batch.admission).
 
 With the object as it was (`old`), the request is an UPDATE: RBAC's `update` verb, Pod Security unless only
 fields it exempts changed, the policies with `oldObject`, Kueue's update validation, then what Kueue's
-reconciler does with a job that runs (apiserver.updates).
+reconciler does with the result (admission.reconciler); with `scale`, an update of the scale subresource.
 
 The first layer that refuses is the verdict. Pods are judged as their templates declare them: the
 platform's ResourceFlavors add node labels but no tolerations, so nothing Kueue adds at admission changes
