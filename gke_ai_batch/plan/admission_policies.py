@@ -10,7 +10,8 @@ every team namespace to the platform's rules, whatever RBAC lets a member create
 - a team member cannot take a pod or job out of Kueue's hands (`kueue_holds`): Kueue's scheduling gates,
   its `managed` label, `suspend` and controller owners are Kueue's and the workload controllers' to change.
 
-The bindings select namespaces by the team label, so adding a team changes no policy. `make admit`
+The bindings select namespaces by the team label, so adding a team changes no binding; the kueue-holds
+policy lists every team's groups, so adding or removing a team (or a group) updates it in place. `make admit`
 evaluates these same objects (apiserver.cel_policies).
 """
 from __future__ import annotations
@@ -178,7 +179,8 @@ _SUSPENDED = "(has({o}.spec.suspend) && {o}.spec.suspend)"
 def _team_member(groups: tuple[str, ...]) -> list[dict[str, str]]:
     """Requests by a member of a team's groups only: Kueue, the Job, JobSet and ReplicaSet controllers and the
     kubelet run as service accounts or nodes, in none of them, and must still ungate, unsuspend and own."""
-    literal = "[" + ", ".join(f"'{g}'" for g in sorted(set(groups))) + "]"
+    quoted = (g.replace("\\", "\\\\").replace("'", "\\'") for g in sorted(set(groups)))
+    literal = "[" + ", ".join(f"'{g}'" for g in quoted) + "]"
     return [{"name": "team-member",
              "expression": f"has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in {literal})"}]
 
@@ -186,20 +188,20 @@ def _team_member(groups: tuple[str, ...]) -> list[dict[str, str]]:
 KUEUE_HOLD_VALIDATIONS = (
     # Kubernetes lets any caller with update on pods remove scheduling gates (Pod Scheduling Readiness), and
     # Kueue's pod ValidateUpdate does not look at them (pkg/controller/jobs/pod/pod_webhook.go, v0.19.2).
-    {"expression": f"!{_ON_UPDATE} || !(object.kind == 'Pod') || variables.oldGates.all(g, "
+    {"expression": f"!{_ON_UPDATE} || object.kind != 'Pod' || variables.oldGates.all(g, "
                    f"!g.startsWith('{KUEUE_GROUP}/') || g in variables.gates)",
      "message": f"only Kueue removes its scheduling gates ({KUEUE_GROUP}/admission, /topology, /elastic-job): "
                 "it does when the pod's workload is admitted, on the nodes it was given; without them the pod "
                 "would run outside its team's quota"},
     # Kueue refuses values other than "true" (validateManagedLabel) but not removing the label; its reconciler
     # then no longer looks at the pod.
-    {"expression": f"!{_ON_UPDATE} || !(object.kind == 'Pod') || "
+    {"expression": f"!{_ON_UPDATE} || object.kind != 'Pod' || "
                    f"{_LABEL.format(o='oldObject', k=MANAGED_LABEL)} == {_LABEL.format(o='object', k=MANAGED_LABEL)}",
      "message": f"the {MANAGED_LABEL} label is Kueue's: removing or changing it takes the pod out of Kueue's "
                 "hands"},
     # A pod carrying it is gated by Kueue's pod webhook but never labelled managed (Default in pod_webhook.go):
     # the parent controller that set it is expected to admit it, and no reconciler looks at a bare one.
-    {"expression": f"!(object.kind == 'Pod') || {_ANNOTATION.format(o='object', k=SUSPENDING_PARENT_ANNOTATION)} "
+    {"expression": f"object.kind != 'Pod' || {_ANNOTATION.format(o='object', k=SUSPENDING_PARENT_ANNOTATION)} "
                    f"== '' || ({_ON_UPDATE} && {_ANNOTATION.format(o='oldObject', k=SUSPENDING_PARENT_ANNOTATION)} "
                    f"== {_ANNOTATION.format(o='object', k=SUSPENDING_PARENT_ANNOTATION)})",
      "message": f"the {SUSPENDING_PARENT_ANNOTATION} annotation is set by Kueue on the pod templates of the "
@@ -223,7 +225,9 @@ def kueue_holds_policy(groups: tuple[str, ...]) -> tuple[Manifest, Manifest]:
     """A team member (a member of any team's groups) keeps every pod, Job and JobSet in Kueue's hands: no
     removing Kueue's scheduling gates or `managed` label, no `pod-suspending-parent` annotation of their own, no
     unsuspending, no controller owner of their choosing. Kueue's and the workload controllers' service accounts
-    are in no team group, so they still ungate, unsuspend and own."""
+    are in no team group, so they still ungate, unsuspend and own. Each expression is linear in the pod's gates,
+    the object's ownerReferences and the requester's groups times the teams' groups, far inside the API
+    server's CEL cost budget per evaluation."""
     old = f"{_ON_UPDATE} ? ({{l}}) : []"
     return _policy(KUEUE_HOLDS, [
         *_rules([("", "pods"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets")], ["CREATE", "UPDATE"])], [
