@@ -282,8 +282,7 @@ class KueueResources:
 def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions) -> KueueResources:
     """The installs, then priorities, queues, teams and the scrape of Kueue's metrics. `opts` carries
     the parent, the Kubernetes provider and what the installs wait for (the pool the controllers run on)."""
-    held = plan_tenancy(tuple(g for t in platform.config.teams for g in t.groups))
-    tenancy = Tenancy("tenancy", held, pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers))  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
+    tenancy = Tenancy("tenancy", plan_tenancy(), pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers))  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
     def installs(release: str) -> pulumi.ResourceOptions:
         kept = lifecycle.release(platform.config, release).options()
         return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[tenancy], **kept))

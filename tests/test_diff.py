@@ -137,11 +137,11 @@ def test_a_removed_team_shows_as_deletes_and_the_counts_add_up(runs: dict[str, R
     everything = [ln[len("+ create  "):] for ln in steps(fresh, "+")]
     training = [r for r in everything if "training" in r.split("  ")[1]]
     assert {ln[len("- delete  "):] for ln in steps(dev, "-")} == set(training)
-    # per namespace (training, training-eval): its object quota and network policy besides the rest
-    assert "gke-ai-batch:index:Team  team-training" in training and len(training) == 16
+    # per namespace (training, training-eval): its object quota and network policy besides the rest; its
+    # kueue-holds policy and binding
+    assert "gke-ai-batch:index:Team  team-training" in training and len(training) == 18
     assert not steps(dev, "+")
-    # changed: besides the 3 before, the kueue-holds policy, which lists every team's groups
-    assert f"0 to add, 4 to change, 0 to replace, 16 to delete, {len(everything) - 20} unchanged" in dev.splitlines()
+    assert f"0 to add, 3 to change, 0 to replace, 18 to delete, {len(everything) - 21} unchanged" in dev.splitlines()
 
 
 def test_created_and_deleted_resources_show_what_a_reviewer_approves_or_loses(runs: dict[str, Run]) -> None:

@@ -17,7 +17,7 @@ from .conftest import ROOT
 from .test_escape import container, job, pod, tenant_path
 
 NS, QUEUE = "research", "research-queue"  # dev's research team
-HOLDS = "refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-kueue-holds: "
+HOLDS = "refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-kueue-holds-research: "
 GATES = ("only Kueue removes its scheduling gates (kueue.x-k8s.io/admission, /topology, /elastic-job): it does "
          "when the pod's workload is admitted, on the nodes it was given; without them the pod would run outside "
          "its team's quota")

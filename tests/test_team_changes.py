@@ -29,7 +29,8 @@ def test_adding_a_team_adds_only_its_resources():
     before, after = plan_with(lambda c: None), plan_with(lambda c: c["teams"].append(NEW_TEAM))
     assert changed(before, after) == {"team-vision", "team-vision-ns-vision", "team-vision-lq-vision",
                                       "team-vision-rb-vision", "team-vision-quota-vision",
-                                      "team-vision-netpol-vision", "queues-cq-vision"}
+                                      "team-vision-netpol-vision", "queues-cq-vision", "team-vision-holds-policy",
+                                      "team-vision-holds-binding"}
     assert set(before) < set(after)
 
 

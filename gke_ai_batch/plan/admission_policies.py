@@ -10,9 +10,9 @@ every team namespace to the platform's rules, whatever RBAC lets a member create
 - a team member cannot take a pod or job out of Kueue's hands (`kueue_holds`): Kueue's scheduling gates,
   its `managed` label, `suspend` and controller owners are Kueue's and the workload controllers' to change.
 
-The bindings select namespaces by the team label, so adding a team changes no binding; the kueue-holds
-policy lists every team's groups, so adding or removing a team (or a group) updates it in place. `make admit`
-evaluates these same objects (apiserver.cel_policies).
+The bindings select namespaces by the team label, so adding a team changes no policy; each team with groups
+has its own kueue-holds policy (`kueue_holds_policy`, declared by its Team), whose matchConditions name its
+groups. `make admit` evaluates these same objects (apiserver.cel_policies).
 """
 from __future__ import annotations
 
@@ -111,15 +111,15 @@ def _rules(resources: list[tuple[str, str]], operations: list[str]) -> list[dict
 
 
 def _policy(name: str, rules: list[dict[str, Any]], variables: list[dict[str, str]],
-            validations: list[dict[str, str]], conditions: list[dict[str, str]] | None = None
-            ) -> tuple[Manifest, Manifest]:
+            validations: list[dict[str, str]], conditions: list[dict[str, str]] | None = None,
+            namespaces: dict[str, Any] = TEAM_NAMESPACES) -> tuple[Manifest, Manifest]:
     policy = {"apiVersion": API, "kind": "ValidatingAdmissionPolicy", "metadata": {"name": name},
               "spec": {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": rules},
                        **({"matchConditions": conditions} if conditions else {}),
                        "variables": variables, "validations": validations}}
     binding = {"apiVersion": API, "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": name},
                "spec": {"policyName": name, "validationActions": ["Deny"],
-                        "matchResources": {"namespaceSelector": TEAM_NAMESPACES}}}
+                        "matchResources": {"namespaceSelector": namespaces}}}
     return policy, binding
 
 
@@ -177,7 +177,7 @@ _SUSPENDED = "(has({o}.spec.suspend) && {o}.spec.suspend)"
 
 
 def _team_member(groups: tuple[str, ...]) -> list[dict[str, str]]:
-    """Requests by a member of a team's groups only: Kueue, the Job, JobSet and ReplicaSet controllers and the
+    """Requests by a member of the team's groups only: Kueue, the Job, JobSet and ReplicaSet controllers and the
     kubelet run as service accounts or nodes, in none of them, and must still ungate, unsuspend and own."""
     quoted = (g.replace("\\", "\\\\").replace("'", "\\'") for g in sorted(set(groups)))
     literal = "[" + ", ".join(f"'{g}'" for g in quoted) + "]"
@@ -221,27 +221,27 @@ KUEUE_HOLD_VALIDATIONS = (
 )
 
 
-def kueue_holds_policy(groups: tuple[str, ...]) -> tuple[Manifest, Manifest]:
-    """A team member (a member of any team's groups) keeps every pod, Job and JobSet in Kueue's hands: no
+def kueue_holds_policy(team: str, groups: tuple[str, ...]) -> tuple[Manifest, Manifest]:
+    """A member of the team's groups keeps every pod, Job and JobSet of its namespaces in Kueue's hands: no
     removing Kueue's scheduling gates or `managed` label, no `pod-suspending-parent` annotation of their own, no
     unsuspending, no controller owner of their choosing. Kueue's and the workload controllers' service accounts
     are in no team group, so they still ungate, unsuspend and own. Each expression is linear in the pod's gates,
     the object's ownerReferences and the requester's groups times the teams' groups, far inside the API
     server's CEL cost budget per evaluation."""
     old = f"{_ON_UPDATE} ? ({{l}}) : []"
-    return _policy(KUEUE_HOLDS, [
+    return _policy(f"{KUEUE_HOLDS}-{team}", [
         *_rules([("", "pods"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets")], ["CREATE", "UPDATE"])], [
         {"name": "gates", "expression": f"object.kind == 'Pod' ? {_GATES.format(o='object')} : []"},
         {"name": "oldGates", "expression": old.format(l=f"object.kind == 'Pod' ? {_GATES.format(o='oldObject')} "
                                                         ": []")},
         {"name": "controllers", "expression": _CONTROLLERS.format(o="object")},
         {"name": "oldControllers", "expression": old.format(l=_CONTROLLERS.format(o="oldObject"))},
-    ], [{**v, "reason": "Forbidden"} for v in KUEUE_HOLD_VALIDATIONS], _team_member(groups))
+    ], [{**v, "reason": "Forbidden"} for v in KUEUE_HOLD_VALIDATIONS], _team_member(groups),
+        {"matchLabels": {TEAM_LABEL: team}})
 
 
-def admission_policies(groups: tuple[str, ...] = ()) -> tuple[Manifest, ...]:
-    """Every policy with its binding: pod placement, then priorities per object shape, then Kueue's holds on the
-    members of `groups` (every team's)."""
+def admission_policies() -> tuple[Manifest, ...]:
+    """Every policy with its binding: pod placement, then priorities per object shape."""
     # Tolerations are checked on update too: the API server lets a running pod gain tolerations ("pod updates
     # may not change fields other than ... spec.tolerations (only additions to existing tolerations)"), which
     # would otherwise keep a pod on nodes, or let it stay through taints, its quota does not reach.
@@ -255,5 +255,4 @@ def admission_policies(groups: tuple[str, ...] = ()) -> tuple[Manifest, ...]:
             {"name": "allowed", "expression": f"{ALLOWED}.split(',')"},
             {"name": "podSpecs", "expression": specs},
         ], _priority_validations())
-    out += kueue_holds_policy(groups)
     return tuple(out)

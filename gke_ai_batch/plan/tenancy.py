@@ -162,6 +162,5 @@ def controller_priority() -> Manifest:
             "description": "The platform's controllers (Kueue, JobSet): never preempted by team pods"}
 
 
-def plan_tenancy(groups: tuple[str, ...] = ()) -> TenancyPlan:
-    """The cluster-wide tenancy objects; `groups`: every team's groups, whose members the policies hold."""
-    return TenancyPlan(controller_priority(), team_role(), admission_policies(groups))
+def plan_tenancy() -> TenancyPlan:
+    return TenancyPlan(controller_priority(), team_role(), admission_policies())
