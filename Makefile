@@ -47,8 +47,8 @@ diff: $(PLANNING)  ## make diff STACK=<name|path> [BASE=<git ref>] [FROM=<its na
 report: $(PLANNING)  ## make report STACK=<name|path> [BASE=<git ref>]: out/<stack>/report.html, the plan as one page (with BASE: quotas before and after)
 	$(PY) -m gke_ai_batch.offline.report $(STACK) $(if $(filter command line,$(origin BASE)),--base $(BASE)) $(out_flag)
 
-admit: $(PLANNING)  ## make admit STACK=<name|path> WORKLOAD=<file or folder>: would Kueue admit each workload?
-	$(PY) -m gke_ai_batch.offline.admit $(STACK) $(WORKLOAD)
+admit: $(PLANNING)  ## make admit STACK=<name|path> WORKLOAD=<file or folder> [OLD=<file> [SCALE=1]]: would Kueue admit each workload (OLD: the objects as they are, so those in both are updates; SCALE: through /scale)?
+	$(PY) -m gke_ai_batch.offline.admit $(STACK) $(WORKLOAD) $(if $(OLD),--old $(OLD)) $(if $(SCALE),--scale)
 
 admit-all: $(PLANNING)  ## every sample workload against the stack it is named after
 	@for f in examples/workloads/*.yaml; do s=$$(basename $$f .yaml); $(PY) -m gke_ai_batch.offline.admit $$s $$f || exit 1; done

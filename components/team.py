@@ -25,6 +25,7 @@ class TeamArgs:
 
 
 _GUARD_SUFFIX = {"ResourceQuota": "quota", "LimitRange": "limits", "NetworkPolicy": "netpol"}
+_HOLD_SUFFIX = {"ValidatingAdmissionPolicy": "policy", "ValidatingAdmissionPolicyBinding": "binding"}
 
 
 class Team(pulumi.ComponentResource):
@@ -47,6 +48,8 @@ class Team(pulumi.ComponentResource):
             declare(f"{name}-{_GUARD_SUFFIX[m['kind']]}-{m['metadata']['namespace']}", m,
                     in_namespace(m["metadata"]["namespace"]))
             for m in t.guard_manifests]
+        self.holds = [declare(f"{name}-holds-{_HOLD_SUFFIX[m['kind']]}", m, pulumi.ResourceOptions(parent=self))
+                      for m in t.hold_manifests]
         self.register_outputs({"namespaces": list(t.namespaces), "localQueue": t.local_queue,
                                "localQueues": [lq for lq, _ in t.local_queues]})
 

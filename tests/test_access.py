@@ -1,4 +1,4 @@
-"""The offline RBAC authorizer (gke_ai_batch.offline.rbac) and `make access` (gke_ai_batch.offline.access)."""
+"""The offline RBAC authorizer (gke_ai_batch.apiserver.rbac) and `make access` (gke_ai_batch.offline.access)."""
 from __future__ import annotations
 
 import re
@@ -6,14 +6,14 @@ import re
 import pytest
 import yaml
 
+from gke_ai_batch.apiserver.access import CHECKS, OTHER, OWN, StackAccess, UnknownTeam, may
+from gke_ai_batch.apiserver.rbac import CLUSTER, Authorizer, parse_resource, upstream_objects
 from gke_ai_batch.offline import access
-from gke_ai_batch.offline.access import CHECKS, OTHER, OWN, StackAccess, UnknownTeam, may
-from gke_ai_batch.offline.rbac import CLUSTER, Authorizer, parse_resource, upstream_objects
 from gke_ai_batch.offline.render import is_manifest, manifest_of
 
 from .conftest import ROOT, planned
 
-UPSTREAM = ROOT / "gke_ai_batch" / "offline" / "upstream_rbac"
+UPSTREAM = ROOT / "gke_ai_batch" / "apiserver" / "upstream_rbac"
 
 
 def cluster_role(name, rules=None, labels=None, aggregate=None):

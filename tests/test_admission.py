@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from gke_ai_batch.admission.cluster import Cluster
+from gke_ai_batch.admission.decision import admit_in
 from gke_ai_batch.admission.pod_sets import pod_requests
 from gke_ai_batch.admission.quantities import format_amount, resource_order
 from gke_ai_batch.admission.terms import BLOCK_UNDECLARED, IGNORE_UNDECLARED
@@ -135,7 +136,7 @@ def test_sample_workload_is_admitted_by_its_stack(plan, path):
     docs = [d for d in yaml.safe_load_all(path.read_text()) if d and d.get("kind") in ("Job", "JobSet")]
     assert docs
     for doc in docs:
-        result = cluster.admit(doc)
+        result = admit_in(cluster, doc)
         assert result.admitted, result.problems
         assert result.cluster_queue and all(ps.flavors for ps in result.pod_sets), result.problems
 
@@ -144,22 +145,22 @@ def test_sample_workload_is_admitted_by_its_stack(plan, path):
 
 def test_tpu_job_asking_cpu_and_memory_needs_ignore_undeclared():
     spec = pod(limits={TPU: 4}, requests={"cpu": "8", "memory": "32Gi"}, selector=V5E)
-    blocked = tpu_cluster(strategy=BLOCK_UNDECLARED).admit(job(spec, pods=2))
+    blocked = admit_in(tpu_cluster(strategy=BLOCK_UNDECLARED), job(spec, pods=2))
     # Kueue 0.19.2 iterates requests in FNV-1a hash order, in which memory comes before cpu.
     assert blocked.reason == "couldn't assign flavors to pod set main: resource memory unavailable in ClusterQueue"
     assert not blocked.admitted
-    cpu_only = tpu_cluster(strategy=BLOCK_UNDECLARED).admit(job(pod(limits={TPU: 4, "cpu": 8}, selector=V5E), 2))
+    cpu_only = admit_in(tpu_cluster(strategy=BLOCK_UNDECLARED), job(pod(limits={TPU: 4, "cpu": 8}, selector=V5E), 2))
     assert cpu_only.reason == "couldn't assign flavors to pod set main: resource cpu unavailable in ClusterQueue"
-    unset = tpu_cluster(strategy=None).admit(job(spec, pods=2))  # no quotaCheckStrategy: BlockUndeclared
+    unset = admit_in(tpu_cluster(strategy=None), job(spec, pods=2))  # no quotaCheckStrategy: BlockUndeclared
     assert unset.reason == blocked.reason
-    ignored = tpu_cluster(strategy=IGNORE_UNDECLARED).admit(job(spec, pods=2))
+    ignored = admit_in(tpu_cluster(strategy=IGNORE_UNDECLARED), job(spec, pods=2))
     assert ignored.admitted, ignored.problems
     assert [(f.flavor, f.resources) for f in ignored.pod_sets[0].flavors] == [("v5e", (TPU,))]
 
 
 def test_zero_undeclared_request_is_skipped_even_when_blocking():
     spec = pod(limits={TPU: 4}, requests={"cpu": 0}, selector=V5E)
-    assert tpu_cluster(strategy=BLOCK_UNDECLARED).admit(job(spec, pods=2)).admitted
+    assert admit_in(tpu_cluster(strategy=BLOCK_UNDECLARED), job(spec, pods=2)).admitted
 
 
 def cohort_cluster(borrowing_limit=None, lending_limit=8, fungibility=None):
@@ -177,7 +178,7 @@ def cohort_cluster(borrowing_limit=None, lending_limit=8, fungibility=None):
 
 def test_more_chips_than_nominal_plus_borrowable_quota():
     spec = pod(limits={TPU: 4}, selector=V5E)
-    result = cohort_cluster().admit(jobset(("slice", 4, 2, spec)))  # 32 chips; v5e: 16 + 8 lent
+    result = admit_in(cohort_cluster(), jobset(("slice", 4, 2, spec)))  # 32 chips; v5e: 16 + 8 lent
     assert result.reason == (
         "couldn't assign flavors to pod set slice: insufficient quota for google.com/tpu in flavor v5e, "
         "previously considered podsets requests (0) + current podset request (32) > maximum capacity (24), "
@@ -188,37 +189,37 @@ def test_more_chips_than_nominal_plus_borrowable_quota():
 
 def test_borrowing_from_the_cohort():
     spec = pod(limits={TPU: 4}, selector=V5E)
-    result = cohort_cluster().admit(jobset(("slice", 3, 2, spec)))  # 24 chips: 16 own + 8 lent
+    result = admit_in(cohort_cluster(), jobset(("slice", 3, 2, spec)))  # 24 chips: 16 own + 8 lent
     assert result.admitted, result.problems
     (choice,) = result.pod_sets[0].flavors
     assert (choice.flavor, choice.borrowing) == ("v5e", True)
     assert placement(result) == "ClusterQueue cq, pod set slice: flavor v5e (borrowing)"
-    within = cohort_cluster().admit(jobset(("slice", 2, 2, spec)))  # 16 chips: no borrowing
+    within = admit_in(cohort_cluster(), jobset(("slice", 2, 2, spec)))  # 16 chips: no borrowing
     assert not within.pod_sets[0].borrowing
 
 
 def test_borrowing_limit_and_lending_limit_cap_the_cohort():
     spec = pod(limits={TPU: 4}, selector=V5E)
-    capped = cohort_cluster(borrowing_limit=4).admit(jobset(("slice", 3, 2, spec)))
+    capped = admit_in(cohort_cluster(borrowing_limit=4), jobset(("slice", 3, 2, spec)))
     assert "current podset request (24) > maximum capacity (20)" in capped.reason
-    lends_all = cohort_cluster(lending_limit=None).admit(jobset(("slice", 4, 2, spec)))
+    lends_all = admit_in(cohort_cluster(lending_limit=None), jobset(("slice", 4, 2, spec)))
     assert lends_all.admitted and lends_all.pod_sets[0].borrowing, lends_all.problems
 
 
 def test_first_fitting_flavor_wins_even_when_borrowing_unless_try_next_flavor():
     spec = pod(limits={TPU: 4}, selector=V5E)
     two_pod_sets = jobset(("slice", 2, 2, spec), ("extra", 1, 2, spec))  # 16 + 8 chips
-    default = cohort_cluster().admit(two_pod_sets)
+    default = admit_in(cohort_cluster(), two_pod_sets)
     assert [(ps.name, ps.flavors[0].flavor, ps.borrowing) for ps in default.pod_sets] == [
         ("slice", "v5e", False), ("extra", "v5e", True)]
-    averse = cohort_cluster(fungibility={"whenCanBorrow": "TryNextFlavor"}).admit(two_pod_sets)
+    averse = admit_in(cohort_cluster(fungibility={"whenCanBorrow": "TryNextFlavor"}), two_pod_sets)
     assert [(ps.name, ps.flavors[0].flavor, ps.borrowing) for ps in averse.pod_sets] == [
         ("slice", "v5e", False), ("extra", "v5e-b", False)]
 
 
 def test_earlier_pod_sets_count_against_the_same_flavor():
     spec = pod(limits={TPU: 4}, selector=V5E)
-    result = tpu_cluster(nominal=16).admit(jobset(("a", 1, 2, spec), ("b", 2, 2, spec)))
+    result = admit_in(tpu_cluster(nominal=16), jobset(("a", 1, 2, spec), ("b", 2, 2, spec)))
     assert result.reason == (
         "couldn't assign flavors to pod set b: insufficient quota for google.com/tpu in flavor v5e, "
         "previously considered podsets requests (8) + current podset request (16) > maximum capacity (16)")
@@ -231,8 +232,8 @@ def test_namespace_the_cluster_queue_does_not_select():
                  cluster_queue("cq", group(("v5e", {TPU: 16})), selector=selector)]
     cluster = Cluster.build(manifests, config(IGNORE_UNDECLARED), [tpu_pool("v5e-0")])
     spec = pod(limits={TPU: 4}, selector=V5E)
-    assert cluster.admit(job(spec, pods=2, ns="team")).admitted
-    guest = cluster.admit(job(spec, pods=2, ns="guest"))
+    assert admit_in(cluster, job(spec, pods=2, ns="team")).admitted
+    guest = admit_in(cluster, job(spec, pods=2, ns="guest"))
     assert guest.reason == "workload namespace doesn't match ClusterQueue selector"
     assert guest.cluster_queue == "cq" and not guest.admitted
 
@@ -244,21 +245,21 @@ def test_namespace_selector_expressions_and_the_name_label():
         cq = cluster_queue("cq", group(("v5e", {TPU: 16})))
         cq["spec"]["namespaceSelector"] = selector  # None: Kueue's "nothing" selector
         cluster = Cluster.build([flavor("v5e", V5E), local_queue("team", "q", "cq"), cq], config(), [])
-        assert cluster.admit(job(pod(limits={TPU: 4}, selector=V5E), 2)).admitted is admitted, selector
+        assert admit_in(cluster, job(pod(limits={TPU: 4}, selector=V5E), 2)).admitted is admitted, selector
 
 
 def test_missing_local_queue():
-    result = tpu_cluster().admit(job(pod(limits={TPU: 4}, selector=V5E), pods=2, queue="nope"))
+    result = admit_in(tpu_cluster(), job(pod(limits={TPU: 4}, selector=V5E), pods=2, queue="nope"))
     assert result.reason == "LocalQueue nope doesn't exist"
     assert result.cluster_queue is None and not result.admitted
 
 
 def test_missing_cluster_queue_and_inactive_cluster_queue():
     dangling = Cluster.build([local_queue("team", "q", "gone")], config(), [])
-    assert dangling.admit(job(pod(limits={TPU: 4}))).reason == "ClusterQueue gone doesn't exist"
+    assert admit_in(dangling, job(pod(limits={TPU: 4}))).reason == "ClusterQueue gone doesn't exist"
     no_flavor = Cluster.build([local_queue("team", "q", "cq"), cluster_queue("cq", group(("v5e", {TPU: 16})))],
                               config(), [])
-    result = no_flavor.admit(job(pod(limits={TPU: 4})))
+    result = admit_in(no_flavor, job(pod(limits={TPU: 4})))
     assert result.reason == "ClusterQueue cq is inactive"
     assert result.warnings == (
         "ClusterQueue cq: Can't admit new workloads: references missing ResourceFlavor(s): v5e.",)
@@ -269,11 +270,11 @@ def test_node_selector_no_flavor_matches():
                  cluster_queue("cq", group(("v5e", {TPU: 16}), ("v6e", {TPU: 16})))]
     cluster = Cluster.build(manifests, config(), [])
     wrong = dict(V5E, **{"cloud.google.com/gke-tpu-topology": "4x8"})
-    result = cluster.admit(job(pod(limits={TPU: 4}, selector=wrong), pods=2))
+    result = admit_in(cluster, job(pod(limits={TPU: 4}, selector=wrong), pods=2))
     assert result.reason == ("couldn't assign flavors to pod set main: flavor v5e doesn't match node affinity, "
                              "flavor v6e doesn't match node affinity")
     # Keys a flavor does not label are ignored; the second flavor is used when the first mismatches.
-    ok = cluster.admit(job(pod(limits={TPU: 4}, selector={**V6E, "example.com/any": "x"}), pods=4))
+    ok = admit_in(cluster, job(pod(limits={TPU: 4}, selector={**V6E, "example.com/any": "x"}), pods=4))
     assert ok.pod_sets[0].flavors[0].flavor == "v6e"
 
 
@@ -285,7 +286,7 @@ def test_required_node_affinity_against_flavor_labels():
     def with_terms(*terms):
         s = dict(spec, affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
             "nodeSelectorTerms": [{"matchExpressions": list(t)} for t in terms]}}})
-        return cluster.admit(job(s, pods=2))
+        return admit_in(cluster, job(s, pods=2))
     topo = "cloud.google.com/gke-tpu-topology"
     assert with_terms([{"key": topo, "operator": "In", "values": ["2x4", "4x4"]}]).admitted
     assert with_terms([{"key": topo, "operator": "NotIn", "values": ["2x4"]}]).reason.endswith(
@@ -300,16 +301,16 @@ def test_flavor_taints_need_tolerations():
     manifests = [flavor("spot", V5E, taints=[spot]), local_queue("team", "q", "cq"),
                  cluster_queue("cq", group(("spot", {TPU: 16})))]
     cluster = Cluster.build(manifests, config(), [])
-    plain = cluster.admit(job(pod(limits={TPU: 4}, selector=V5E), pods=2))
+    plain = admit_in(cluster, job(pod(limits={TPU: 4}, selector=V5E), pods=2))
     assert plain.reason == ("couldn't assign flavors to pod set main: "
                             "untolerated taint {cloud.google.com/gke-spot true NoSchedule <nil>} in flavor spot")
     tolerated = pod(limits={TPU: 4}, selector=V5E, tolerations=[{"key": "cloud.google.com/gke-spot",
                                                                  "operator": "Exists", "effect": "NoSchedule"}])
-    assert cluster.admit(job(tolerated, pods=2)).admitted
+    assert admit_in(cluster, job(tolerated, pods=2)).admitted
     # The flavor's own tolerations count too.
     self_tolerating = Cluster.build([flavor("spot", V5E, taints=[spot], tolerations=[dict(spot, operator="Equal")]),
                                      *manifests[1:]], config(), [])
-    assert self_tolerating.admit(job(pod(limits={TPU: 4}, selector=V5E), pods=2)).admitted
+    assert admit_in(self_tolerating, job(pod(limits={TPU: 4}, selector=V5E), pods=2)).admitted
 
 
 def test_namespace_not_managed_and_missing_priority_class():
@@ -317,13 +318,13 @@ def test_namespace_not_managed_and_missing_priority_class():
     opt_in = {**CONFIG, "managedJobsNamespaceSelector": {"matchLabels": {"kueue": "on"}}}
     manifests = [namespace("team"), flavor("v5e", V5E), local_queue("team", "q", "cq"),
                  cluster_queue("cq", group(("v5e", {TPU: 16})))]
-    result = Cluster.build(manifests, opt_in, []).admit(job(spec, pods=2))
+    result = admit_in(Cluster.build(manifests, opt_in, []), job(spec, pods=2))
     assert result.reason.startswith("Namespace not opted in for Kueue management: namespace team")
     opted_in = Cluster.build([namespace("team", kueue="on"), *manifests[1:]], opt_in, [])
-    assert opted_in.admit(job(spec, pods=2)).admitted
+    assert admit_in(opted_in, job(spec, pods=2)).admitted
     urgent = job(spec, pods=2)
     urgent["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] = "urgent"
-    assert tpu_cluster().admit(urgent).reason == 'workloadpriorityclasses.kueue.x-k8s.io "urgent" not found'
+    assert admit_in(tpu_cluster(), urgent).reason == 'workloadpriorityclasses.kueue.x-k8s.io "urgent" not found'
 
 
 # --- what Kueue does not check ----------------------------------------------------------------
@@ -337,7 +338,7 @@ def dws_cluster(max_nodes=4, quota=64, strategy=IGNORE_UNDECLARED):
 
 
 def test_dws_job_within_the_pool_maximum_runs_under_the_provisioning_check():
-    result = dws_cluster().admit(job(pod(limits={GPU: 8}, requests={"cpu": "16"}, selector=H100), pods=4))
+    result = admit_in(dws_cluster(), job(pod(limits={GPU: 8}, requests={"cpu": "16"}, selector=H100), pods=4))
     assert result.admitted, result.problems
     assert result.checks == ("dws-prov",)
     assert placement(result) == ("ClusterQueue cq, pod set main: flavor h100-dws "
@@ -345,33 +346,33 @@ def test_dws_job_within_the_pool_maximum_runs_under_the_provisioning_check():
 
 
 def test_dws_job_needing_more_nodes_than_the_pool_maximum_is_inadmissible():
-    result = dws_cluster(max_nodes=4).admit(job(pod(limits={GPU: 8}, selector=H100), pods=5))
+    result = admit_in(dws_cluster(max_nodes=4), job(pod(limits={GPU: 8}, selector=H100), pods=5))
     assert result.quota_reserved  # 40 GPUs within quota 64: Kueue itself would reserve quota ...
     assert not result.admitted  # ... but the ProvisioningRequest can never be satisfied
     (warning,) = result.warnings
     assert "needs 5 nodes of node pool h100-dws" in warning and "maximum size is 4" in warning
     assert "Kueue issue 5129" in warning and "dws-prov" in warning
     # Pods that do not divide a node evenly: 3 x 3 GPUs per 8-GPU node needs 2 nodes, fits 2.
-    assert dws_cluster(max_nodes=2).admit(job(pod(limits={GPU: 3}, selector=H100), pods=3)).admitted
-    assert not dws_cluster(max_nodes=2).admit(job(pod(limits={GPU: 3}, selector=H100), pods=5)).admitted
+    assert admit_in(dws_cluster(max_nodes=2), job(pod(limits={GPU: 3}, selector=H100), pods=3)).admitted
+    assert not admit_in(dws_cluster(max_nodes=2), job(pod(limits={GPU: 3}, selector=H100), pods=5)).admitted
 
 
 def test_jobset_asking_for_more_slices_than_pools():
     spec = pod(limits={TPU: 4}, selector=V5E)
     cluster = tpu_cluster(nominal=64, pools=[tpu_pool(f"v5e-{i}") for i in range(3)])
-    assert cluster.admit(jobset(("slice", 3, 2, spec))).admitted
-    result = cluster.admit(jobset(("slice", 4, 2, spec)))
+    assert admit_in(cluster, jobset(("slice", 3, 2, spec))).admitted
+    result = admit_in(cluster, jobset(("slice", 4, 2, spec)))
     assert result.quota_reserved and not result.admitted
     (warning,) = result.warnings
     assert "4 slices requested but flavor v5e has only 3 node pool(s)" in warning
 
 
 def test_multi_host_pods_must_fill_one_slice():
-    wrong_count = tpu_cluster(nominal=64).admit(job(pod(limits={TPU: 4}, selector=V5E), pods=4))
+    wrong_count = admit_in(tpu_cluster(nominal=64), job(pod(limits={TPU: 4}, selector=V5E), pods=4))
     assert wrong_count.quota_reserved and not wrong_count.admitted
     assert ("4 pods x 4 google.com/tpu = 16 chips per slice in topology 2x4 match no TPU slice"
             in wrong_count.warnings[0])
-    wrong_chips = tpu_cluster(nominal=64).admit(job(pod(limits={TPU: 2}, selector=V5E), pods=2))
+    wrong_chips = admit_in(tpu_cluster(nominal=64), job(pod(limits={TPU: 2}, selector=V5E), pods=2))
     assert not wrong_chips.admitted
 
 
@@ -474,7 +475,7 @@ def test_dev_admits_a_tpu_job_that_asks_for_cpu_and_memory(plan):
     the same job was never admitted."""
     dev = cluster_of(plan("dev"))
     assert dev.config["resources"]["quotaCheckStrategy"] == BLOCK_UNDECLARED
-    admitted = dev.admit(TPU_TRAINING_JOB)
+    admitted = admit_in(dev, TPU_TRAINING_JOB)
     assert admitted.admitted and set(admitted.pod_sets[0].flavors[0].resources) == {"cpu", "memory", TPU}
 
 
@@ -486,13 +487,13 @@ BARE_TPU_POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "sneaky"
 def test_a_bare_tpu_pod_in_a_team_namespace_is_held(plan):
     """Without Kueue's pod integration such a Pod ran on the accelerator nodes outside every quota."""
     dev = cluster_of(plan("dev"))
-    held = dev.admit(BARE_TPU_POD)
+    held = admit_in(dev, BARE_TPU_POD)
     assert not held.admitted and "stays gated (scheduling gate kueue.x-k8s.io/admission)" in held.reason
     old = with_config(dev, integrations={"frameworks": ["batch/job", "jobset.x-k8s.io/jobset"]})
-    assert old.admit(BARE_TPU_POD).reason == ("Kueue does not manage Pods: integration pod is not in "
+    assert admit_in(old, BARE_TPU_POD).reason == ("Kueue does not manage Pods: integration pod is not in "
                                               "integrations.frameworks")
     queued = {**BARE_TPU_POD, "metadata": {**BARE_TPU_POD["metadata"], "labels": {
         "kueue.x-k8s.io/queue-name": "research-queue"}}}
     # With its queue's label it is a workload under quota like any other (one pod cannot fill a 2-VM slice,
     # which the physical check says; Kueue itself reserves the quota).
-    assert dev.admit(queued).quota_reserved
+    assert admit_in(dev, queued).quota_reserved

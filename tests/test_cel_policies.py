@@ -9,10 +9,10 @@ import textwrap
 import pytest
 import yaml
 
-from gke_ai_batch.offline.cel_policies import evaluate, judge, static_problems
-from gke_ai_batch.offline.cel_runtime import to_cel
-from gke_ai_batch.offline.vap_matching import resource_of
-from gke_ai_batch.offline.vap_terms import Denial, UnsupportedPolicy
+from gke_ai_batch.apiserver.cel_policies import evaluate, judge, static_problems
+from gke_ai_batch.apiserver.cel_runtime import to_cel
+from gke_ai_batch.apiserver.vap_matching import resource_of
+from gke_ai_batch.apiserver.vap_terms import Denial, UnsupportedPolicy
 
 TEAM, PRIORITIES = "gke-ai-batch.io/team", "gke-ai-batch.io/priorities"
 KUEUE_PRIORITY = "kueue.x-k8s.io/priority-class"

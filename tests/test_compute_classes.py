@@ -318,7 +318,7 @@ def cel_violations(schema, value, path="spec"):
     import celpy
     from celpy import celtypes
 
-    from gke_ai_batch.offline.cel_runtime import FUNCTIONS, Runner, to_cel
+    from gke_ai_batch.apiserver.cel_runtime import FUNCTIONS, Runner, to_cel
     env = celpy.Environment(runner_class=Runner)
     found = []
     for rule in schema.get("x-kubernetes-validations") or []:

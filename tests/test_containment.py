@@ -1,6 +1,6 @@
 """Containment beyond the first create: what a hostile member of a team tries against the cluster's shared
 limits (Kueue's memory, the service range, disks, etcd, the privileged namespace's nodes, metrics, tokens),
-judged as `make admit` judges it (offline.tenant_path), and the plan objects that hold it. Each attempt got
+judged as `make admit` judges it (apiserver.tenant_path), and the plan objects that hold it. Each attempt got
 through before issue 36's controls."""
 from __future__ import annotations
 
@@ -237,7 +237,7 @@ def test_the_limits_hold_for_the_pods_a_job_creates():
 
 
 def test_a_container_that_names_nothing_gets_the_defaults():
-    from gke_ai_batch.offline.limit_ranges import _defaulted
+    from gke_ai_batch.apiserver.limit_ranges import _defaulted
     (limit_range,) = [m for m in tenant_limit_ranges("prod") if m["metadata"]["namespace"] == "research"]
     (item,) = limit_range["spec"]["limits"]
     assert _defaulted({"name": "x"}, item, True) == ({"cpu": "500m", "memory": "512Mi"},
@@ -291,7 +291,7 @@ def prod_policies(ns: str) -> tuple[list, list, dict]:
 def test_an_update_cannot_grow_a_job_past_the_size_cap_but_may_leave_an_old_one_as_it_is():
     """A suspended Job's template may be edited; growing it past the cap is refused. An object made before the cap
     (or before its team's cap was lowered) still takes an update that does not grow it: a finalizer, a label."""
-    from gke_ai_batch.offline.cel_policies import evaluate
+    from gke_ai_batch.apiserver.cel_policies import evaluate
     policies, bindings, namespace = prod_policies("research")
     small = job("research", "j", "research-queue")
     grown = job("research", "j", "research-queue", containers=[container(args=["x" * 20000])])
@@ -303,7 +303,7 @@ def test_an_update_cannot_grow_a_job_past_the_size_cap_but_may_leave_an_old_one_
 
 def test_a_pod_may_carry_what_its_controllers_add_to_a_template_under_the_cap():
     """Job, JobSet and Kueue label and annotate the pods they make: a pod has 4 KiB more than its template."""
-    from gke_ai_batch.offline.cel_policies import evaluate
+    from gke_ai_batch.apiserver.cel_policies import evaluate
     policies, bindings, namespace = prod_policies("research")
     labels = {"kueue.x-k8s.io/queue-name": "research-queue"}  # 39 bytes
     fits = pod("research", "p", labels=labels, containers=[container(args=["x" * (16384 + 4096 - 39)])])
@@ -314,7 +314,7 @@ def test_a_pod_may_carry_what_its_controllers_add_to_a_template_under_the_cap():
 
 
 def test_a_privileged_pod_cannot_be_moved_to_another_flavor_by_update():
-    from gke_ai_batch.offline.cel_policies import evaluate
+    from gke_ai_batch.apiserver.cel_policies import evaluate
     policies, bindings, namespace = prod_policies("training-gpudirect")
     on_h200 = host_pod({"gke-ai-batch.io/flavor": "h200-res"})
     moved = host_pod({"gke-ai-batch.io/flavor": "v5p-res"})

@@ -1,6 +1,6 @@
 """The escape suite: what a hostile member of a team tries, and the layer that refuses it.
 
-Each attempt is judged as `make admit` judges it (offline.tenant_path: RBAC, Pod Security, the stack's
+Each attempt is judged as `make admit` judges it (apiserver.tenant_path: RBAC, Pod Security, the stack's
 admission policies, then Kueue), asked of `make access`, or given to the stack check. Before the
 containment work every one of them got through: Kueue ran IgnoreUndeclared, teams were bound to `edit`,
 no namespace enforced Pod Security and no admission policy existed.
@@ -12,12 +12,12 @@ import functools
 
 import pytest
 
-from gke_ai_batch.offline.access import StackAccess
+from gke_ai_batch.apiserver.access import StackAccess
+from gke_ai_batch.apiserver.cel_policies import evaluate
+from gke_ai_batch.apiserver.tenant_path import TenantPath
 from gke_ai_batch.offline.admit import cluster_of, describe, objects_in
-from gke_ai_batch.offline.cel_policies import evaluate
 from gke_ai_batch.offline.render import is_manifest, manifest_of
 from gke_ai_batch.offline.runtime import PlanError
-from gke_ai_batch.offline.tenant_path import TenantPath
 
 from .conftest import ROOT, STACKS, planned, platform_of, run_config
 

@@ -460,7 +460,7 @@ def _jobset(flavors: list[str]) -> dict[str, Any]:
 
 def test_kueue_may_still_update_a_draining_workers_jobs_but_nobody_may_name_its_flavor_anew():
     """The policy matched updates too, so Kueue could not unsuspend a job it had admitted for a draining worker."""
-    from gke_ai_batch.offline.cel_policies import evaluate
+    from gke_ai_batch.apiserver.cel_policies import evaluate
     raw = manager()
     raw["fleet"]["workers"][0]["state"] = "draining"
     policies, bindings = _manager_policies(raw)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gke_ai_batch.offline.pod_security import (
+from gke_ai_batch.apiserver.pod_security import (
     LEVELS,
     Violation,
     check_pod,

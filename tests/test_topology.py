@@ -8,6 +8,7 @@ import copy
 import pytest
 import yaml
 
+from gke_ai_batch.admission.decision import admit_in
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.model.topologies import BLOCK, GPU_LEVELS, HOST, HOSTNAME, SUBBLOCK
 from gke_ai_batch.offline.admit import cluster_of
@@ -84,7 +85,7 @@ def nccl_job(level: str | None) -> dict:
     (None, 'Flavor "h200-res" supports only TopologyAwareScheduling'),  # no level: the training queue mixes flavors
 ])
 def test_make_admit_judges_a_required_topology_as_kueue_would(plan, level, reason):
-    result = cluster_of(plan("prod")).admit(nccl_job(level))
+    result = admit_in(cluster_of(plan("prod")), nccl_job(level))
     if reason is None:
         assert result.admitted, result.problems
     else:

@@ -14,7 +14,6 @@ from gke_ai_batch.model.pool_facts import PoolFacts
 from gke_ai_batch.vocabulary import Obj
 
 from .quotas import QuotaTree
-from .results import AdmissionResult
 from .terms import BLOCK_UNDECLARED, NAME_LABEL
 
 
@@ -32,7 +31,8 @@ def quota_check_strategy(config: Obj | None) -> str:
 @dataclass(frozen=True)
 class Cluster:
     """What admission reads: the stack's objects by kind and name (LocalQueues by `ns/name`),
-    Kueue's Configuration, and the node pools (gke_ai_batch.model.pool_facts.PoolFacts)."""
+    Kueue's Configuration, and the node pools (gke_ai_batch.model.pool_facts.PoolFacts). Build it once to
+    judge many workloads with admission.decision.admit_in."""
 
     objects: Mapping[str, Mapping[Any, dict[str, Any]]]  # kind -> name -> object
     config: Obj = field(default_factory=dict)
@@ -52,12 +52,6 @@ class Cluster:
 
     def get(self, kind: str, key: str | None) -> dict[str, Any] | None:
         return (self.objects.get(kind) or {}).get(key)
-
-    def admit(self, workload: Obj) -> AdmissionResult:
-        """The decision for one Job or JobSet; build the Cluster once to check many workloads."""
-        from .decision import admit_in  # the decision reads the Cluster: imported when first asked
-
-        return admit_in(self, workload)
 
     @cached_property
     def tree(self) -> QuotaTree:

@@ -31,8 +31,8 @@ def pod_sets_of(workload: Obj, config: Obj | None = None) -> list[PodSet]:
         count = _job_pods(spec)
         pod = spec["template"]["spec"]
         return [PodSet("main", count, 1, pod, pod_requests(pod, excluded), _annotations(spec["template"]))]
-    if kind == "Pod":
-        return [PodSet("main", 1, 1, spec, pod_requests(spec, excluded))]
+    if kind == "Pod":  # its own annotations carry its topology request (pod_controller.go `constructPodSet`)
+        return [PodSet("main", 1, 1, spec, pod_requests(spec, excluded), _annotations(workload))]
     if kind in POD_TEMPLATE_KINDS:
         pod = spec["template"]["spec"]
         return [PodSet("main", 1, 1, pod, pod_requests(pod, excluded), _annotations(spec["template"]))]

@@ -27,13 +27,17 @@ def _managed_jobs_selector(config: Obj) -> Obj:
     return default if selector is None else selector
 
 
+def enabled_frameworks(config: Obj) -> list[str]:
+    """integrations.frameworks; unset means batch/job only (apis/config/v1beta2/defaults.go)."""
+    return list(((config.get("integrations") or {}).get("frameworks")) or ["batch/job"])
+
+
 def management_blocker(cluster: Cluster, kind: str, ns: str) -> str | None:
     """Kueue ignores objects whose integration is off, and (ManagedJobsNamespaceSelectorAlwaysRespected,
     GA in 0.19) any job in a namespace the managedJobsNamespaceSelector does not select
     (pkg/controller/jobframework/reconciler.go: "Namespace not opted in for Kueue management")."""
     framework = FRAMEWORKS[kind]
-    frameworks = ((cluster.config.get("integrations") or {}).get("frameworks")) or ["batch/job"]
-    if framework not in frameworks:
+    if framework not in enabled_frameworks(cluster.config):
         return f"Kueue does not manage {kind}s: integration {framework} is not in integrations.frameworks"
     if not selector_matches(_managed_jobs_selector(cluster.config), cluster.namespace_labels(ns)):
         return (f"Namespace not opted in for Kueue management: namespace {ns} does not match "

@@ -14,7 +14,7 @@ import celpy
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from gke_ai_batch.offline.cel_runtime import FUNCTIONS, Runner, error_text, to_cel
+from gke_ai_batch.apiserver.cel_runtime import FUNCTIONS, Runner, error_text, to_cel
 
 
 def _is_url(text: Any) -> celtypes.BoolType:

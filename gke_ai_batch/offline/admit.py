@@ -4,13 +4,17 @@ Plans STACK under mocks, then judges every object in the WORKLOAD files or folde
 every .yaml and .yml file in it but those named after another stack of the project, `prod.yaml` beside
 `dev.yaml`; the files it skips are named, with why, on `skipped:` lines first) as submitted by a member
 of the team that owns its namespace: RBAC, its LimitRange, Pod Security, the stack's ValidatingAdmissionPolicies,
-its ResourceQuotas, then
-Kueue v0.19.2 on an empty cluster (gke_ai_batch.offline.tenant_path). One line per object:
+its ResourceQuotas, then Kueue v0.19.2 on an empty cluster (gke_ai_batch.apiserver.tenant_path). One line per
+object:
 
-    admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet, Pod, Deployment, StatefulSet
-                                                                  (and what a MutatingAdmissionPolicy set)
+    admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet or Pod (and what a
+                                                                  MutatingAdmissionPolicy set)
       compute class c: ...                                        on a class's flavor: which way serves it
+    created: ns/name (Kind), its pods admitted -> ClusterQueue... a Deployment or StatefulSet (each of its
+    created: ns/name (Kind), its pods refused: LAYER: reason      pods is a workload of its own)
     created: ns/name (Kind)                                       anything else that may be created
+    created: ns/name (Pod): not gated: Kueue leaves it to ...     a pod whose owner is a job Kueue manages
+    updated: ns/name (Kind): what Kueue does with it              an update (--old) that passes
     refused: ns/name: LAYER: reason                               LAYER: RBAC, LimitRange <name>,
                                                                   Pod Security <level>,
                                                                   ValidatingAdmissionPolicy <name>,
@@ -18,12 +22,24 @@ Kueue v0.19.2 on an empty cluster (gke_ai_batch.offline.tenant_path). One line p
                                                                   MultiKueue (no worker admits it), or the
                                                                   taking worker (its pods find no nodes)
 
+With `--old FILE` (make admit ... OLD=FILE), an object of the WORKLOAD files that FILE also holds (same kind,
+namespace and name) is judged as an UPDATE from FILE's: RBAC's `update`, Pod Security, the policies with
+`oldObject`, Kueue's update validation, then what Kueue's reconciler does with a running job (suspends it
+again, suspends it for a new workload, or leaves it running). The others are creates. With `--scale` as well
+(SCALE=1), each update goes through the scale subresource as `kubectl scale` sends it: RBAC's `update` on
+`<resource>/scale`, the policies on an autoscaling/v1 Scale, Kueue's verdict on the pods at the new count; only
+the new spec.replicas is read, and a kind without the subresource (Job, JobSet, Pod) is refused by the API
+server.
+
 A fleet manager's admitted workload is followed by the worker Kueue dispatches it to (gke_ai_batch.offline
 .dispatch): every worker of its queue (all-at-once) or one at a time (incremental); the first to reserve
 quota takes it.
 
-Exit 1 if any object is refused, 2 if the stack or a workload file cannot be read, a WORKLOAD does not exist,
-a folder has nothing to judge or a file given has no object.
+The objects of the WORKLOAD files (and of --old) stand for what is on the cluster when Kueue's pod webhook looks
+up a pod's owners (gke_ai_batch.admission.owners).
+
+Exit 1 if any object (or a Deployment's or StatefulSet's pods) is refused, 2 if the stack or a workload file
+cannot be read, a WORKLOAD does not exist, a folder has nothing to judge or a file given has no object.
 """
 from __future__ import annotations
 
@@ -37,6 +53,9 @@ from typing import Any
 import yaml
 
 from gke_ai_batch.admission.results import AdmissionResult, PodSetAssignment
+from gke_ai_batch.admission.terms import POD_TEMPLATE_KINDS
+from gke_ai_batch.apiserver.tenant_path import Passage, TenantPath
+from gke_ai_batch.apiserver.updates import identity
 from gke_ai_batch.model.promises import ClassFacts
 from gke_ai_batch.vocabulary import Obj
 
@@ -45,7 +64,6 @@ from .dispatch import Dispatch, Fleet, cluster_of
 from .render import is_manifest, manifest_of
 from .runtime import PlanError, close_thread_loops, run_program
 from .stackfile import project, resolve
-from .tenant_path import Passage, TenantPath
 from .usage_order import UsageOrder
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -140,14 +158,52 @@ def _one_line(e: Exception) -> str:
     return " ".join(str(e).split())
 
 
+class BadOldFile(ValueError):
+    """OLD names a missing file, holds a document that is not an object, or one identity twice."""
+
+
+def old_objects(path: str) -> dict[tuple[str, str, str], Obj]:
+    """The objects of the OLD file by identity; BadOldFile naming the file and the document's index (from 0)."""
+    try:
+        docs = list(yaml.safe_load_all(Path(path).read_text()))
+    except OSError as e:
+        raise BadOldFile(f"OLD={path}: {e.strerror or e}") from None
+    except yaml.YAMLError as e:
+        raise BadOldFile(f"OLD={path}: not YAML: {e}") from None
+    out: dict[tuple[str, str, str], Obj] = {}
+    for i, doc in enumerate(docs):
+        if doc is None:
+            continue
+        if not (isinstance(doc, dict) and doc.get("kind") and isinstance(doc.get("metadata"), dict)
+                and doc["metadata"].get("name")):
+            raise BadOldFile(f"OLD={path}: document {i} is not a Kubernetes object (kind, metadata.name)")
+        key = identity(doc)
+        if key in out:
+            raise BadOldFile(f"OLD={path}: document {i} is {key[0]} {key[1]}/{key[2]} again: one object per "
+                             "identity (kind, namespace, name)")
+        out[key] = doc
+    return out
+
+
 def describe(p: Passage) -> str:
-    """One line: admitted (with Kueue's placement), created, or refused by the layer it names."""
+    """One line: admitted (with Kueue's placement), created, updated, or refused by the layer it names."""
     who = f"{p.namespace}/{p.name}" if p.namespace else p.name
     if p.refused:
+        if p.effect:
+            return f"updated: {who} ({p.kind}): {p.effect}; its pods refused: {p.layer}: {p.reason}"
+        if p.created:
+            return f"created: {who} ({p.kind}), its pods refused: {p.layer}: {p.reason}"
         return f"refused: {who}: {p.layer}: {p.reason}"
+    if p.effect:
+        pods = f"; its pods admitted -> {placement(p.admission)}" if p.admission else ""
+        return f"updated: {who} ({p.kind}): {p.effect}{pods}"
+    if p.note:
+        return f"created: {who} ({p.kind}): {p.note}"
     if p.admission is None:
         return f"created: {who} ({p.kind})"
     defaulted = f" (set by MutatingAdmissionPolicy: {p.defaulted})" if p.defaulted else ""
+    if p.kind in POD_TEMPLATE_KINDS:
+        return f"created: {who} ({p.kind}), its pods admitted -> {placement(p.admission)}{defaulted}"
     return f"admitted: {who} -> {placement(p.admission)}{defaulted}"
 
 
@@ -174,6 +230,10 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("stack", help="a stack name in stacks/ or a path to Pulumi.<stack>.yaml")
     ap.add_argument("workloads", nargs="+", metavar="WORKLOAD", help="YAML files or folders of Kubernetes objects")
+    ap.add_argument("--old", metavar="FILE", help="the objects as they are: those the WORKLOAD files also hold "
+                                                  "are judged as updates")
+    ap.add_argument("--scale", action="store_true", help="send each update through the scale subresource "
+                                                         "(kubectl scale): only the new spec.replicas is read")
     args = ap.parse_args(argv)
     try:
         stack = resolve(args.stack)
@@ -189,6 +249,11 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     docs = given.docs
     try:
+        olds = old_objects(args.old) if args.old else {}
+    except BadOldFile as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    try:
         regs = run_program(stack)
     except PlanError as e:
         print(f"error: stack {stack.name} ({stack.path}): {e}", file=sys.stderr)
@@ -197,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     manifests = [manifest_of(r) for r in regs if is_manifest(r)]
     path = TenantPath(manifests, cluster)
     try:
-        passages = [(doc, path.judge(doc)) for _, doc in docs]
+        cluster_objects = {**olds, **{identity(doc): doc for _, doc in docs}}
+        passages = [(doc, path.judge(doc, olds.get(identity(doc)), cluster_objects, args.scale)) for _, doc in docs]
     except (ValueError, KeyError, TypeError) as e:
         print(f"error: an object cannot be judged (is it a valid Kubernetes object?): {e!r}", file=sys.stderr)
         return 2

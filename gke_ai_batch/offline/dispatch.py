@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gke_ai_batch.admission.cluster import Cluster, kueue_config_from_values
+from gke_ai_batch.admission.decision import admit_in
 from gke_ai_batch.admission.results import AdmissionResult
 from gke_ai_batch.model.fleet_config import ALL_AT_ONCE, INCREMENTAL
 from gke_ai_batch.model.pool_facts import pool_facts
@@ -110,7 +111,7 @@ class Fleet:
         tried: list[tuple[str, AdmissionResult]] = []
         for worker in clusters:
             cluster = self.workers.get(worker)
-            verdict = cluster.admit(workload) if cluster else AdmissionResult(
+            verdict = admit_in(cluster, workload) if cluster else AdmissionResult(
                 result.kind, result.namespace, result.name, reason=f"worker {worker}'s stack is not planned here")
             tried.append((worker, verdict))
             if verdict.quota_reserved and dispatcher == INCREMENTAL:

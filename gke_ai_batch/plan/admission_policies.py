@@ -6,10 +6,13 @@ every team namespace to the platform's rules, whatever RBAC lets a member create
   none for the system pool's taint, and GKE's accelerator taints only with a request for that
   accelerator (a cpu-only pod on TPU or GPU nodes would run outside the accelerator quota);
 - pods and jobs name only the priorities their team may use, read from the namespace's
-  `gke-ai-batch.io/priorities` annotation (the plan writes it; teams cannot change namespaces).
+  `gke-ai-batch.io/priorities` annotation (the plan writes it; teams cannot change namespaces);
+- a team member cannot take a pod or job out of Kueue's hands (`kueue_holds`): Kueue's scheduling gates,
+  its `managed` label, `suspend` and controller owners are Kueue's and the workload controllers' to change.
 
-The bindings select namespaces by the team label, so adding a team changes no policy. `make admit`
-evaluates these same objects (offline.cel_policies).
+The bindings select namespaces by the team label, so adding a team changes no policy; each team with groups
+has its own kueue-holds policy (`kueue_holds_policy`, declared by its Team), whose matchConditions name its
+groups. `make admit` evaluates these same objects (apiserver.cel_policies).
 """
 from __future__ import annotations
 
@@ -19,9 +22,12 @@ from gke_ai_batch.vocabulary import (
     FLAVOR_LABEL,
     GPU_RESOURCE,
     GPU_TAINT_KEY,
+    KUEUE_GROUP,
+    MANAGED_LABEL,
     POD_GROUP_LABEL,
     PRIORITIES_ANNOTATION,
     PRIORITY_LABEL,
+    SUSPENDING_PARENT_ANNOTATION,
     SYSTEM_POOL_TAINT,
     TEAM_LABEL,
     TPU_RESOURCE,
@@ -105,13 +111,15 @@ def _rules(resources: list[tuple[str, str]], operations: list[str]) -> list[dict
 
 
 def _policy(name: str, rules: list[dict[str, Any]], variables: list[dict[str, str]],
-            validations: list[dict[str, str]]) -> tuple[Manifest, Manifest]:
+            validations: list[dict[str, str]], conditions: list[dict[str, str]] | None = None,
+            namespaces: dict[str, Any] = TEAM_NAMESPACES) -> tuple[Manifest, Manifest]:
     policy = {"apiVersion": API, "kind": "ValidatingAdmissionPolicy", "metadata": {"name": name},
               "spec": {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": rules},
+                       **({"matchConditions": conditions} if conditions else {}),
                        "variables": variables, "validations": validations}}
     binding = {"apiVersion": API, "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": name},
                "spec": {"policyName": name, "validationActions": ["Deny"],
-                        "matchResources": {"namespaceSelector": TEAM_NAMESPACES}}}
+                        "matchResources": {"namespaceSelector": namespaces}}}
     return policy, binding
 
 
@@ -155,6 +163,81 @@ def fleet_flavor_policy(flavor_workers: dict[str, str]) -> tuple[Manifest, Manif
          "message": "a pod group's pods are separate objects, which no admission policy sees together, so the "
                     "manager cannot hold them to one worker: run the group as a Job or JobSet", "reason": "Invalid"},
     ])
+
+
+KUEUE_HOLDS = f"{PREFIX}-kueue-holds"
+_ON_UPDATE = "(request.operation == 'UPDATE')"
+_CONTROLLERS = ("(has({o}.metadata.ownerReferences) ? {o}.metadata.ownerReferences : [])"
+                ".filter(r, has(r.controller) && r.controller).map(r, r.uid)")
+_GATES = "(has({o}.spec.schedulingGates) ? {o}.spec.schedulingGates : []).map(g, g.name)"
+_LABEL = "(has({o}.metadata.labels) && '{k}' in {o}.metadata.labels ? {o}.metadata.labels['{k}'] : '')"
+_ANNOTATION = ("(has({o}.metadata.annotations) && '{k}' in {o}.metadata.annotations ? "
+               "{o}.metadata.annotations['{k}'] : '')")
+_SUSPENDED = "(has({o}.spec.suspend) && {o}.spec.suspend)"
+
+
+def _team_member(groups: tuple[str, ...]) -> list[dict[str, str]]:
+    """Requests by a member of the team's groups only: Kueue, the Job, JobSet and ReplicaSet controllers and the
+    kubelet run as service accounts or nodes, in none of them, and must still ungate, unsuspend and own."""
+    quoted = (g.replace("\\", "\\\\").replace("'", "\\'") for g in sorted(set(groups)))
+    literal = "[" + ", ".join(f"'{g}'" for g in quoted) + "]"
+    return [{"name": "team-member",
+             "expression": f"has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in {literal})"}]
+
+
+KUEUE_HOLD_VALIDATIONS = (
+    # Kubernetes lets any caller with update on pods remove scheduling gates (Pod Scheduling Readiness), and
+    # Kueue's pod ValidateUpdate does not look at them (pkg/controller/jobs/pod/pod_webhook.go, v0.19.2).
+    {"expression": f"!{_ON_UPDATE} || object.kind != 'Pod' || variables.oldGates.all(g, "
+                   f"!g.startsWith('{KUEUE_GROUP}/') || g in variables.gates)",
+     "message": f"only Kueue removes its scheduling gates ({KUEUE_GROUP}/admission, /topology, /elastic-job): "
+                "it does when the pod's workload is admitted, on the nodes it was given; without them the pod "
+                "would run outside its team's quota"},
+    # Kueue refuses values other than "true" (validateManagedLabel) but not removing the label; its reconciler
+    # then no longer looks at the pod.
+    {"expression": f"!{_ON_UPDATE} || object.kind != 'Pod' || "
+                   f"{_LABEL.format(o='oldObject', k=MANAGED_LABEL)} == {_LABEL.format(o='object', k=MANAGED_LABEL)}",
+     "message": f"the {MANAGED_LABEL} label is Kueue's: removing or changing it takes the pod out of Kueue's "
+                "hands"},
+    # A pod carrying it is gated by Kueue's pod webhook but never labelled managed (Default in pod_webhook.go):
+    # the parent controller that set it is expected to admit it, and no reconciler looks at a bare one.
+    {"expression": f"object.kind != 'Pod' || {_ANNOTATION.format(o='object', k=SUSPENDING_PARENT_ANNOTATION)} "
+                   f"== '' || ({_ON_UPDATE} && {_ANNOTATION.format(o='oldObject', k=SUSPENDING_PARENT_ANNOTATION)} "
+                   f"== {_ANNOTATION.format(o='object', k=SUSPENDING_PARENT_ANNOTATION)})",
+     "message": f"the {SUSPENDING_PARENT_ANNOTATION} annotation is set by Kueue on the pod templates of the "
+                "Deployments and StatefulSets it manages: on a pod of a team member's it would gate a pod that "
+                "nothing admits or meters"},
+    # Kueue's Job update validation does not look at suspend; Kueue unsuspends what it admits.
+    {"expression": f"!{_ON_UPDATE} || object.kind == 'Pod' || !{_SUSPENDED.format(o='oldObject')} || "
+                   f"{_SUSPENDED.format(o='object')}",
+     "message": "only Kueue unsuspends a job (spec.suspend true to false), when it admits its workload: a job "
+                "unsuspended by hand would start its pods before Kueue charges them to the team's quota"},
+    # Kueue's pod and job webhooks stop at an owner Kueue manages (jobframework FindAncestorJobManagedByKueue)
+    # and leave the object to it; "same-namespace ownership spoofing is out of scope" (jobframework/reconciler.go).
+    {"expression": "variables.controllers.all(u, u in variables.oldControllers)",
+     "message": "a controller ownerReference is set by the controller that creates the object: one set by a team "
+                "member would make Kueue leave the object to an owner that never created it, so no quota "
+                "would be charged for it"},
+)
+
+
+def kueue_holds_policy(team: str, groups: tuple[str, ...]) -> tuple[Manifest, Manifest]:
+    """A member of the team's groups keeps every pod, Job and JobSet of its namespaces in Kueue's hands: no
+    removing Kueue's scheduling gates or `managed` label, no `pod-suspending-parent` annotation of their own, no
+    unsuspending, no controller owner of their choosing. Kueue's and the workload controllers' service accounts
+    are in no team group, so they still ungate, unsuspend and own. Each expression is linear in the pod's gates,
+    the object's ownerReferences and the requester's groups times the teams' groups, far inside the API
+    server's CEL cost budget per evaluation."""
+    old = f"{_ON_UPDATE} ? ({{l}}) : []"
+    return _policy(f"{KUEUE_HOLDS}-{team}", [
+        *_rules([("", "pods"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets")], ["CREATE", "UPDATE"])], [
+        {"name": "gates", "expression": f"object.kind == 'Pod' ? {_GATES.format(o='object')} : []"},
+        {"name": "oldGates", "expression": old.format(l=f"object.kind == 'Pod' ? {_GATES.format(o='oldObject')} "
+                                                        ": []")},
+        {"name": "controllers", "expression": _CONTROLLERS.format(o="object")},
+        {"name": "oldControllers", "expression": old.format(l=_CONTROLLERS.format(o="oldObject"))},
+    ], [{**v, "reason": "Forbidden"} for v in KUEUE_HOLD_VALIDATIONS], _team_member(groups),
+        {"matchLabels": {TEAM_LABEL: team}})
 
 
 def admission_policies() -> tuple[Manifest, ...]:

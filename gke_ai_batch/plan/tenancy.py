@@ -30,7 +30,7 @@ from gke_ai_batch.vocabulary import (
     Manifest,
 )
 
-# Pod Security Standards pinned to the version of the checks `make admit` models (offline.pod_security),
+# Pod Security Standards pinned to the version of the checks `make admit` models (apiserver.pod_security),
 # so a cluster upgrade never changes what a team may run without a change here.
 POD_SECURITY_VERSION = "v1.33"
 DEFAULT_POD_SECURITY = "baseline"  # enforced; warn and audit report what `restricted` would refuse

@@ -10,7 +10,8 @@ pkg/admission/plugin/), with CEL evaluated by cel-python (celpy) instead of cel-
   reported (`Verdict.warnings`, `Verdict.audits`) and neither refuses. The API server's error names only
   the first denial; `evaluate` returns them all.
 - policy/matching/matching.go and webhook/predicates/{rules,namespace,object}: resourceRules and
-  excludeResourceRules (apiGroups, apiVersions, resources, operations, scope, resourceNames, "*"),
+  excludeResourceRules (apiGroups, apiVersions, resources with subresources, operations, scope,
+  resourceNames, "*"),
   namespaceSelector and objectSelector. matchPolicy is taken as Exact: Equivalent only adds resources served
   under another group or version, which none of the workload kinds here are.
 - policy/validating/validator.go `Validate` and webhook/matchconditions/matcher.go: matchConditions (any
@@ -43,10 +44,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gke_ai_batch.offline.cel_runtime import to_cel
-from gke_ai_batch.offline.vap_evaluation import Policy, compile_policy, decisions
-from gke_ai_batch.offline.vap_matching import Attributes, attributes_of, matches, namespace_object, request_of
-from gke_ai_batch.offline.vap_terms import Denial, UnsupportedPolicy, Verdict
+from gke_ai_batch.apiserver.cel_runtime import to_cel
+from gke_ai_batch.apiserver.vap_evaluation import Policy, compile_policy, decisions
+from gke_ai_batch.apiserver.vap_matching import Attributes, attributes_of, matches, namespace_object, request_of
+from gke_ai_batch.apiserver.vap_terms import Denial, UnsupportedPolicy, Verdict
 from gke_ai_batch.vocabulary import Obj
 
 
@@ -84,12 +85,14 @@ def _policy_verdict(policy: Policy, bindings: Sequence[Obj], attrs: Attributes, 
 
 
 def judge(policies: Sequence[Obj], bindings: Sequence[Obj], obj: Obj, namespace_obj: Obj | None,
-          operation: str = "CREATE", user: Obj | None = None, old_object: Obj | None = None) -> Verdict:
+          operation: str = "CREATE", user: Obj | None = None, old_object: Obj | None = None,
+          subresource: tuple[str, str, str] | None = None) -> Verdict:
     """Everything the policies say about creating (or updating, with old_object) obj in namespace_obj.
 
-    user: the requester's userInfo ({"username": ..., "groups": [...]}). Raises UnsupportedPolicy for a
-    policy or binding that needs params or the authorizer."""
-    attrs = attributes_of(obj, old_object, namespace_obj, operation)
+    user: the requester's userInfo ({"username": ..., "groups": [...]}); subresource: (parent apiVersion,
+    resource, subresource) for a request to one, such as ("apps/v1", "deployments", "scale"). Raises
+    UnsupportedPolicy for a policy or binding that needs params or the authorizer."""
+    attrs = attributes_of(obj, old_object, namespace_obj, operation, subresource)
     inputs = {"object": to_cel(obj), "oldObject": to_cel(old_object), "request": to_cel(request_of(attrs, user)),
               "namespaceObject": to_cel(namespace_object(namespace_obj, attrs))}
     denials: list[Denial] = []
@@ -107,9 +110,10 @@ def judge(policies: Sequence[Obj], bindings: Sequence[Obj], obj: Obj, namespace_
 
 
 def evaluate(policies: Sequence[Obj], bindings: Sequence[Obj], obj: Obj, namespace_obj: Obj | None,
-             operation: str = "CREATE", user: Obj | None = None, old_object: Obj | None = None) -> list[Denial]:
+             operation: str = "CREATE", user: Obj | None = None, old_object: Obj | None = None,
+             subresource: tuple[str, str, str] | None = None) -> list[Denial]:
     """The denials (bindings with validationActions Deny) of `judge`: empty means the policies admit obj."""
-    return list(judge(policies, bindings, obj, namespace_obj, operation, user, old_object).denials)
+    return list(judge(policies, bindings, obj, namespace_obj, operation, user, old_object, subresource).denials)
 
 
 def static_problems(policy: Obj) -> list[str]:

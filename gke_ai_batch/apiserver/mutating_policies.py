@@ -10,8 +10,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 
-from gke_ai_batch.offline.cel_policies import evaluate
-from gke_ai_batch.offline.vap_terms import UnsupportedPolicy
+from gke_ai_batch.apiserver.cel_policies import evaluate
+from gke_ai_batch.apiserver.vap_terms import UnsupportedPolicy
 from gke_ai_batch.plan.runtime_limits import APPLY_DEFAULT, WITHOUT_A_LIMIT
 from gke_ai_batch.vocabulary import MAX_EXEC_TIME_LABEL, Obj
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gke_ai_batch.admission.matching import selector_matches
-from gke_ai_batch.offline.vap_terms import NAME_LABEL
+from gke_ai_batch.apiserver.vap_terms import NAME_LABEL
 from gke_ai_batch.vocabulary import Obj
 
 
@@ -25,6 +25,8 @@ class Attributes:
     labels: Obj
     old_labels: Obj | None
     namespace_labels: Obj
+    subresource: str = ""  # e.g. "scale": then group, version and resource are the parent's (apps v1 deployments)
+    kind_api: tuple[str, str] | None = None  # the kind's (group, version) where it differs: Scale's autoscaling v1
 
 
 def resource_of(kind: str) -> str:
@@ -39,26 +41,35 @@ def resource_of(kind: str) -> str:
     return lower[:-1] + "ies" if lower.endswith("y") else lower + "s"
 
 
-def attributes_of(obj: Obj, old: Obj | None, namespace_obj: Obj | None, operation: str) -> Attributes:
+def attributes_of(obj: Obj, old: Obj | None, namespace_obj: Obj | None, operation: str,
+                  subresource: tuple[str, str, str] | None = None) -> Attributes:
     """The request's attributes. The namespace is the object's, else namespace_obj's (a manifest applied
-    with -n carries none): pass namespace_obj=None for a cluster-scoped object."""
+    with -n carries none): pass namespace_obj=None for a cluster-scoped object. `subresource`: (the parent's
+    apiVersion, resource, subresource) for a request to one, e.g. ("apps/v1", "deployments", "scale") with a
+    Scale object."""
     meta = obj.get("metadata") or {}
     group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
     ns_meta = (namespace_obj or {}).get("metadata") or {}
     namespace = str(meta.get("namespace") or ns_meta.get("name") or "")
     ns_labels = {**(ns_meta.get("labels") or {}), NAME_LABEL: namespace} if namespace else {}
     old_labels = ((old.get("metadata") or {}).get("labels") or {}) if old is not None else None
-    return Attributes(group, version, str(obj.get("kind", "")), resource_of(str(obj.get("kind", ""))),
-                       str(meta.get("name") or ""), namespace, operation, meta.get("labels") or {}, old_labels,
-                       ns_labels)
+    kind_api = None
+    resource, sub = resource_of(str(obj.get("kind", ""))), ""
+    if subresource:
+        kind_api = (group, version)
+        (group, _, version), resource, sub = subresource[0].rpartition("/"), subresource[1], subresource[2]
+    return Attributes(group, version, str(obj.get("kind", "")), resource, str(meta.get("name") or ""), namespace,
+                      operation, meta.get("labels") or {}, old_labels, ns_labels, sub, kind_api)
 
 
 def request_of(attrs: Attributes, user: Obj | None) -> dict[str, Any]:
     """The `request` variable: cel/condition.go `CreateAdmissionRequest`, as JSON with omitempty fields left out."""
-    gvk = {"group": attrs.group, "version": attrs.version, "kind": attrs.kind}
+    group, version = attrs.kind_api or (attrs.group, attrs.version)
+    gvk = {"group": group, "version": version, "kind": attrs.kind}
     gvr = {"group": attrs.group, "version": attrs.version, "resource": attrs.resource}
     user_info = {k: (user or {})[k] for k in ("username", "uid", "groups", "extra") if (user or {}).get(k)}
-    request = {"kind": gvk, "resource": gvr, "requestKind": gvk, "requestResource": gvr, "name": attrs.name,
+    request = {"kind": gvk, "resource": gvr, "subResource": attrs.subresource, "requestKind": gvk,
+               "requestResource": gvr, "requestSubResource": attrs.subresource, "name": attrs.name,
                "namespace": attrs.namespace, "operation": attrs.operation, "userInfo": user_info, "dryRun": False}
     return {k: v for k, v in request.items() if v != "" or k == "operation"}
 
@@ -100,7 +111,7 @@ def _rule_matches(rule: Obj, attrs: Attributes) -> bool:
     if not (_any_or(rule.get("apiGroups"), attrs.group) and _any_or(rule.get("apiVersions"), attrs.version)):
         return False
     resources = [r.split("/", 1) + [""] for r in rule.get("resources") or []]
-    if not any(r[0] in ("*", attrs.resource) and r[1] in ("*", "") for r in resources):
+    if not any(r[0] in ("*", attrs.resource) and r[1] in ("*", attrs.subresource) for r in resources):
         return False
     names = rule.get("resourceNames") or []
     return not names or attrs.name in names

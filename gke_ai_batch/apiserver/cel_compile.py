@@ -12,7 +12,7 @@ import lark
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError, Context
 
-from gke_ai_batch.offline.cel_runtime import CALLABLE, FUNCTIONS, MACROS, ROOTS, Runner, descend, error_text
+from gke_ai_batch.apiserver.cel_runtime import CALLABLE, FUNCTIONS, MACROS, ROOTS, Runner, descend, error_text
 
 
 class _Checker:

@@ -9,8 +9,8 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError, Result
 
-from gke_ai_batch.offline.cel_compile import Failure, Program, compile_expression, run_program
-from gke_ai_batch.offline.vap_terms import MAX_MESSAGE_BYTES
+from gke_ai_batch.apiserver.cel_compile import Failure, Program, compile_expression, run_program
+from gke_ai_batch.apiserver.vap_terms import MAX_MESSAGE_BYTES
 from gke_ai_batch.vocabulary import Obj
 
 

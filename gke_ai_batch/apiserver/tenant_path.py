@@ -1,0 +1,283 @@
+"""The whole path a team member's object takes on the planned cluster, judged offline layer by layer.
+
+`kubectl create` of a Job, JobSet, Pod, Deployment or StatefulSet by a member of the team that owns the
+object's namespace passes, in the API server's order and then Kueue's:
+
+1. RBAC: may the team create (or update) this kind there? (apiserver.access, the stack's roles and the upstream
+   ones), then on a create the stack's MutatingAdmissionPolicies (apiserver.mutating_policies: a queue's default
+   time limit);
+2. on a create, the namespace's LimitRange on every pod the object is or will create: defaults, request within
+   limit, limit within the ratio (apiserver.limit_ranges);
+3. Pod Security at the namespace's enforce level and version, on every pod the object is or will create:
+   PSA enforces on Pods only, so a refused template is a workload admitted and then never given its pods
+   (apiserver.pod_security);
+4. the stack's ValidatingAdmissionPolicies, on the object and then on each pod it will create
+   (apiserver.cel_policies);
+5. on a create, the namespace's ResourceQuotas, on what the object itself charges (apiserver.resource_quotas);
+6. Kueue: its webhooks (admission.webhooks; for a Pod, the owner walk of admission.owners), then is it
+   admitted, to which ClusterQueue and flavors (gke_ai_batch.admission).
+
+With the object as it was (`old`), the request is an UPDATE: RBAC's `update` verb, Pod Security unless only
+fields it exempts changed, the policies with `oldObject`, Kueue's update validation, then what Kueue's
+reconciler does with the result (admission.reconciler); with `scale`, an update of the scale subresource.
+
+The first layer that refuses is the verdict. Pods are judged as their templates declare them: the
+platform's ResourceFlavors add node labels but no tolerations, so nothing Kueue adds at admission changes
+what a policy says. Other kinds (a Service, a ConfigMap, a LocalQueue, a RoleBinding) are judged by RBAC,
+the policies and the quotas only. Cluster-scoped objects belong to no team: they pass only if some team may create them.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from gke_ai_batch.admission.cluster import Cluster
+from gke_ai_batch.admission.decision import admit_in, workload_identity
+from gke_ai_batch.admission.owners import managed_ancestor
+from gke_ai_batch.admission.queues import enabled_frameworks, management_blocker
+from gke_ai_batch.admission.reconciler import reconciler_effect
+from gke_ai_batch.admission.results import AdmissionResult
+from gke_ai_batch.admission.terms import FRAMEWORKS, POD_TEMPLATE_KINDS
+from gke_ai_batch.admission.webhooks import create_errors, update_errors
+from gke_ai_batch.vocabulary import Obj
+
+from .access import StackAccess
+from .cel_policies import evaluate
+from .limit_ranges import violation
+from .mutating_policies import mutate
+from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
+from .rbac import AUTHENTICATED, CLUSTER
+from .resource_quotas import exceeded
+from .updates import pod_security_judges
+from .vap_matching import resource_of
+
+# Kinds a tenant might write into a workload file that have no namespace (Kubernetes API reference,
+# Kueue v0.19.2 and JobSet v0.12.0 CRDs): the ones the platform keeps to itself.
+CLUSTER_SCOPED = frozenset({
+    "Namespace", "Node", "PersistentVolume", "StorageClass", "PriorityClass", "ClusterRole", "ClusterRoleBinding",
+    "CustomResourceDefinition", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+    "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ClusterQueue", "ResourceFlavor", "Cohort",
+    "AdmissionCheck", "WorkloadPriorityClass", "ProvisioningRequestConfig", "Topology", "MultiKueueCluster",
+    "MultiKueueConfig",
+})
+RBAC, KUEUE, POLICY = "RBAC", "Kueue", "ValidatingAdmissionPolicy"
+KUEUE_WEBHOOK = "Kueue webhook"
+API_SERVER = "API server"
+SCALABLE = ("Deployment", "StatefulSet")  # the kinds a team creates that have a scale subresource
+Key = tuple[str, str, str]  # (kind, namespace, name)
+
+
+@dataclass(frozen=True)
+class Passage:
+    """Where one object got to: `layer` names what refused it (None: it passed), `reason` says why;
+    `admission` is Kueue's result for a workload that reached it."""
+
+    kind: str
+    namespace: str  # "" for a cluster-scoped object
+    name: str
+    layer: str | None = None
+    reason: str = ""
+    admission: AdmissionResult | None = None
+    effect: str | None = None  # an update Kueue does not judge afresh: what its reconciler does with it
+    note: str | None = None  # a create that passes without a verdict of Kueue's: why
+    created: bool = False  # a Deployment or StatefulSet the API server creates, whose pods are refused
+    defaulted: str = ""  # what a MutatingAdmissionPolicy set on it
+
+    @property
+    def refused(self) -> bool:
+        return self.layer is not None
+
+
+def _defaulted(given: Obj, mutated: Obj) -> str:
+    """The labels the mutating policies added, as `key=value`."""
+    before = (given.get("metadata") or {}).get("labels") or {}
+    after = (mutated.get("metadata") or {}).get("labels") or {}
+    return ", ".join(f"{k}={v}" for k, v in sorted(after.items()) if before.get(k) != v)
+
+
+def resource_name(obj: Obj) -> str:
+    """The resource as RBAC names it: `plural` for the core group, else `plural.group`."""
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    plural = resource_of(str(obj.get("kind", "")))
+    return f"{plural}.{group}" if group else plural
+
+
+class TenantPath:
+    """A planned stack, ready to judge many objects: its RBAC, Namespaces, policies and Kueue's view."""
+
+    def __init__(self, manifests: Iterable[Obj], cluster: Cluster) -> None:
+        ms = list(manifests)
+        self.access = StackAccess(ms)
+        self.cluster = cluster
+        self.namespaces = {m["metadata"]["name"]: m for m in ms if m.get("kind") == "Namespace"}
+        self.policies = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicy"]
+        self.bindings = [m for m in ms if m.get("kind") == "ValidatingAdmissionPolicyBinding"]
+        self.mutating = [m for m in ms if m.get("kind") == "MutatingAdmissionPolicy"]
+        self.mutating_bindings = [m for m in ms if m.get("kind") == "MutatingAdmissionPolicyBinding"]
+        self.quotas = [m for m in ms if m.get("kind") == "ResourceQuota"]
+        self.limit_ranges = [m for m in ms if m.get("kind") == "LimitRange"]
+
+    def judge(self, obj: Obj, old: Obj | None = None, objects: Mapping[Key, Obj] | None = None,
+              scale: bool = False) -> Passage:
+        """The first layer that refuses obj (an UPDATE from `old` when given, through the scale subresource with
+        `scale`), or its passage through them all. `objects`: what else is on the cluster by (kind, namespace,
+        name), for the owners Kueue looks up."""
+        kind, ns, name = workload_identity(obj)
+        verb = "create" if old is None else "update"
+        if kind in CLUSTER_SCOPED:
+            return self._cluster_scoped(obj, kind, name, verb)
+        team = self.team_of(ns)
+        if team is None:
+            return Passage(kind, ns, name, RBAC, f"namespace {ns} belongs to no team of this stack "
+                                                 f"(team namespaces: {', '.join(self.namespaces_of_teams())})")
+        if scale and old is not None:
+            return self._scale(team, obj, old)
+        layer, reason = self._rbac(team, obj, ns, verb)
+        if layer:
+            return Passage(kind, ns, name, layer, reason)
+        given = obj
+        if old is None:
+            obj = mutate(self.mutating, self.mutating_bindings, obj, self.namespaces.get(ns), self._member(team))
+        defaulted = _defaulted(given, obj)
+        security = self._pod_security(obj, ns) if old is None or pod_security_judges(old, obj) else (None, "")
+        limits = self._limits(obj, ns) if old is None else (None, "")
+        quota = self._quota(obj, ns) if old is None else (None, "")
+        for layer, reason in (limits, security, self._policies(team, obj, ns, old), quota):
+            if layer:
+                pods = kind in POD_TEMPLATE_KINDS and (layer.startswith("Pod Security") or reason.startswith("its"))
+                return Passage(kind, ns, name, layer, reason, created=pods)
+        if kind not in FRAMEWORKS:
+            return Passage(kind, ns, name, defaulted=defaulted)
+        return replace(self._kueue(obj, old, objects or {}), defaulted=defaulted)
+
+    def _kueue(self, obj: Obj, old: Obj | None, objects: Mapping[Key, Obj]) -> Passage:
+        """Kueue's webhooks (on update, then its reconciler), the pod webhook's owner walk, then its decision."""
+        kind, ns, name = workload_identity(obj)
+        errors = create_errors(obj) if old is None else update_errors(old, obj)
+        if errors:
+            return Passage(kind, ns, name, KUEUE_WEBHOOK, "; ".join(errors))
+        effect = reconciler_effect(old, obj) if old is not None else None
+        if effect:
+            return Passage(kind, ns, name, effect=effect)
+        if kind == "Pod" and not management_blocker(self.cluster, kind, ns):
+            config = self.cluster.config
+            ancestor = managed_ancestor(obj, objects, enabled_frameworks(config),
+                                        bool(config.get("manageJobsWithoutQueueName")))
+            if ancestor.error:
+                return Passage(kind, ns, name, KUEUE_WEBHOOK, ancestor.error)
+            if ancestor.job is not None:
+                owner = "/".join(workload_identity(ancestor.job)[1:])
+                return Passage(kind, ns, name, note=f"not gated: Kueue leaves it to {ancestor.job['kind']} {owner}, "
+                                                    "which it manages, and that job's workload holds its quota")
+        result = admit_in(self.cluster, obj)
+        if not result.admitted:
+            return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result,
+                           created=kind in POD_TEMPLATE_KINDS)
+        return Passage(kind, ns, name, admission=result)
+
+    def _scale(self, team: str, obj: Obj, old: Obj) -> Passage:
+        """`kubectl scale`: an update of `<resource>/scale` (an autoscaling/v1 Scale) carrying only the new
+        spec.replicas. Pod Security and Kueue's webhooks do not see it (they are registered for pods and for the
+        workloads themselves); the policies do if a rule names the subresource."""
+        kind, ns, name = workload_identity(obj)
+        resource = f"{resource_name(obj)}/scale"
+        if kind not in SCALABLE:
+            return Passage(kind, ns, name, API_SERVER, f"{resource_name(obj)} has no scale subresource")
+        replicas, old_replicas = ((o.get("spec") or {}).get("replicas", 1) for o in (obj, old))
+        if not self.access.may(team, "update", resource, ns):
+            return Passage(kind, ns, name, RBAC, f"team {team} may not update {resource} in namespace {ns}")
+        member = self._member(team)
+        scaled = {**old, "spec": {**(old.get("spec") or {}), "replicas": replicas}}
+        denials = evaluate(self.policies, self.bindings, _scale_object(scaled), self.namespaces.get(ns), "UPDATE",
+                           member, _scale_object(old), (str(obj.get("apiVersion")), resource_of(kind), "scale"))
+        if denials:
+            return Passage(kind, ns, name, f"{POLICY} {denials[0].policy}", denials[0].message)
+        result = admit_in(self.cluster, scaled)
+        effect = (f"scaled from {old_replicas} to {replicas} replicas through /scale: its controller adds or "
+                  "removes pods, and Kueue gates and admits each new one as on create")
+        if not result.admitted:
+            return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result, effect=effect)
+        return Passage(kind, ns, name, admission=result, effect=effect)
+
+    def team_of(self, ns: str) -> str | None:
+        return next((team for team, nss in self.access.teams.items() if ns in nss), None)
+
+    def namespaces_of_teams(self) -> list[str]:
+        return [ns for nss in self.access.teams.values() for ns in nss] or ["none"]
+
+    def _cluster_scoped(self, obj: Obj, kind: str, name: str, verb: str) -> Passage:
+        resource = resource_name(obj)
+        if any(self.access.may(team, verb, resource, CLUSTER) for team in self.access.teams):
+            return Passage(kind, "", name)
+        return Passage(kind, "", name, RBAC, f"no team of this stack may {verb} {resource} (cluster scope)")
+
+    def _rbac(self, team: str, obj: Obj, ns: str, verb: str) -> tuple[str | None, str]:
+        resource = resource_name(obj)
+        if self.access.may(team, verb, resource, ns):
+            return None, ""
+        if not self.access.groups(team):
+            return RBAC, (f"team {team} names no groups (teams[].groups), so no member of it may {verb} "
+                          f"{resource} in namespace {ns}; only cluster administrators can")
+        return RBAC, f"team {team} may not {verb} {resource} in namespace {ns}"
+
+    def _limits(self, obj: Obj, ns: str) -> tuple[str | None, str]:
+        """The namespace's LimitRanges on every pod the object is or will create (apiserver.limit_ranges)."""
+        for limit_range in (m for m in self.limit_ranges if m["metadata"].get("namespace") == ns):
+            for pod, meta, spec in pod_specs_of(obj):
+                found = violation(spec, meta, limit_range)
+                if found:
+                    whose = "" if obj.get("kind") == "Pod" else f"the pods of {pod} would be refused: "
+                    return f"LimitRange {limit_range['metadata']['name']}", whose + found
+        return None, ""
+
+    def _pod_security(self, obj: Obj, ns: str) -> tuple[str | None, str]:
+        labels = (self.namespaces.get(ns, {}).get("metadata") or {}).get("labels")
+        level, version = namespace_policy(labels)
+        for pod, meta, spec in pod_specs_of(obj):
+            violations = check_pod(spec, meta, level, version)
+            if violations:
+                whose = "" if obj.get("kind") == "Pod" else f"the pods of {pod} would be refused: "
+                return f"Pod Security {level}", whose + forbidden_detail(violations)
+        return None, ""
+
+    def _policies(self, team: str, obj: Obj, ns: str, old: Obj | None) -> tuple[str | None, str]:
+        """The policies on the object, then on each pod it creates (created by a controller, not the member;
+        an update of a template changes no running pod, so only a create's are judged)."""
+        requests = [(obj, self._member(team), old)] + [(self._pod(ns, meta, spec, obj), None, None)
+                                                       for _, meta, spec in pod_specs_of(obj)
+                                                       if obj.get("kind") != "Pod" and old is None]
+        for candidate, user, before in requests:
+            operation = "CREATE" if before is None else "UPDATE"
+            denials = evaluate(self.policies, self.bindings, candidate, self.namespaces.get(ns), operation, user,
+                               before)
+            if denials:
+                d = denials[0]
+                whose = "" if candidate is obj else "its pods: "
+                return f"{POLICY} {d.policy}", whose + d.message
+        return None, ""
+
+    def _member(self, team: str) -> Obj:
+        """The requester: a member of the team."""
+        return {"username": f"member-of-{team}", "groups": [*sorted(self.access.groups(team)), AUTHENTICATED]}
+
+    def _quota(self, obj: Obj, ns: str) -> tuple[str | None, str]:
+        """The namespace's ResourceQuotas on what the object itself charges (apiserver.resource_quotas)."""
+        found = exceeded(obj, (q for q in self.quotas if q["metadata"].get("namespace") == ns))
+        return (f"ResourceQuota {found[0]}", found[1]) if found else (None, "")
+
+    @staticmethod
+    def _pod(ns: str, meta: Obj, spec: Obj, owner: Obj) -> dict[str, Any]:
+        """A pod the owner's controller creates from its template, owned by it (controllers set ownerReferences)."""
+        ref = {"apiVersion": owner.get("apiVersion"), "kind": owner.get("kind"),
+               "name": (owner.get("metadata") or {}).get("name") or "", "controller": True}
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {**meta, "namespace": ns, "ownerReferences": [ref]},
+                "spec": dict(spec)}
+
+
+def _scale_object(obj: Obj) -> dict[str, Any]:
+    """The autoscaling/v1 Scale the API server hands admission for a request to `/scale`."""
+    meta = obj.get("metadata") or {}
+    return {"apiVersion": "autoscaling/v1", "kind": "Scale",
+            "metadata": {k: meta[k] for k in ("name", "namespace", "labels") if k in meta},
+            "spec": {"replicas": (obj.get("spec") or {}).get("replicas", 1)}}

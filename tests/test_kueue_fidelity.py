@@ -1,0 +1,174 @@
+"""`make admit` agrees with Kueue v0.19.2's webhooks where it used not to (issue 36): elastic jobs with a
+topology and elastic JobSets are refused in the webhooks' words, a plain Pod's own TAS annotation is read, a
+pod's owner chain is followed as the pod webhook follows it, and a Deployment or StatefulSet is reported as
+created, with its pods' verdict."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from gke_ai_batch.admission.owners import managed_ancestor
+from gke_ai_batch.offline.admit import describe
+
+from .conftest import ROOT
+from .test_escape import container, job, tenant_path
+
+ELASTIC = {"kueue.x-k8s.io/elastic-job": "true"}
+FRAMEWORKS = ["batch/job", "jobset.x-k8s.io/jobset", "pod", "deployment", "statefulset"]
+
+
+def judged(stack: str, obj: dict) -> str:
+    return describe(tenant_path(stack).judge(obj))
+
+
+# pkg/controller/jobs/job/job_webhook.go `validateTopologyRequest`, v0.19.2:
+#   field.Forbidden(replicaMetaPath.Child("annotations", kueue.PodSetRequiredTopologyAnnotation),
+#       "required topology is not supported with elastic jobs")
+@pytest.mark.parametrize("mode", ["required", "preferred"])
+def test_an_elastic_job_with_a_topology_is_refused_by_kueues_job_webhook(mode):
+    elastic = job("training", "shards", "preprocessing", containers=[container()])
+    elastic["metadata"]["annotations"] = dict(ELASTIC)
+    key = f"kueue.x-k8s.io/podset-{mode}-topology"
+    elastic["spec"]["template"]["metadata"] = {"annotations": {key: "kubernetes.io/hostname"}}
+    assert judged("dev", elastic) == (f"refused: training/shards: Kueue webhook: spec.template.metadata.annotations"
+                                      f"[{key}]: Forbidden: {mode} topology is not supported with elastic jobs")
+
+
+# pkg/controller/jobframework/validation.go `ValidateElasticJobAnnotation`, v0.19.2:
+#   field.Forbidden(elasticJobAnnotationPath, fmt.Sprintf("elastic job is not supported for %q", gvk))
+def test_an_elastic_jobset_is_refused_by_kueues_webhook():
+    jobset = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+              "metadata": {"name": "js", "namespace": "training", "annotations": dict(ELASTIC),
+                           "labels": {"kueue.x-k8s.io/queue-name": "preprocessing"}},
+              "spec": {"replicatedJobs": [{"name": "w", "replicas": 1, "template": {"spec": {
+                  "parallelism": 1, "completions": 1, "template": {"spec": {
+                      "restartPolicy": "Never", "containers": [container()]}}}}}]}}
+    assert judged("dev", jobset) == ('refused: training/js: Kueue webhook: metadata.annotations[kueue.x-k8s.io/'
+                                     'elastic-job]: Forbidden: elastic job is not supported for '
+                                     '"jobset.x-k8s.io/v1alpha2, Kind=JobSet"')
+
+
+def test_a_plain_pods_own_topology_annotation_is_read():
+    """pod_controller.go `constructPodSet` takes the topology request from the pod's own metadata: prod's
+    training queue mixes flavors, so a pod without it could not take the TAS flavor h200-res."""
+    docs = yaml.safe_load_all((ROOT / "examples" / "workloads" / "prod.yaml").read_text())
+    nccl = next(d for d in docs if d["metadata"].get("name") == "h200-nccl")
+    template = nccl["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    pod = {"apiVersion": "v1", "kind": "Pod", "spec": copy.deepcopy(template["spec"]),
+           "metadata": {"name": "p", "namespace": nccl["metadata"]["namespace"], "labels": nccl["metadata"]["labels"],
+                        "annotations": dict(template["metadata"]["annotations"])}}
+    assert judged("prod", pod) == "admitted: training-gpudirect/p -> ClusterQueue training, pod set main: " \
+                                  "flavor h200-res"
+
+
+# --- the owner chain (jobframework FindAncestorJobManagedByKueue) -----------------------------------------------
+
+def owned(kind: str, name: str, uid: str, owner: dict | None = None, **labels: str) -> dict:
+    api = {"Job": "batch/v1", "Deployment": "apps/v1", "ReplicaSet": "apps/v1", "Pod": "v1",
+           "ConfigMap": "v1"}[kind]
+    meta = {"name": name, "namespace": "training", "uid": uid, "labels": labels}
+    if owner:
+        meta["ownerReferences"] = [{"apiVersion": owner["apiVersion"], "kind": owner["kind"], "controller": True,
+                                    "name": owner["metadata"]["name"], "uid": owner["metadata"]["uid"]}]
+    return {"apiVersion": api, "kind": kind, "metadata": meta}
+
+
+def objects(*objs: dict) -> dict:
+    return {(o["kind"], "training", o["metadata"]["name"]): o for o in objs}
+
+
+def test_the_owner_chain_stops_where_kueues_pod_webhook_stops():
+    queued_job = owned("Job", "j", "u-job", **{"kueue.x-k8s.io/queue-name": "preprocessing"})
+    pod = owned("Pod", "p", "u-pod", queued_job)
+    assert managed_ancestor(pod, objects(queued_job), FRAMEWORKS).job is queued_job
+    unlabelled = owned("Job", "j", "u-job")
+    assert managed_ancestor(pod, objects(unlabelled), FRAMEWORKS).job is None  # no queue name: not managed
+    assert managed_ancestor(pod, objects(unlabelled), FRAMEWORKS, without_queue_name=True).job is unlabelled
+    other_uid = owned("Job", "j", "another-uid", **{"kueue.x-k8s.io/queue-name": "preprocessing"})
+    assert managed_ancestor(pod, objects(other_uid), FRAMEWORKS).job is None  # uid mismatch ends the walk
+    assert managed_ancestor(pod, {}, FRAMEWORKS).error == 'workload owner not found: jobs.batch "j" not found'
+    deployment = owned("Deployment", "d", "u-d", **{"kueue.x-k8s.io/queue-name": "preprocessing"})
+    replica_set = owned("ReplicaSet", "rs", "u-rs", deployment)
+    through = owned("Pod", "p", "u-pod", replica_set)  # ReplicaSet: the known interim owner
+    assert managed_ancestor(through, objects(replica_set, deployment), FRAMEWORKS).job is deployment
+    assert managed_ancestor(through, objects(replica_set, deployment), ["batch/job"]).job is None
+    config_map = owned("ConfigMap", "c", "u-c")
+    assert managed_ancestor(owned("Pod", "p", "u-pod", config_map), {}, FRAMEWORKS).job is None  # unknown kind
+
+
+def test_make_admit_follows_a_pods_owner_chain_past_the_policies():
+    """The same walk in the Kueue layer of `make admit`, for a pod a controller creates (the policies refuse
+    a team member's controller owner before Kueue sees it: tests/test_kueue_holds.py)."""
+    path = copy.copy(tenant_path("dev"))
+    path.policies, path.bindings = [], []
+    queued_job = owned("Job", "j", "u-job", **{"kueue.x-k8s.io/queue-name": "preprocessing"})
+    pod = {**owned("Pod", "p", "u-pod", queued_job), "spec": {"containers": [container()]}}
+    pod["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "preprocessing"}
+    assert describe(path.judge(pod, None, objects(queued_job))) == (
+        "created: training/p (Pod): not gated: Kueue leaves it to Job training/j, which it manages, and that "
+        "job's workload holds its quota")
+    assert describe(path.judge(pod, None, {})) == ('refused: training/p: Kueue webhook: workload owner not found: '
+                                                   'jobs.batch "j" not found')
+
+
+# --- Deployments and StatefulSets: created, with their pods' verdict ---------------------------------------------
+
+def deployment(kind: str = "Deployment", cpu: str = "4", **pod_spec: object) -> dict:
+    return {"apiVersion": "apps/v1", "kind": kind,
+            "metadata": {"name": "d", "namespace": "training",
+                         "labels": {"kueue.x-k8s.io/queue-name": "preprocessing"}},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"a": "b"}}, "template": {
+                "metadata": {"labels": {"a": "b"}},
+                "spec": {"containers": [container({"cpu": cpu, "memory": "16Gi"})], **pod_spec}}}}
+
+
+@pytest.mark.parametrize("kind", ["Deployment", "StatefulSet"])
+def test_a_deployment_or_statefulset_is_created_with_its_pods_verdict(kind):
+    assert judged("dev", deployment(kind)) == (f"created: training/d ({kind}), its pods admitted -> ClusterQueue "
+                                               "cpu-batch, pod set main: flavor cpu-workers")
+    assert judged("dev", deployment(kind, cpu="4000")).startswith(
+        f"created: training/d ({kind}), its pods refused: Kueue: couldn't assign flavors to pod set main: "
+        "insufficient quota for cpu in flavor cpu-workers")
+    assert judged("dev", deployment(kind, hostPID=True)) == (
+        f"created: training/d ({kind}), its pods refused: Pod Security baseline: the pods of d would be refused: "
+        "host namespaces (hostPID=true)")
+
+
+# --- the scale subresource (make admit ... OLD= SCALE=1) -------------------------------------------------------
+
+def test_scaling_through_the_scale_subresource():
+    """RBAC on deployments.apps/scale, the policies on a Scale (none of the stack's names the subresource),
+    then Kueue's verdict on the pods at the new count; Jobs have no scale subresource."""
+    path = tenant_path("dev")
+    old = deployment()
+    scaled = copy.deepcopy(old)
+    scaled["spec"]["replicas"] = 5
+    assert describe(path.judge(scaled, old, scale=True)) == (
+        "updated: training/d (Deployment): scaled from 2 to 5 replicas through /scale: its controller adds or "
+        "removes pods, and Kueue gates and admits each new one as on create; its pods admitted -> ClusterQueue "
+        "cpu-batch, pod set main: flavor cpu-workers")
+    a_job = job("training", "j", "preprocessing")
+    assert describe(path.judge(a_job, a_job, scale=True)) == \
+        "refused: training/j: API server: jobs.batch has no scale subresource"
+
+
+def test_a_policy_sees_a_scale_request_only_when_a_rule_names_the_subresource():
+    from gke_ai_batch.apiserver.cel_policies import evaluate
+
+    def policy(resources: list[str]) -> tuple[dict, dict]:
+        spec = {"matchConstraints": {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["*"],
+                                                        "operations": ["UPDATE"], "resources": resources}]},
+                "validations": [{"expression": "object.spec.replicas <= 3", "message": "at most 3"}]}
+        return ({"kind": "ValidatingAdmissionPolicy", "metadata": {"name": "p"}, "spec": spec},
+                {"kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": "p"},
+                 "spec": {"policyName": "p", "validationActions": ["Deny"]}})
+
+    scale = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "d", "namespace": "training"},
+             "spec": {"replicas": 5}}
+    for resources, denied in ((["deployments"], False), (["deployments/scale"], True), (["*"], False),
+                              (["*/scale"], True), (["deployments/*"], True)):
+        p, b = policy(resources)
+        denials = evaluate([p], [b], scale, None, "UPDATE", None, scale, ("apps/v1", "deployments", "scale"))
+        assert bool(denials) is denied, resources

@@ -1,0 +1,232 @@
+"""A team member cannot take work out of Kueue's hands after the create: every variant of "take Kueue's gates
+off" and "spoof an owner" (issue 36), judged as `make admit ... OLD=` judges it (apiserver.tenant_path), with
+the layer and the words that refuse it; and the controllers, which must still ungate, unsuspend and own."""
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from gke_ai_batch.apiserver.cel_policies import evaluate
+from gke_ai_batch.offline.admit import describe
+
+from .conftest import ROOT
+from .test_escape import container, job, pod, tenant_path
+
+NS, QUEUE = "research", "research-queue"  # dev's research team
+HOLDS = "refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-kueue-holds-research: "
+GATES = ("only Kueue removes its scheduling gates (kueue.x-k8s.io/admission, /topology, /elastic-job): it does "
+         "when the pod's workload is admitted, on the nodes it was given; without them the pod would run outside "
+         "its team's quota")
+MANAGED = "the kueue.x-k8s.io/managed label is Kueue's: removing or changing it takes the pod out of Kueue's hands"
+PARENT = ("the kueue.x-k8s.io/pod-suspending-parent annotation is set by Kueue on the pod templates of the "
+          "Deployments and StatefulSets it manages: on a pod of a team member's it would gate a pod that nothing "
+          "admits or meters")
+UNSUSPEND = ("only Kueue unsuspends a job (spec.suspend true to false), when it admits its workload: a job "
+             "unsuspended by hand would start its pods before Kueue charges them to the team's quota")
+OWNER = ("a controller ownerReference is set by the controller that creates the object: one set by a team member "
+         "would make Kueue leave the object to an owner that never created it, so no quota would be charged for it")
+TPU = {"google.com/tpu": "4"}
+V5E = {"cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice", "cloud.google.com/gke-tpu-topology": "2x4"}
+
+
+def judged(new: dict, old: dict | None = None) -> str:
+    return describe(tenant_path("dev").judge(new, old))
+
+
+def gated_pod(name: str = "p", *gates: str, **meta: dict) -> dict:
+    """A pod as Kueue's pod webhook leaves it: managed, gated (pod_webhook.go `Default`)."""
+    p = pod(NS, name, QUEUE, labels={"kueue.x-k8s.io/managed": "true"})
+    p["metadata"].update(meta)
+    p["spec"]["schedulingGates"] = [{"name": g} for g in gates or ("kueue.x-k8s.io/admission",)]
+    return p
+
+
+def without_gate(p: dict, gate: str) -> dict:
+    new = copy.deepcopy(p)
+    new["spec"]["schedulingGates"] = [g for g in p["spec"]["schedulingGates"] if g["name"] != gate]
+    return new
+
+
+def suspended_job(**annotations: str) -> dict:
+    j = job(NS, "j", QUEUE, pods=2, containers=[container(TPU, resources={"limits": TPU})], nodeSelector=V5E)
+    j["metadata"]["annotations"] = dict(annotations)
+    j["spec"]["suspend"] = True
+    return j
+
+
+def running(obj: dict) -> dict:
+    new = copy.deepcopy(obj)
+    new["spec"]["suspend"] = False
+    return new
+
+
+def jobset() -> dict:
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+            "metadata": {"name": "js", "namespace": NS, "labels": {"kueue.x-k8s.io/queue-name": QUEUE}},
+            "spec": {"suspend": True, "replicatedJobs": [{"name": "w", "replicas": 1, "template": {"spec": {
+                "parallelism": 1, "completions": 1, "template": {"spec": {
+                    "restartPolicy": "Never", "containers": [container()]}}}}}]}}
+
+
+# --- take Kueue's gates off -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("gate", ["kueue.x-k8s.io/admission", "kueue.x-k8s.io/topology"])
+def test_removing_a_kueue_scheduling_gate_is_refused(gate):
+    """The team role has update on pods, and the API server lets such a caller remove gates."""
+    old = gated_pod("p", "kueue.x-k8s.io/admission", "kueue.x-k8s.io/topology")
+    assert judged(without_gate(old, gate), old) == HOLDS.format("p") + GATES
+
+
+def test_a_pod_of_its_own_with_the_suspending_parent_annotation_is_refused():
+    """Gated by Kueue's pod webhook but never labelled managed: once ungated nothing meters it."""
+    annotated = pod(NS, "p", QUEUE)
+    annotated["metadata"]["annotations"] = {"kueue.x-k8s.io/pod-suspending-parent": "deployment"}
+    assert judged(annotated) == HOLDS.format("p") + PARENT
+    old = gated_pod("p", annotations={"kueue.x-k8s.io/pod-suspending-parent": "deployment"})
+    assert judged(without_gate(old, "kueue.x-k8s.io/admission"), old) == HOLDS.format("p") + GATES
+    plain = pod(NS, "p", QUEUE)
+    added = copy.deepcopy(plain)
+    added["metadata"]["annotations"] = {"kueue.x-k8s.io/pod-suspending-parent": "deployment"}
+    assert judged(added, plain) == HOLDS.format("p") + PARENT
+
+
+@pytest.mark.parametrize("value", [None, "false"])
+def test_removing_or_changing_the_managed_label_is_refused(value):
+    old = gated_pod()
+    new = copy.deepcopy(old)
+    if value is None:
+        del new["metadata"]["labels"]["kueue.x-k8s.io/managed"]
+    else:
+        new["metadata"]["labels"]["kueue.x-k8s.io/managed"] = value
+    assert judged(new, old) == HOLDS.format("p") + MANAGED
+
+
+@pytest.mark.parametrize("annotations", [{}, {"kueue.x-k8s.io/elastic-job": "true"}], ids=["job", "elastic-job"])
+def test_unsuspending_a_job_is_refused(annotations):
+    """Kueue re-suspends a plain Job, but leaves an unsuspended elastic Job running (reconciler.go, step 8)."""
+    old = suspended_job(**annotations)
+    old["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = 86400
+    assert judged(running(old), old) == HOLDS.format("j") + UNSUSPEND
+
+
+def test_unsuspending_a_jobset_is_refused():
+    assert judged(running(jobset()), jobset()) == HOLDS.format("js") + UNSUSPEND
+
+
+def test_what_kueue_does_with_an_update_that_passes():
+    """The reconciler's answer, one line per object: a queued job is judged again, a running one is left."""
+    old = suspended_job()
+    relabelled = copy.deepcopy(old)
+    relabelled["metadata"]["labels"]["note"] = "x"
+    assert judged(relabelled, old).startswith("admitted: research/j -> ClusterQueue research")
+    assert judged(running(relabelled), running(old)) == \
+        "updated: research/j (Job): left running: its admitted workload still matches"
+    moved = running(relabelled)
+    moved["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "other"
+    assert judged(moved, running(old)) == ('refused: research/j: Kueue webhook: metadata.labels[kueue.x-k8s.io/'
+                                           'queue-name]: Invalid value: "other": field is immutable')
+
+
+def test_scaling_an_admitted_elastic_job_is_judged_as_a_new_slice_against_the_quota():
+    """Kueue makes a workload slice for the new counts (workload slicing): it is admitted or not as a new one."""
+    old = job("training", "shards", "preprocessing", pods=8, containers=[container({"cpu": "4", "memory": "16Gi"})])
+    old["metadata"]["annotations"] = {"kueue.x-k8s.io/elastic-job": "true"}
+    within, past = copy.deepcopy(old), copy.deepcopy(old)
+    within["spec"]["parallelism"] = within["spec"]["completions"] = 10
+    past["spec"]["parallelism"] = past["spec"]["completions"] = 10_000
+    assert judged(within, old).startswith("admitted: training/shards -> ClusterQueue cpu-batch")
+    assert judged(past, old).startswith("refused: training/shards: Kueue: ")
+
+
+# --- spoof an owner -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("owner", [("apps/v1", "ReplicaSet"), ("batch/v1", "Job"), ("jobset.x-k8s.io/v1alpha2",
+                                                                                     "JobSet")])
+def test_a_controller_owner_set_by_a_team_member_is_refused(owner):
+    """Kueue's pod webhook stops at an owner Kueue manages; a spoofed one would leave the pod ungated."""
+    ref = {"apiVersion": owner[0], "kind": owner[1], "name": "real", "uid": "the-real-uid", "controller": True}
+    spoofed = pod(NS, "p", QUEUE)
+    spoofed["metadata"]["ownerReferences"] = [ref]
+    assert judged(spoofed) == HOLDS.format("p") + OWNER
+    child = job(NS, "j", QUEUE)
+    child["metadata"]["ownerReferences"] = [ref]
+    assert judged(child) == HOLDS.format("j") + OWNER
+    adopted = copy.deepcopy(gated_pod())
+    adopted["metadata"]["ownerReferences"] = [ref]
+    assert judged(adopted, gated_pod()) == HOLDS.format("p") + OWNER
+
+
+def test_an_owner_that_is_not_a_controller_and_a_kept_owner_pass():
+    ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": "c", "uid": "u"}
+    p = pod(NS, "p", QUEUE)
+    p["metadata"]["ownerReferences"] = [ref]
+    assert not judged(p).startswith("refused: research/p: ValidatingAdmissionPolicy")
+    owned = gated_pod(ownerReferences=[{**ref, "kind": "ReplicaSet", "controller": True}])
+    relabelled = copy.deepcopy(owned)
+    relabelled["metadata"]["labels"]["note"] = "x"
+    assert judged(relabelled, owned) == ("updated: research/p (Pod): updated in place: Kueue's pod reconciler keeps "
+                                         "it as its gates and labels say")
+
+
+# --- the controllers still do their work ------------------------------------------------------------------
+
+def test_kueue_and_the_workload_controllers_still_ungate_unsuspend_and_own():
+    """The policy matches team groups only: Kueue's and kube-controller-manager's service accounts pass."""
+    path = tenant_path("dev")
+    namespace = path.namespaces[NS]
+    for user in ({"username": "system:serviceaccount:kueue-system:kueue-controller-manager",
+                  "groups": ["system:serviceaccounts", "system:serviceaccounts:kueue-system", "system:authenticated"]},
+                 {"username": "system:serviceaccount:kube-system:job-controller",
+                  "groups": ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"]}):
+        old = gated_pod()
+        assert evaluate(path.policies, path.bindings, without_gate(old, "kueue.x-k8s.io/admission"), namespace,
+                        "UPDATE", user, old) == []
+        assert evaluate(path.policies, path.bindings, running(suspended_job()), namespace, "UPDATE", user,
+                        suspended_job()) == []
+        owned = gated_pod(ownerReferences=[{"apiVersion": "batch/v1", "kind": "Job", "name": "j", "uid": "u",
+                                            "controller": True}])
+        assert evaluate(path.policies, path.bindings, owned, namespace, "CREATE", user) == []
+
+
+# --- make admit OLD= ------------------------------------------------------------------------------------------
+
+def admit(tmp_path, new: list[dict], old_text: str | None) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "new.yaml").write_text(yaml.safe_dump_all(new))
+    args = ["dev", str(tmp_path / "new.yaml")]
+    if old_text is not None:
+        (tmp_path / "old.yaml").write_text(old_text)
+        args += ["--old", str(tmp_path / "old.yaml")]
+    return subprocess.run([sys.executable, "-m", "gke_ai_batch.offline.admit", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_make_admit_judges_the_objects_old_also_holds_as_updates(tmp_path):
+    old = suspended_job()
+    created = copy.deepcopy(old)
+    created["metadata"]["name"] = "fresh"
+    r = admit(tmp_path, [running(old), created], yaml.safe_dump_all([old]))
+    lines = r.stdout.splitlines()
+    assert r.returncode == 1, r.stderr
+    assert lines[0] == HOLDS.format("j") + UNSUSPEND
+    assert lines[1].startswith("admitted: research/fresh -> ClusterQueue research")
+
+
+@pytest.mark.parametrize("old_text, error", [
+    (None, "error: OLD={dir}/missing.yaml: No such file or directory"),
+    ("kind: Job\nmetadata: {name: a}\n---\n- just\n- a list\n", "error: OLD={dir}/old.yaml: document 1 is not a "
+                                                                  "Kubernetes object (kind, metadata.name)"),
+    ("kind: Job\nmetadata: {name: a, namespace: research}\n---\nkind: Job\nmetadata: {name: a, namespace: research}\n",
+     "error: OLD={dir}/old.yaml: document 1 is Job research/a again: one object per identity (kind, namespace, name)"),
+], ids=["missing", "not-an-object", "twice"])
+def test_a_bad_old_file_is_one_error_and_nothing_judged(tmp_path, old_text, error):
+    (tmp_path / "new.yaml").write_text(yaml.safe_dump(suspended_job()))
+    old = tmp_path / ("missing.yaml" if old_text is None else "old.yaml")
+    if old_text is not None:
+        old.write_text(old_text)
+    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline.admit", "dev", str(tmp_path / "new.yaml"),
+                        "--old", str(old)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert (r.returncode, r.stdout, r.stderr.strip()) == (2, "", error.format(dir=tmp_path))
