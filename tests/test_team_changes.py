@@ -30,7 +30,8 @@ def test_adding_a_team_adds_only_its_resources():
     # its objects, its alerts, its dashboard section and its namespace in the cost view
     assert changed(before, after) == {"team-vision", "team-vision-ns-vision", "team-vision-lq-vision",
                                       "team-vision-rb-vision", "team-vision-quota-vision", "team-vision-limits-vision",
-                                      "team-vision-netpol-vision", "queues-cq-vision", "team-vision-holds-policy", "team-vision-holds-binding",
+                                      "team-vision-netpol-vision", "queues-cq-vision", "team-vision-holds-policy",
+                                      "team-vision-holds-binding",
                                       "observability-vision-team-workloads-stuck",
                                       "observability-vision-team-at-quota", "observability-vision-team-eviction-burst",
                                       "observability-dashboard", "team-cost-view"}
