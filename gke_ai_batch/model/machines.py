@@ -20,6 +20,7 @@ MACHINES: dict[str, tuple[int, int]] = {  # machine type -> (vCPUs, memory GiB)
     "tpu7x-standard-4t": (224, 960), "tpu7x-standard-1t": (56, 240),  # -1t: the machine-types list only
     "n1-standard-4": (4, 15), "n1-standard-8": (8, 30), "n1-standard-16": (16, 60), "n1-standard-32": (32, 120),
     "n1-standard-64": (64, 240),
+    "n2-standard-64": (64, 256),  # the Pathways head pool of GKE's "Create a GKE cluster with Pathways" page
     "g2-standard-4": (4, 16), "g2-standard-8": (8, 32), "g2-standard-12": (12, 48), "g2-standard-16": (16, 64),
     "g2-standard-24": (24, 96), "g2-standard-32": (32, 128), "g2-standard-48": (48, 192),
     "g2-standard-96": (96, 384),

@@ -20,7 +20,7 @@ from gke_ai_batch.model.quantity import parse_quantity, render_quantity
 from gke_ai_batch.model.team_config import QueueSpec, QuotaSpec
 from gke_ai_batch.model.topologies import topology_name
 from gke_ai_batch.model.words import name_list
-from gke_ai_batch.plan import tenancy
+from gke_ai_batch.plan import pathways, tenancy
 from gke_ai_batch.plan.autopilot import autopilot_node_labels, check_autopilot_tpu_version
 from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.plan.team_namespaces import TeamPlan, _local_queues, _team_manifests, _team_namespaces, stop_policy
@@ -531,14 +531,16 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan],
         raise ConfigError(path_of("shared_queues"), f"shared queue {dup!r} is declared twice")
     team_ns = _team_namespaces(cfg, set(shared))
     own = {t.cluster_queue or t.name: t.name for t in cfg.teams if t.queue is not None}
+    tpu_flavors = {n for n, f in flavors.items() if _accelerator_of(f) == vocabulary.TPU_RESOURCE}
+    with_heads = pathways.queues_with_heads(cfg, pools, tpu_flavors)
     queues, teams = [], []
     for i, t in enumerate(cfg.teams):
-        if t.queue is not None:
+        if (queue := with_heads.get(i) or t.queue) is not None:
             cq_name, path = t.cluster_queue or t.name, path_of("teams", i, "queue")
-            cq = _cluster_queue(ctx, cq_name, path, t.queue, shared=False)
+            cq = _cluster_queue(ctx, cq_name, path, queue, shared=False)
             if stop := stop_policy(t):
                 cq["spec"]["stopPolicy"] = stop
-            queues.append(ClusterQueuePlan(cq_name, path, t.queue, team_ns[i], False, cq))
+            queues.append(ClusterQueuePlan(cq_name, path, queue, team_ns[i], False, cq))
         else:
             assert t.cluster_queue is not None  # a shared queue's name, checked above
             cq_name = t.cluster_queue
