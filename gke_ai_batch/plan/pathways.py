@@ -43,13 +43,14 @@ def _head_pool(cfg: PlatformConfig, path: str, p: PathwaysConfig, pools: list[Po
     """The cpu pool the heads run on; a TPU or GPU pool is refused (the head is a CPU process)."""
     for key, kind in (("tpu_pools", "TPU"), ("gpu_pools", "GPU")):
         if any(q.name == p.head_pool for q in getattr(cfg, key)):
+            cpu_pools = name_list(c.name for c in cfg.cpu_pools)
             raise ConfigError(f"{path}.head_pool", f"{p.head_pool!r} is a {kind} pool ({key}): the Pathways head "
                               "(proxy and resource manager) runs on CPU nodes, as xpk and Cluster Toolkit place it "
-                              f"on their cpu-np pool; name a cpu_pools entry ({name_list(c.name for c in cfg.cpu_pools)})")
+                              f"on their cpu-np pool; name a cpu_pools entry ({cpu_pools})")
     found = [q for q in pools if q.source == p.head_pool and q.kind == PoolKind.CPU]
     if not found:
         raise ConfigError(f"{path}.head_pool", f"no cpu pool named {p.head_pool!r}; cpu_pools: "
-                          f"{name_list(c.name for c in cfg.cpu_pools)} (add one, such as n2-standard-64, for the heads)")
+                          f"{name_list(c.name for c in cfg.cpu_pools)} (add one for the heads, such as n2-standard-64)")
     return found[0]
 
 
