@@ -103,7 +103,8 @@ BAD = [
     ("head pool unknown", lambda c: team(c)["pathways"].update(head_pool="cpu-x"),
      "platform.teams[0].pathways.head_pool", "no cpu pool named 'cpu-x'; cpu_pools: cpu-np"),
     ("head pool too small", lambda c: c["cpu_pools"][0].update(machine_type="n2-standard-8"),
-     "platform.teams[0].pathways.head_pool", "a Pathways head asks 24 cpu and 132G memory on one node"),
+     "platform.teams[0].pathways.head_pool", "runs n2-standard-8 (8 vCPUs, 32 GiB); a Pathways head needs a machine "
+                                             "of at least 49 vCPUs and 233 GiB"),
     ("more heads than nodes", lambda c: team(c)["pathways"].update(heads=3),
      "platform.teams[0].pathways.heads", "3 head(s) need as many nodes of 'cpu-np' (one head per node)"),
     ("two teams' heads beyond the nodes", lambda c: c["teams"].append(
@@ -115,6 +116,9 @@ BAD = [
      "platform.teams[0].pathways", "Pathways quota goes on the team's own ClusterQueue"),
     ("team without TPU quota", lambda c: team(c)["queue"].update(quotas={"cpu-np": {"cpu": 8}}),
      "platform.teams[0].pathways", "has no google.com/tpu quota in queue.quotas: Pathways drives TPU workers only"),
+    ("Pathways without JobSet", lambda c: c.update(jobset={"install": "never"}),
+     "platform.teams[0].pathways", "a Pathways job is a JobSet (a pathways-head and TPU workers) and jobset.install is "
+                                   "'never'"),
     ("zero heads", lambda c: team(c)["pathways"].update(heads=0),
      "platform.teams[0].pathways.heads", "greater than or equal to 1"),
 ]
@@ -137,3 +141,13 @@ def test_a_tpu_head_pool_exits_2_without_traceback(tmp_path):
     assert r.returncode == 2
     assert "platform.teams[0].pathways.head_pool" in r.stderr and "is a TPU pool" in r.stderr
     assert "Traceback" not in r.stderr + r.stdout and not (tmp_path / "o").exists()
+
+
+def test_pathways_installs_jobset_where_no_slice_is_multi_host():
+    """jobset.install: auto installed JobSet only for multi-host slices; a Pathways job is a JobSet."""
+    cfg = platform_of("pathways")
+    cfg["tpu_pools"][0].update(topology="2x2", slices=1)  # one 4-chip VM: single-host
+    cfg["teams"][0]["queue"]["quotas"]["vlp-16"]["google.com/tpu"] = 4
+    assert build_platform(cfg).install_jobset
+    cfg["teams"][0].pop("pathways")
+    assert not build_platform(cfg).install_jobset

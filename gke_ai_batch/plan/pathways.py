@@ -7,7 +7,10 @@ the CPU pool `cpu-np`, one per node by `alpha.jobset.sigs.k8s.io/exclusive-topol
 whose pod runs `pathways-proxy` (limits cpu 16, memory 100G) and `pathways-rm` (limits cpu 8, memory 32G),
 and TPU `worker` replicated jobs, one per slice; "Pathways workloads can only be run on TPUs". Kueue takes
 limits as missing requests and sums a pod's containers and sidecars (admission.pod_sets), so a head
-counts 24 cpu and 132G of memory.
+counts 24 cpu and 132G of memory. Cluster Toolkit (GoogleCloudPlatform/cluster-toolkit,
+modules/management/kubectl-apply/kueue/kueue-configuration-pathways.yaml.tftpl) gives the ClusterQueue the
+same shape: the head pool's flavor (`pathways-flavor`, nodeLabels gke-nodepool: cpu-np) in the TPU flavor's
+resource group, with cpu and memory quota and google.com/tpu 0.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from decimal import Decimal
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
-from gke_ai_batch.model.machines import allocatable
+from gke_ai_batch.model.machines import MACHINES
 from gke_ai_batch.model.pathways_config import PathwaysConfig
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.team_config import QueueSpec, QuotaSpec, TeamConfig
@@ -29,7 +32,9 @@ HEAD_CONTAINERS = {"pathways-proxy": {"cpu": "16", "memory": "100G"},
                    "pathways-rm": {"cpu": "8", "memory": "32G"}}
 HEAD_REQUESTS: dict[str, Decimal] = {r: sum((parse_quantity(c[r]) for c in HEAD_CONTAINERS.values()), Decimal(0))
                                      for r in ("cpu", "memory")}
-IMAGE_REGISTRY = "us-docker.pkg.dev/cloud-tpu-v2-images/pathways"  # xpk src/xpk/commands/workload.py defaults
+# xpk src/xpk/core/pathways.py `get_pathways_machine_types`: the head pool's machine needs guestCpus >= 49 and
+# memoryMb >= 233 * 1024, "large enough to handle the control plane workload plus GKE system overhead".
+HEAD_MACHINE_MIN = (49, 233 * 1024)  # vCPUs, MiB
 
 
 def _quantity(resource: str, value: Decimal) -> int | str:
@@ -61,15 +66,13 @@ def _nodes(pool: PoolPlan) -> int:
 
 
 def _check_fits(path: str, p: PathwaysConfig, pool: PoolPlan, heads_before: int) -> None:
-    node = allocatable(pool.machine_type)
-    assert node is not None  # cpu pools name catalog machines only (model.machines.unknown_machine)
-    short = [r for r in ("cpu", "memory") if node[r] < HEAD_REQUESTS[r]]
-    if short:
-        raise ConfigError(f"{path}.head_pool", f"a {pool.machine_type} node of {p.head_pool!r} offers "
-                          f"{node['cpu']:.2f} cpu and {node['memory'] / 2**30:.1f}Gi memory to pods; a Pathways head "
-                          f"asks {_quantity('cpu', HEAD_REQUESTS['cpu'])} cpu and "
-                          f"{_quantity('memory', HEAD_REQUESTS['memory'])} memory on one node: use a larger machine "
-                          "(Google's tools use n2-standard-64 or n4-standard-64)")
+    cpus, gib = MACHINES[pool.machine_type]  # cpu pools name catalog machines only (model.machines)
+    if cpus < HEAD_MACHINE_MIN[0] or gib * 1024 < HEAD_MACHINE_MIN[1]:
+        head = f"{_quantity('cpu', HEAD_REQUESTS['cpu'])} cpu and {_quantity('memory', HEAD_REQUESTS['memory'])}"
+        raise ConfigError(f"{path}.head_pool", f"{p.head_pool!r} runs {pool.machine_type} ({cpus} vCPUs, {gib} GiB); "
+                          f"a Pathways head needs a machine of at least {HEAD_MACHINE_MIN[0]} vCPUs and "
+                          f"{HEAD_MACHINE_MIN[1] // 1024} GiB (xpk: the head's {head} memory plus GKE's overhead), "
+                          "such as n2-standard-64")
     if heads_before + p.heads > _nodes(pool):
         raise ConfigError(f"{path}.heads", f"{p.heads} head(s) need as many nodes of {p.head_pool!r} (one head "
                           f"per node){f', beside {heads_before} for other teams' if heads_before else ''}; it "
@@ -87,7 +90,10 @@ def _with_heads(resources: Mapping[str, QuotaSpec], heads: int) -> dict[str, Quo
     return out
 
 
-def _check_team(path: str, t: TeamConfig, tpu_flavors: set[str]) -> QueueSpec:
+def _check_team(cfg: PlatformConfig, path: str, t: TeamConfig, tpu_flavors: set[str]) -> QueueSpec:
+    if cfg.jobset.install == "never":
+        raise ConfigError(path, "a Pathways job is a JobSet (a pathways-head and TPU workers) and jobset.install is "
+                          "'never': set jobset.install to auto or always, or drop pathways")
     if t.queue is None:
         raise ConfigError(path, f"Pathways quota goes on the team's own ClusterQueue; team {t.name!r} uses the "
                           "shared queue in cluster_queue: give it a queue block, or drop pathways")
@@ -107,7 +113,7 @@ def queues_with_heads(cfg: PlatformConfig, pools: list[PoolPlan], tpu_flavors: s
         if t.pathways is None:
             continue
         path = path_of("teams", i, "pathways")
-        queue = _check_team(path, t, tpu_flavors)
+        queue = _check_team(cfg, path, t, tpu_flavors)
         pool = _head_pool(cfg, path, t.pathways, pools)
         _check_fits(path, t.pathways, pool, heads_on.get(pool.source, 0))
         heads_on[pool.source] = heads_on.get(pool.source, 0) + t.pathways.heads
