@@ -151,3 +151,17 @@ def test_pathways_installs_jobset_where_no_slice_is_multi_host():
     assert build_platform(cfg).install_jobset
     cfg["teams"][0].pop("pathways")
     assert not build_platform(cfg).install_jobset
+
+
+def test_a_kueue_layer_gives_a_pathways_team_its_heads():
+    """The component door (KueueLayer's TeamSpec) reaches the same plan as the stack file."""
+    from gke_ai_batch.plan import component_plans
+    platform = component_plans.scheduling("layer", {
+        "region": "us-west4", "zones": ["us-west4-a"],
+        "tpu_pools": [{"name": "vlp", "generation": "v5e", "topology": "2x4", "machine_type": "ct5lp-hightpu-4t",
+                       "slices": 2, "flavor": "vlp-16"}],
+        "cpu_pools": [{"name": "cpu-np", "machine_type": "n2-standard-64", "nodes": 1}],
+        "teams": [{"name": "llm", "queue": {"quotas": {"vlp-16": {"google.com/tpu": {"nominal": "16"}}}},
+                   "pathways": {"head_pool": "cpu-np"}}]})
+    (cq,) = platform.scheduling.cluster_queues
+    assert cq.spec.quotas["cpu-np"]["cpu"].nominal == 24 and cq.spec.quotas["cpu-np"]["memory"].nominal == "132G"
