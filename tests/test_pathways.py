@@ -97,7 +97,8 @@ def team(cfg):
 
 BAD = [
     ("no head pool", lambda c: team(c).update(pathways={"heads": 1}),
-     "platform.teams[0].pathways.head_pool", "required"),
+     "platform.teams[0].pathways.head_pool", "Pathways needs a head pool: the cpu_pools entry its heads run on "
+                                             "(cpu-np; a node of at least 49 vCPUs and 233 GiB per head)"),
     ("head pool is a TPU pool", lambda c: team(c)["pathways"].update(head_pool="vlp"),
      "platform.teams[0].pathways.head_pool", "'vlp' is a TPU pool (tpu_pools): the Pathways head"),
     ("head pool unknown", lambda c: team(c)["pathways"].update(head_pool="cpu-x"),

@@ -11,8 +11,9 @@ class PathwaysConfig(Model):
     resource manager) on CPU nodes beside its TPU `worker` slices; the team's ClusterQueue gets the
     heads' cpu and memory on the head pool's flavor (docs/scenarios/pathways.md)."""
 
-    head_pool: str = text(DNS_LABEL, max_length=40)
-    """The cpu_pools entry the heads run on (Google's tools call it cpu-np); one head takes a node."""
+    head_pool: str | None = text(DNS_LABEL, None, max_length=40)
+    """Required: the cpu_pools entry the heads run on (Google's tools call it cpu-np); one head takes a node.
+    Left out, the plan names the cpu pools to choose from."""
     heads: int = Field(1, ge=1, le=100, strict=True)
     """Pathways jobs the team may run at once: the quota holds this many heads, and the head pool must
     have a node for each."""

@@ -46,6 +46,10 @@ def _quantity(resource: str, value: Decimal) -> int | str:
 
 def _head_pool(cfg: PlatformConfig, path: str, p: PathwaysConfig, pools: list[PoolPlan]) -> PoolPlan:
     """The cpu pool the heads run on; a TPU or GPU pool is refused (the head is a CPU process)."""
+    if p.head_pool is None:
+        raise ConfigError(f"{path}.head_pool", "Pathways needs a head pool: the cpu_pools entry its heads run on "
+                          f"({name_list(c.name for c in cfg.cpu_pools)}; a node of at least {HEAD_MACHINE_MIN[0]} "
+                          f"vCPUs and {HEAD_MACHINE_MIN[1] // 1024} GiB per head)")
     for key, kind in (("tpu_pools", "TPU"), ("gpu_pools", "GPU")):
         if any(q.name == p.head_pool for q in getattr(cfg, key)):
             cpu_pools = name_list(c.name for c in cfg.cpu_pools)
