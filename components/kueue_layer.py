@@ -184,6 +184,15 @@ class ContainerLimitsSpec(TypedDict):
     """Most memory limit / request (default 1)."""
 
 
+class PathwaysSpec(TypedDict):
+    """Pathways for a team's TPU jobs: its ClusterQueue gets the Pathways heads' cpu and memory."""
+
+    head_pool: str
+    """The CPU pool (one of cpu_pools) the pathways-head pods run on, one per node."""
+    heads: NotRequired[int]
+    """Pathways jobs the team runs at once (default 1)."""
+
+
 class TeamSpec(TypedDict):
     """One tenant: namespaces, a LocalQueue in each, and its ClusterQueue. Buckets and a workload service
     account are Google Cloud resources: the Platform component declares them, a KueueLayer refuses them."""
@@ -202,6 +211,8 @@ class TeamSpec(TypedDict):
     """A shared queue's name (instead of a queue of its own)."""
     queue: NotRequired[QueueArgs]
     """The team's own ClusterQueue."""
+    pathways: NotRequired[PathwaysSpec]
+    """Pathways heads' quota on a CPU pool beside the team's TPU quota (docs/scenarios/pathways.md)."""
     priorities: NotRequired[list[str]]
     """The priorities its pods and jobs may name (default: the global default and those below it)."""
     pod_security: NotRequired[list[PodSecurityExceptionSpec]]

@@ -22,6 +22,7 @@ from gke_ai_batch.model.field_rules import (
     text,
 )
 from gke_ai_batch.model.monitoring_config import TeamAlerts
+from gke_ai_batch.model.pathways_config import PathwaysConfig
 from gke_ai_batch.model.quantity import parse_quantity
 
 
@@ -285,6 +286,8 @@ class TeamConfig(Model):
     """A shared queue's name, or the name of the team's own ClusterQueue (default: the team's name)."""
     queue: QueueSpec | None = None
     """The team's own ClusterQueue; leave it out to use a shared queue named in cluster_queue."""
+    pathways: PathwaysConfig | None = None
+    """Pathways for its TPU jobs: quota for the Pathways heads on a CPU pool, beside its TPU quota."""
     cost_center: str | None = text(LABEL_VALUE, None)
     """The cost-center label of its namespaces, for GKE cost allocation (default: the platform's)."""
     service_account: str | None = None

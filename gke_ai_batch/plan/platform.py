@@ -72,9 +72,11 @@ def multi_host(cfg: PlatformConfig, pools: Sequence[PoolPlan]) -> bool:
 
 
 def install_jobset(cfg: PlatformConfig, pools: Sequence[PoolPlan], fleet_jobset: bool) -> bool:
-    """jobset.install: always, or auto where a slice is multi-host or a fleet manager's workers run JobSet."""
+    """jobset.install: always, or auto where a slice is multi-host, a team runs Pathways (its jobs are
+    JobSets) or a fleet manager's workers run JobSet."""
     mode = cfg.jobset.install
-    return mode == "always" or (mode == "auto" and (multi_host(cfg, pools) or fleet_jobset))
+    pathways = any(t.pathways for t in cfg.teams)
+    return mode == "always" or (mode == "auto" and (multi_host(cfg, pools) or pathways or fleet_jobset))
 
 
 def frameworks(jobset: bool) -> list[str]:

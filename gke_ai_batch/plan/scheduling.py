@@ -20,7 +20,7 @@ from gke_ai_batch.model.quantity import parse_quantity, render_quantity
 from gke_ai_batch.model.team_config import QueueSpec, QuotaSpec
 from gke_ai_batch.model.topologies import topology_name
 from gke_ai_batch.model.words import name_list
-from gke_ai_batch.plan import admission_fair_sharing, tenancy
+from gke_ai_batch.plan import admission_fair_sharing, pathways, tenancy
 from gke_ai_batch.plan.autopilot import autopilot_node_labels, check_autopilot_tpu_version
 from gke_ai_batch.plan.compute_classes import ComputeClassPlan, plan_compute_classes
 from gke_ai_batch.plan.pools import PoolPlan
@@ -557,16 +557,18 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan],
         raise ConfigError(path_of("shared_queues"), f"shared queue {dup!r} is declared twice")
     team_ns = _team_namespaces(cfg, set(shared))
     own = {t.cluster_queue or t.name: t.name for t in cfg.teams if t.queue is not None}
+    tpu_flavors = {n for n, f in flavors.items() if _accelerator_of(f) == vocabulary.TPU_RESOURCE}
+    with_heads = pathways.queues_with_heads(cfg, pools, tpu_flavors)
     queues, teams = [], []
     pool_flavor_names = frozenset(f.node_labels[FLAVOR_LABEL] for f in flavors.values()
                                   if FLAVOR_LABEL in f.node_labels)
     for i, t in enumerate(cfg.teams):
-        if t.queue is not None:
+        if (queue := with_heads.get(i) or t.queue) is not None:
             cq_name, path = t.cluster_queue or t.name, path_of("teams", i, "queue")
-            cq = _cluster_queue(ctx, cq_name, path, t.queue, shared=False)
+            cq = _cluster_queue(ctx, cq_name, path, queue, shared=False)
             if stop := stop_policy(t):
                 cq["spec"]["stopPolicy"] = stop
-            queues.append(ClusterQueuePlan(cq_name, path, t.queue, team_ns[i], False, cq))
+            queues.append(ClusterQueuePlan(cq_name, path, queue, team_ns[i], False, cq))
         else:
             assert t.cluster_queue is not None  # a shared queue's name, checked above
             cq_name = t.cluster_queue

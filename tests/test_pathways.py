@@ -1,0 +1,168 @@
+"""Pathways per team: the heads' cpu and memory quota on the head pool's flavor beside the TPU quota,
+admission of a Pathways JobSet only when its head and its TPU workers both fit, and the bad inputs."""
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.offline.admit import cluster_of
+from gke_ai_batch.plan.platform import build_platform
+
+from .conftest import ROOT, by_type, platform_of, run_config
+
+SAMPLE = Path(ROOT) / "examples" / "workloads" / "pathways.yaml"
+
+
+def sample():
+    return yaml.safe_load(SAMPLE.read_text())
+
+
+def replicated(doc, name):
+    return next(rj for rj in doc["spec"]["replicatedJobs"] if rj["name"] == name)
+
+
+def cq_quotas(regs, name):
+    (cq,) = [r.inputs for r in by_type(regs, ":ClusterQueue") if r.inputs["metadata"]["name"] == name]
+    (group,) = cq["spec"]["resourceGroups"]
+    return {(f["name"], r["name"]): r["nominalQuota"] for f in group["flavors"] for r in f["resources"]}
+
+
+def test_the_team_queue_holds_its_heads_beside_its_chips(plan):
+    quotas = cq_quotas(plan("pathways"), "llm")
+    # 2 heads x (pathways-proxy 16 cpu, 100G + pathways-rm 8 cpu, 32G), on the head pool's flavor
+    assert quotas[("cpu-np", "cpu")] == 48 and quotas[("cpu-np", "memory")] == "264G"
+    assert quotas[("cpu-np", "google.com/tpu")] == 0
+    assert quotas[("vlp-16", "google.com/tpu")] == 16
+
+
+def test_heads_add_to_a_quota_the_team_gives_on_the_head_pool():
+    cfg = platform_of("pathways")
+    cfg["teams"][0]["queue"]["quotas"]["cpu-np"] = {"cpu": 8, "memory": "64G"}
+    regs = run_config(cfg)
+    quotas = cq_quotas(regs, "llm")
+    assert quotas[("cpu-np", "cpu")] == 56 and quotas[("cpu-np", "memory")] == "328G"
+
+
+def test_the_sample_is_admitted_with_its_head_on_the_cpu_pool(plan):
+    result = cluster_of(plan("pathways")).admit(sample())
+    assert result.admitted, result.reason
+    flavors = {ps.name: {f.flavor for f in ps.flavors} for ps in result.pod_sets}
+    assert flavors == {"pathways-head": {"cpu-np"}, "worker": {"vlp-16"}}
+
+
+def test_workers_beyond_the_tpu_quota_are_not_admitted(plan):
+    doc = sample()
+    replicated(doc, "worker")["replicas"] = 3
+    result = cluster_of(plan("pathways")).admit(doc)
+    assert not result.admitted and "google.com/tpu" in result.reason and "worker" in result.reason
+
+
+def with_client_in_head(doc):
+    """xpk's non-headless form: the proxy and resource manager become sidecars (init containers that
+    restart Always) and the user's JAX client is the head's main container."""
+    head = replicated(doc, "pathways-head")["template"]["spec"]["template"]["spec"]
+    sidecars = [{**c, "restartPolicy": "Always"} for c in head["containers"]]
+    head["initContainers"] = sidecars
+    head["containers"] = [{"name": "jax-client", "image": "python:3.11", "command": ["python", "train.py"],
+                           "resources": {"limits": {"cpu": "4", "memory": "16G"}}}]
+    return doc
+
+
+def test_a_head_beyond_the_head_quota_is_not_admitted_though_the_chips_fit():
+    """One head of quota holds a headless head; a head that also runs the user's client asks 4 cpu more,
+    so Kueue refuses the JobSet although its slices fit, until the team gives that cpu and memory too."""
+    cfg = platform_of("pathways")
+    cfg["teams"][0]["pathways"]["heads"] = 1
+    assert cluster_of(run_config(cfg)).admit(sample()).admitted
+    result = cluster_of(run_config(cfg)).admit(with_client_in_head(sample()))
+    assert not result.admitted
+    assert "pathways-head" in result.reason and "cpu" in result.reason and "cpu-np" in result.reason
+    cfg["teams"][0]["queue"]["quotas"]["cpu-np"] = {"cpu": 4, "memory": "16G"}
+    assert cluster_of(run_config(cfg)).admit(with_client_in_head(sample())).admitted
+
+
+def with_team(change):
+    cfg = platform_of("pathways")
+    change(cfg)
+    return cfg
+
+
+def team(cfg):
+    return cfg["teams"][0]
+
+
+BAD = [
+    ("no head pool", lambda c: team(c).update(pathways={"heads": 1}),
+     "platform.teams[0].pathways.head_pool", "Pathways needs a head pool: the cpu_pools entry its heads run on "
+                                             "(cpu-np; a node of at least 49 vCPUs and 233 GiB per head)"),
+    ("head pool is a TPU pool", lambda c: team(c)["pathways"].update(head_pool="vlp"),
+     "platform.teams[0].pathways.head_pool", "'vlp' is a TPU pool (tpu_pools): the Pathways head"),
+    ("head pool unknown", lambda c: team(c)["pathways"].update(head_pool="cpu-x"),
+     "platform.teams[0].pathways.head_pool", "no cpu pool named 'cpu-x'; cpu_pools: cpu-np"),
+    ("head pool too small", lambda c: c["cpu_pools"][0].update(machine_type="n2-standard-8"),
+     "platform.teams[0].pathways.head_pool", "runs n2-standard-8 (8 vCPUs, 32 GiB); a Pathways head needs a machine "
+                                             "of at least 49 vCPUs and 233 GiB"),
+    ("more heads than nodes", lambda c: team(c)["pathways"].update(heads=3),
+     "platform.teams[0].pathways.heads", "3 head(s) need as many nodes of 'cpu-np' (one head per node)"),
+    ("two teams' heads beyond the nodes", lambda c: c["teams"].append(
+        {**copy.deepcopy(team(c)), "name": "vision", "groups": [], "pod_security": []}),
+     "platform.teams[1].pathways.heads", "beside 2 for other teams; it has at most 2"),
+    ("team on a shared queue", lambda c: (team(c).pop("queue"), team(c).update(cluster_queue="shared"),
+                                          c.update(shared_queues=[{"name": "shared", "quotas": {
+                                              "vlp-16": {"google.com/tpu": 16}}}])),
+     "platform.teams[0].pathways", "Pathways quota goes on the team's own ClusterQueue"),
+    ("team without TPU quota", lambda c: team(c)["queue"].update(quotas={"cpu-np": {"cpu": 8}}),
+     "platform.teams[0].pathways", "has no google.com/tpu quota in queue.quotas: Pathways drives TPU workers only"),
+    ("Pathways without JobSet", lambda c: c.update(jobset={"install": "never"}),
+     "platform.teams[0].pathways", "a Pathways job is a JobSet (a pathways-head and TPU workers) and jobset.install is "
+                                   "'never'"),
+    ("zero heads", lambda c: team(c)["pathways"].update(heads=0),
+     "platform.teams[0].pathways.heads", "greater than or equal to 1"),
+]
+
+
+@pytest.mark.parametrize("label,change,path,fragment", BAD, ids=[c[0] for c in BAD])
+def test_bad_pathways_input_is_one_clear_error(label, change, path, fragment):
+    with pytest.raises(ConfigError) as e:
+        build_platform(with_team(change))
+    assert e.value.path == path
+    assert fragment in str(e.value)
+
+
+def test_a_tpu_head_pool_exits_2_without_traceback(tmp_path):
+    bad = tmp_path / "Pulumi.bad.yaml"
+    text = (Path(ROOT) / "stacks" / "Pulumi.pathways.yaml").read_text()
+    bad.write_text(text.replace("head_pool: cpu-np", "head_pool: vlp"))
+    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", str(bad), "--out", str(tmp_path / "o")],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "platform.teams[0].pathways.head_pool" in r.stderr and "is a TPU pool" in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout and not (tmp_path / "o").exists()
+
+
+def test_pathways_installs_jobset_where_no_slice_is_multi_host():
+    """jobset.install: auto installed JobSet only for multi-host slices; a Pathways job is a JobSet."""
+    cfg = platform_of("pathways")
+    cfg["tpu_pools"][0].update(topology="2x2", slices=1)  # one 4-chip VM: single-host
+    cfg["teams"][0]["queue"]["quotas"]["vlp-16"]["google.com/tpu"] = 4
+    assert build_platform(cfg).install_jobset
+    cfg["teams"][0].pop("pathways")
+    assert not build_platform(cfg).install_jobset
+
+
+def test_a_kueue_layer_gives_a_pathways_team_its_heads():
+    """The component door (KueueLayer's TeamSpec) reaches the same plan as the stack file."""
+    from gke_ai_batch.plan import component_plans
+    platform = component_plans.scheduling("layer", {
+        "region": "us-west4", "zones": ["us-west4-a"],
+        "tpu_pools": [{"name": "vlp", "generation": "v5e", "topology": "2x4", "machine_type": "ct5lp-hightpu-4t",
+                       "slices": 2, "flavor": "vlp-16"}],
+        "cpu_pools": [{"name": "cpu-np", "machine_type": "n2-standard-64", "nodes": 1}],
+        "teams": [{"name": "llm", "queue": {"quotas": {"vlp-16": {"google.com/tpu": {"nominal": "16"}}}},
+                   "pathways": {"head_pool": "cpu-np"}}]})
+    (cq,) = platform.scheduling.cluster_queues
+    assert cq.spec.quotas["cpu-np"]["cpu"].nominal == 24 and cq.spec.quotas["cpu-np"]["memory"].nominal == "132G"
