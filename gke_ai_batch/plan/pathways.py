@@ -20,7 +20,7 @@ from decimal import Decimal
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
-from gke_ai_batch.model.machines import MACHINES
+from gke_ai_batch.model.machines import shape
 from gke_ai_batch.model.pathways_config import PathwaysConfig
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.team_config import QueueSpec, QuotaSpec, TeamConfig
@@ -70,7 +70,7 @@ def _nodes(pool: PoolPlan) -> int:
 
 
 def _check_fits(path: str, p: PathwaysConfig, pool: PoolPlan, heads_before: int) -> None:
-    cpus, gib = MACHINES[pool.machine_type]  # cpu pools name catalog machines only (model.machines)
+    cpus, gib = shape(pool.machine_type) or (0, 0)  # cpu pools name catalog machines only (model.machines)
     if cpus < HEAD_MACHINE_MIN[0] or gib * 1024 < HEAD_MACHINE_MIN[1]:
         head = f"{_quantity('cpu', HEAD_REQUESTS['cpu'])} cpu and {_quantity('memory', HEAD_REQUESTS['memory'])}"
         raise ConfigError(f"{path}.head_pool", f"{p.head_pool!r} runs {pool.machine_type} ({cpus} vCPUs, {gib} GiB); "
