@@ -134,7 +134,7 @@ def test_the_controller_measures_usage_by_accelerators_and_deletes_old_workloads
                             "ephemeral-storage": 0.0}}
     assert conf["objectRetentionPolicies"] == {"workloads": {"afterFinished": "168h",
                                                              "afterDeactivatedByKueue": "168h"}}
-    assert conf["featureGates"] == {"UnadmittedWorkloadsObservability": True}
+    assert conf["featureGates"]["UnadmittedWorkloadsObservability"] is True
 
 
 def test_the_stack_sets_retention_and_weights_and_the_release_carries_them():
@@ -145,4 +145,4 @@ def test_the_stack_sets_retention_and_weights_and_the_release_carries_them():
     conf = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
     assert conf["objectRetentionPolicies"]["workloads"] == {"afterFinished": "24h", "afterDeactivatedByKueue": "168h"}
     assert conf["admissionFairSharing"]["resourceWeights"]["cpu"] == 0.01
-    assert "featureGates" not in conf
+    assert "UnadmittedWorkloadsObservability" not in conf["featureGates"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gke_ai_batch.admission.decision import admit_in
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.offline.admit import cluster_of
 from gke_ai_batch.plan.platform import build_platform
@@ -48,7 +49,7 @@ def test_heads_add_to_a_quota_the_team_gives_on_the_head_pool():
 
 
 def test_the_sample_is_admitted_with_its_head_on_the_cpu_pool(plan):
-    result = cluster_of(plan("pathways")).admit(sample())
+    result = admit_in(cluster_of(plan("pathways")), sample())
     assert result.admitted, result.reason
     flavors = {ps.name: {f.flavor for f in ps.flavors} for ps in result.pod_sets}
     assert flavors == {"pathways-head": {"cpu-np"}, "worker": {"vlp-16"}}
@@ -57,7 +58,7 @@ def test_the_sample_is_admitted_with_its_head_on_the_cpu_pool(plan):
 def test_workers_beyond_the_tpu_quota_are_not_admitted(plan):
     doc = sample()
     replicated(doc, "worker")["replicas"] = 3
-    result = cluster_of(plan("pathways")).admit(doc)
+    result = admit_in(cluster_of(plan("pathways")), doc)
     assert not result.admitted and "google.com/tpu" in result.reason and "worker" in result.reason
 
 
@@ -77,12 +78,12 @@ def test_a_head_beyond_the_head_quota_is_not_admitted_though_the_chips_fit():
     so Kueue refuses the JobSet although its slices fit, until the team gives that cpu and memory too."""
     cfg = platform_of("pathways")
     cfg["teams"][0]["pathways"]["heads"] = 1
-    assert cluster_of(run_config(cfg)).admit(sample()).admitted
-    result = cluster_of(run_config(cfg)).admit(with_client_in_head(sample()))
+    assert admit_in(cluster_of(run_config(cfg)), sample()).admitted
+    result = admit_in(cluster_of(run_config(cfg)), with_client_in_head(sample()))
     assert not result.admitted
     assert "pathways-head" in result.reason and "cpu" in result.reason and "cpu-np" in result.reason
     cfg["teams"][0]["queue"]["quotas"]["cpu-np"] = {"cpu": 4, "memory": "16G"}
-    assert cluster_of(run_config(cfg)).admit(with_client_in_head(sample())).admitted
+    assert admit_in(cluster_of(run_config(cfg)), with_client_in_head(sample())).admitted
 
 
 def with_team(change):

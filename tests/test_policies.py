@@ -316,7 +316,7 @@ def test_kueue_memory_is_sized_by_bytes_not_only_by_count():
     cfg["teams"][0]["object_quotas"] = {"object_size": 262144}  # training: 2 namespaces of 256 KiB objects
     cfg["kueue"] = {**cfg.get("kueue", {}), "controller_memory": "1024Mi"}
     found = [v["message"] for v in violations(run_config(cfg, "prod")) if v["policy"] == "kueue-controller-size"]
-    assert found == ["8 queues and up to 5,000 workloads and 2,030Mi of their objects' text (the teams' object "
+    assert found == ["10 queues and up to 5,000 workloads and 2,030Mi of their objects' text (the teams' object "
                      "quotas: count x object_size, per replica): the Kueue controller asks for 1024Mi of memory; set "
                      "kueue.controller_memory to at least 2560Mi, or leave it unset to size it from the quotas (and "
                      "raise controller_cpu)"]
