@@ -27,8 +27,10 @@ PARENT = ("the kueue.x-k8s.io/pod-suspending-parent annotation is set by Kueue o
           "admits or meters")
 UNSUSPEND = ("only Kueue unsuspends a job (spec.suspend true to false), when it admits its workload: a job "
              "unsuspended by hand would start its pods before Kueue charges them to the team's quota")
-OWNER = ("a controller ownerReference is set by the controller that creates the object: one set by a team member "
-         "would make Kueue leave the object to an owner that never created it, so no quota would be charged for it")
+OWNER = ("a controller ownerReference is set by the controller that creates the object and removed by it or the "
+         "garbage collector: one a team member sets, changes or removes would leave the object to an owner that "
+         "never created it, or take it from the job whose workload charges its quota, so no quota would be charged "
+         "for it")
 TPU = {"google.com/tpu": "4"}
 V5E = {"cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice", "cloud.google.com/gke-tpu-topology": "2x4"}
 
@@ -158,6 +160,38 @@ def test_a_controller_owner_set_by_a_team_member_is_refused(owner):
     adopted = copy.deepcopy(gated_pod())
     adopted["metadata"]["ownerReferences"] = [ref]
     assert judged(adopted, gated_pod()) == HOLDS.format("p") + OWNER
+
+
+JOB_OWNER = {"apiVersion": "batch/v1", "kind": "Job", "name": "real-job", "uid": "2222", "controller": True,
+             "blockOwnerDeletion": True}
+
+
+@pytest.mark.parametrize("change", ["removed", "other-uid", "other-name", "not-a-controller"])
+def test_a_team_member_cannot_remove_or_change_a_pods_controller_owner(change):
+    """Issue 36 review: a Job's pod stripped of its owner is left, ungated, by the Job whose workload charged it;
+    Kueue's pod reconciler does not take it up again, so it would run unmetered."""
+    owned = gated_pod(ownerReferences=[JOB_OWNER])
+    new = copy.deepcopy(owned)
+    ref = new["metadata"]["ownerReferences"][0]
+    if change == "removed":
+        del new["metadata"]["ownerReferences"]
+    elif change == "other-uid":
+        ref["uid"] = "3333"
+    elif change == "other-name":
+        ref["name"] = "other-job"
+    else:
+        del ref["controller"]
+    assert judged(new, owned) == HOLDS.format("p") + OWNER
+
+
+@pytest.mark.parametrize("kind", ["Job", "JobSet"])
+def test_a_team_member_cannot_remove_a_jobs_controller_owner(kind):
+    owner = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "name": "js", "uid": "u", "controller": True}
+    old = suspended_job() if kind == "Job" else jobset()
+    old["metadata"]["ownerReferences"] = [owner]
+    new = copy.deepcopy(old)
+    del new["metadata"]["ownerReferences"]
+    assert judged(new, old) == HOLDS.format(old["metadata"]["name"]) + OWNER
 
 
 def test_an_owner_that_is_not_a_controller_and_a_kept_owner_pass():

@@ -167,8 +167,10 @@ def fleet_flavor_policy(flavor_workers: dict[str, str]) -> tuple[Manifest, Manif
 
 KUEUE_HOLDS = f"{PREFIX}-kueue-holds"
 _ON_UPDATE = "(request.operation == 'UPDATE')"
+# A controller owner as Kueue's owner walk reads it: kind, name and uid (a changed kind or name with a kept uid
+# would point the walk elsewhere).
 _CONTROLLERS = ("(has({o}.metadata.ownerReferences) ? {o}.metadata.ownerReferences : [])"
-                ".filter(r, has(r.controller) && r.controller).map(r, r.uid)")
+                ".filter(r, has(r.controller) && r.controller).map(r, r.kind + '/' + r.name + '/' + r.uid)")
 _GATES = "(has({o}.spec.schedulingGates) ? {o}.spec.schedulingGates : []).map(g, g.name)"
 _LABEL = "(has({o}.metadata.labels) && '{k}' in {o}.metadata.labels ? {o}.metadata.labels['{k}'] : '')"
 _ANNOTATION = ("(has({o}.metadata.annotations) && '{k}' in {o}.metadata.annotations ? "
@@ -214,17 +216,22 @@ KUEUE_HOLD_VALIDATIONS = (
                 "unsuspended by hand would start its pods before Kueue charges them to the team's quota"},
     # Kueue's pod and job webhooks stop at an owner Kueue manages (jobframework FindAncestorJobManagedByKueue)
     # and leave the object to it; "same-namespace ownership spoofing is out of scope" (jobframework/reconciler.go).
-    {"expression": "variables.controllers.all(u, u in variables.oldControllers)",
-     "message": "a controller ownerReference is set by the controller that creates the object: one set by a team "
-                "member would make Kueue leave the object to an owner that never created it, so no quota "
-                "would be charged for it"},
+    # Removed, the owner no longer holds the object: a Job's pod without it is left as Kueue found it, ungated, by
+    # a Job whose workload no longer counts it. A Deployment, StatefulSet or ReplicaSet owned by a Kueue job is
+    # left to that job in turn, with the pods it makes.
+    {"expression": "variables.controllers.all(u, u in variables.oldControllers) && "
+                   "variables.oldControllers.all(u, u in variables.controllers)",
+     "message": "a controller ownerReference is set by the controller that creates the object and removed by it or "
+                "the garbage collector: one a team member sets, changes or removes would leave the object to an "
+                "owner that never created it, or take it from the job whose workload charges its quota, so no "
+                "quota would be charged for it"},
 )
 
 
 def kueue_holds_policy(team: str, groups: tuple[str, ...]) -> tuple[Manifest, Manifest]:
     """A member of the team's groups keeps every pod, Job and JobSet of its namespaces in Kueue's hands: no
     removing Kueue's scheduling gates or `managed` label, no `pod-suspending-parent` annotation of their own, no
-    unsuspending, no controller owner of their choosing. Kueue's and the workload controllers' service accounts
+    unsuspending, no controller owner set, changed or removed. Kueue's and the workload controllers' service accounts
     are in no team group, so they still ungate, unsuspend and own. Each expression is linear in the pod's gates,
     the object's ownerReferences and the requester's groups times the teams' groups, far inside the API
     server's CEL cost budget per evaluation."""
