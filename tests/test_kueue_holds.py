@@ -15,6 +15,7 @@ from gke_ai_batch.offline.admit import describe
 
 from .conftest import ROOT
 from .test_escape import container, job, pod, tenant_path
+from .test_kueue_fidelity import deployment
 
 NS, QUEUE = "research", "research-queue"  # dev's research team
 HOLDS = "refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-kueue-holds-research: "
@@ -192,6 +193,18 @@ def test_a_team_member_cannot_remove_a_jobs_controller_owner(kind):
     new = copy.deepcopy(old)
     del new["metadata"]["ownerReferences"]
     assert judged(new, old) == HOLDS.format(old["metadata"]["name"]) + OWNER
+
+
+@pytest.mark.parametrize("kind", ["Deployment", "StatefulSet"])
+def test_a_deployment_or_statefulset_cannot_be_given_a_jobs_controller_owner(kind):
+    """Issue 36 review (d_own.yaml): a Deployment owned by a real Job has its pods left to that Job by Kueue's
+    owner walk, ungated and charged to nobody; refused on create and on an update that adds the owner."""
+    plain = deployment(kind)
+    owned = copy.deepcopy(plain)
+    owned["metadata"]["ownerReferences"] = [JOB_OWNER]
+    refusal = "refused: training/d: ValidatingAdmissionPolicy gke-ai-batch-kueue-holds-training: " + OWNER
+    assert describe(tenant_path("dev").judge(owned)) == refusal
+    assert describe(tenant_path("dev").judge(owned, plain)) == refusal
 
 
 def test_an_owner_that_is_not_a_controller_and_a_kept_owner_pass():

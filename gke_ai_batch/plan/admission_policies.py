@@ -228,16 +228,24 @@ KUEUE_HOLD_VALIDATIONS = (
 )
 
 
+# The apps kinds whose pods Kueue's pod webhook walks through to an owner (a Deployment's ReplicaSet, a
+# StatefulSet): one a team member made the child of a job Kueue manages would have its pods left to that job,
+# ungated and uncharged. Team members may not write ReplicaSets (the team role reads them); held all the same.
+OWNED_APPS = (("apps", "deployments"), ("apps", "statefulsets"), ("apps", "replicasets"))
+
+
 def kueue_holds_policy(team: str, groups: tuple[str, ...]) -> tuple[Manifest, Manifest]:
     """A member of the team's groups keeps every pod, Job and JobSet of its namespaces in Kueue's hands: no
     removing Kueue's scheduling gates or `managed` label, no `pod-suspending-parent` annotation of their own, no
-    unsuspending, no controller owner set, changed or removed. Kueue's and the workload controllers' service accounts
+    unsuspending, no controller owner set, changed or removed (on Deployments, StatefulSets and ReplicaSets
+    too). Kueue's and the workload controllers' service accounts
     are in no team group, so they still ungate, unsuspend and own. Each expression is linear in the pod's gates,
     the object's ownerReferences and the requester's groups times the teams' groups, far inside the API
     server's CEL cost budget per evaluation."""
     old = f"{_ON_UPDATE} ? ({{l}}) : []"
     return _policy(f"{KUEUE_HOLDS}-{team}", [
-        *_rules([("", "pods"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets")], ["CREATE", "UPDATE"])], [
+        *_rules([("", "pods"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"), *OWNED_APPS],
+                ["CREATE", "UPDATE"])], [
         {"name": "gates", "expression": f"object.kind == 'Pod' ? {_GATES.format(o='object')} : []"},
         {"name": "oldGates", "expression": old.format(l=f"object.kind == 'Pod' ? {_GATES.format(o='oldObject')} "
                                                         ": []")},
