@@ -90,6 +90,17 @@ def test_a_tenant_cannot_raise_a_suspended_jobs_limit_by_update():
     assert [d.policy for d in denials] == ["gke-ai-batch-runtime-limits"]
 
 
+def test_moving_a_suspended_job_to_a_queue_with_a_lower_maximum_is_judged_by_that_queue():
+    """Issue 36 review (q_new.yaml --old js_old.yaml): the label kept, the queue changed from training-queue
+    (168h) to sweeps (24h); Kueue lets a suspended job change queues, so the new queue's maximum holds."""
+    old = pretrain("259200")
+    moved = copy.deepcopy(old)
+    moved["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "sweeps"
+    assert describe(tenant_path(planned("prod")).judge(moved, old)) == (
+        "refused: training/llm-pretrain: ValidatingAdmissionPolicy gke-ai-batch-runtime-limits: LocalQueue sweeps "
+        f"of team training holds every job to at most 86400 s; not {LIMIT}: 259200 (the queue's default is 14400)")
+
+
 def test_unlimited_queues_and_controller_pods_are_not_held():
     path = tenant_path(planned("prod"))
     evaluation = prod_workloads()[1]

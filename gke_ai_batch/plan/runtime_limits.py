@@ -7,8 +7,8 @@ Each team namespace carries its LocalQueues' limits as annotations (`max-runtime
 `default-runtime.gke-ai-batch.io/<queue>`, in seconds), read by one policy for every team, so no policy lists the
 teams:
 - a ValidatingAdmissionPolicy refuses a Job, JobSet or bare Pod of a limited queue without the label, or with
-  one above the maximum, on create and on an update that changes the label (a suspended job's labels may
-  change), naming the value to set; an update that keeps it passes, so lowering a maximum never blocks the
+  one above the maximum, on create and on an update that changes the label or the queue (a suspended job's
+  labels may change), naming the value to set; an update that keeps both passes, so lowering a maximum never blocks the
   controllers' updates of work already admitted;
 - where the cluster runs Kubernetes 1.36 or later (`cluster.version`), a MutatingAdmissionPolicy first sets the
   queue's default on a job that has none (admissionregistration.k8s.io/v1, GA in 1.36, KEP-3962: alpha 1.32,
@@ -121,10 +121,12 @@ VARIABLES = (
                                        f"variables.annotations ? variables.annotations['{DEFAULT_ANNOTATION}' + "
                                        "variables.queue] : variables.maximum"},
     {"name": "label", "expression": _LABEL},
-    # An update that keeps the label passes: Kueue unsuspending a job, or its controller's own updates, after
-    # the queue's maximum was lowered would otherwise be refused and leave admitted work stuck.
+    # An update that keeps the label and the queue passes: Kueue unsuspending a job, or its controller's own
+    # updates, after the queue's maximum was lowered would otherwise be refused and leave admitted work stuck. A
+    # suspended job's queue may change (Kueue refuses it only while running), and the new queue's maximum holds.
     {"name": "kept", "expression": f"request.operation == 'UPDATE' && ({_LABEL.replace('object.', 'oldObject.')}) "
-                                   "== variables.label"},
+                                   f"== variables.label && ({_QUEUE.replace('object.', 'oldObject.')}) == "
+                                   "variables.queue"},
 )
 _WHICH = "'LocalQueue ' + variables.queue + ' of team ' + namespaceObject.metadata.labels['" + TEAM_LABEL + "']"
 
