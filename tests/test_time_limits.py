@@ -101,6 +101,19 @@ def test_moving_a_suspended_job_to_a_queue_with_a_lower_maximum_is_judged_by_tha
         f"of team training holds every job to at most 86400 s; not {LIMIT}: 259200 (the queue's default is 14400)")
 
 
+def test_an_owner_that_is_not_a_controller_does_not_exempt_a_pod():
+    """Issue 36 review (t3.yaml): a bare pod naming a ConfigMap as its (non-controller) owner is still its own job,
+    held to its queue's limit; only a controller's pod is judged through its owner."""
+    bare = {"apiVersion": "v1", "kind": "Pod", "metadata": {
+        "name": "p", "namespace": "training", "labels": {"kueue.x-k8s.io/queue-name": "sweeps"},
+        "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "x", "uid": "3333"}]},
+        "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "python:3.11"}]}}
+    assert describe(tenant_path(planned("prod")).judge(bare)) == (
+        "refused: training/p: ValidatingAdmissionPolicy gke-ai-batch-runtime-limits: LocalQueue sweeps of team "
+        f"training holds every job to at most 86400 s: label it {LIMIT}: \"14400\" (the queue's default), or "
+        "another number of seconds up to 86400")
+
+
 def test_unlimited_queues_and_controller_pods_are_not_held():
     path = tenant_path(planned("prod"))
     evaluation = prod_workloads()[1]

@@ -108,8 +108,11 @@ _QUEUE = (f"has(object.metadata.labels) && '{QUEUE_LABEL}' in object.metadata.la
           f"object.metadata.labels['{QUEUE_LABEL}'] : ''")
 _LABEL = (f"has(object.metadata.labels) && '{MAX_EXEC_TIME_LABEL}' in object.metadata.labels ? "
           f"object.metadata.labels['{MAX_EXEC_TIME_LABEL}'] : ''")
-# A Pod that a controller owns (a Job's, a ReplicaSet's) is judged through its owner.
-_OWN_JOB = "object.kind != 'Pod' || !has(object.metadata.ownerReferences) || size(object.metadata.ownerReferences) == 0"
+# A Pod that a controller owns (a Job's, a ReplicaSet's) is judged through its owner; any other ownerReference
+# (a ConfigMap's, for garbage collection) leaves the pod its own job. Team members cannot set or change a
+# controller owner (plan.admission_policies, kueue-holds).
+_OWN_JOB = ("object.kind != 'Pod' || !has(object.metadata.ownerReferences) || "
+            "!object.metadata.ownerReferences.exists(r, has(r.controller) && r.controller)")
 VARIABLES = (
     {"name": "annotations", "expression": _ANNOTATIONS},
     {"name": "queue", "expression": _QUEUE},
