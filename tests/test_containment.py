@@ -322,3 +322,38 @@ def test_a_privileged_pod_cannot_be_moved_to_another_flavor_by_update():
     assert denial.policy == "gke-ai-batch-privileged-flavors"
     older = host_pod({})  # made before the exception named its flavors: Kueue may still remove its finalizer
     assert evaluate(policies, bindings, older, namespace, "UPDATE", old_object=older) == []
+
+
+KUEUE_SA = {"username": "system:serviceaccount:kueue-system:kueue-controller-manager",
+            "groups": ["system:serviceaccounts", "system:serviceaccounts:kueue-system", "system:authenticated"]}
+PROVISIONING = {"autoscaling.x-k8s.io/consume-provisioning-request": "nearcap-main-1",
+                "autoscaling.x-k8s.io/provisioning-class-name": "queued-provisioning.gke.io"}
+
+
+def test_kueue_can_start_a_job_near_the_size_cap_but_a_member_cannot_grow_it():
+    """Issue 36 review (n_old.yaml -> n_new.yaml): Kueue's start update merges a ProvisioningRequest's annotations
+    into the template of a job just under the cap; judged by the cap, Kueue could never start it. Updates by
+    another namespace's service account are not judged; a member's, and the namespace's own service accounts',
+    still are."""
+    from gke_ai_batch.apiserver.cel_policies import evaluate
+    policies, bindings, namespace = prod_policies("research")
+    near = job("research", "nearcap", "research-queue", containers=[container(args=["x" * 16300])])
+    started = yaml.safe_load(yaml.safe_dump(near))
+    started["spec"]["template"]["metadata"] = {"annotations": PROVISIONING}
+    assert evaluate(policies, bindings, started, namespace, "UPDATE", KUEUE_SA, near) == []
+    own_sa = {"username": "system:serviceaccount:research:default",
+              "groups": ["system:serviceaccounts", "system:serviceaccounts:research", "system:authenticated"]}
+    [denial] = evaluate(policies, bindings, started, namespace, "UPDATE", own_sa, near)
+    assert denial.policy == "gke-ai-batch-object-size"
+    assert verdict_of_update(started, near) == (
+        "refused: research/nearcap: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 16472 bytes "
+        "of labels, annotations, commands, arguments and environment; namespace research allows 16384 per object "
+        "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put large data in a bucket or a "
+        "ConfigMap volume")
+
+
+def verdict_of_update(new: dict, old: dict) -> str:
+    from gke_ai_batch.offline.admit import describe
+
+    from .test_escape import tenant_path
+    return describe(tenant_path("prod").judge(new, old))

@@ -67,12 +67,27 @@ def _text_bytes(o: str) -> str:
             f".map(c, {_CONTAINER_BYTES}).sum()).sum()")
 
 
+# Which requests the size cap judges: every create (a controller's pods copy a member's template), and the updates
+# of anyone but another namespace's service account. Kueue's start update merges its admission checks' pod set
+# updates into a job's templates (a ProvisioningRequest's autoscaling.x-k8s.io/consume-provisioning-request and
+# autoscaling.x-k8s.io/provisioning-class-name annotations, and the node selectors of its config: kueue
+# pkg/controller/admissionchecks/provisioning `podSetUpdates`),
+# so a job a member left just under the cap must not become one Kueue cannot start; Kueue's, JobSet's and
+# kube-system's controllers run as service accounts of their own namespaces, and team members (whose groups are
+# never system:*) and the team namespace's own service accounts stay judged.
+_JUDGED = {"name": "member-or-create",
+           "expression": "request.operation == 'CREATE' || !has(request.userInfo.groups) || "
+                         "!request.userInfo.groups.exists(g, g == 'system:serviceaccounts') || "
+                         "request.userInfo.groups.exists(g, g == 'system:serviceaccounts:' + request.namespace)"}
+
+
 def object_size_policy() -> tuple[Manifest, Manifest]:
     """The free text of one workload object against its namespace's cap (the Kubernetes CEL list library's
     sum(); a request whose evaluation runs past the API server's CEL cost budget of 10,000,000 per binding,
     k8s.io/apiserver pkg/apis/cel RuntimeCELCostBudget, fails and so is refused: failurePolicy Fail). An
     update that does not grow the text passes, so objects made before the cap (or before a team's cap was
-    lowered) can still take a controller's finalizer or status-driven change."""
+    lowered) can still take a controller's finalizer or status-driven change; a controller's update (`_JUDGED`)
+    is not judged, so Kueue can start a job near the cap."""
     return _policy(OBJECT_SIZE, _rules(WORKLOADS, ["CREATE", "UPDATE"]), [
         {"name": "bytes", "expression": _text_bytes("object")},
         {"name": "oldBytes", "expression": f"request.operation == 'UPDATE' ? {_text_bytes('oldObject')} : 0"},
@@ -87,7 +102,7 @@ def object_size_policy() -> tuple[Manifest, Manifest]:
                               "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put "
                               "large data in a bucket or a ConfigMap volume'",
          "reason": "RequestEntityTooLarge"},
-    ])
+    ], [_JUDGED])
 
 
 def service_account_token_policy() -> tuple[Manifest, Manifest]:
