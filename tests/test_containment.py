@@ -79,19 +79,32 @@ def test_a_1mib_pod_template_is_refused():
     big = job("research", "big", "research-queue", containers=[container(env=blob)])
     assert verdict("prod", big) == (
         "refused: research/big: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 1048619 bytes "
-        "of labels, annotations, commands, arguments and environment; namespace research allows 16384 per object "
+        "of labels, annotations, commands, arguments, environment, probes, hooks and volume attributes; namespace "
+        "research allows 16384 per object "
         "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put large data in a bucket or "
         "a ConfigMap volume")
 
 
-@pytest.mark.parametrize("where", ["annotations", "template annotations", "args", "jobset env"])
+# Issue 36 review: s3.yaml (a 1 MB readinessProbe command), s4.yaml (CSI volumeAttributes), s2.yaml (a JobSet's Job
+# template annotations) got past the cap.
+_HANDLERS = {"probe command": ("readinessProbe", {"exec": {"command": ["x" * 20000]}}),
+             "probe header": ("livenessProbe", {"httpGet": {"port": 80, "httpHeaders": [{"name": "h",
+                                                                                        "value": "x" * 20000}]}}),
+             "hook command": ("lifecycle", {"preStop": {"exec": {"command": ["x" * 20000]}}})}
+
+
+@pytest.mark.parametrize("where", ["annotations", "template annotations", "args", "jobset env", "jobset job template",
+                                   *_HANDLERS, "csi attributes"])
 def test_the_size_cap_counts_every_free_text_field(where):
     blob = "x" * 20000
-    if where == "jobset env":
+    if where.startswith("jobset"):
         obj = next(d for d in yaml.safe_load_all((ROOT / "examples/workloads/prod.yaml").read_text())
                    if d and d["kind"] == "JobSet" and d["metadata"]["namespace"] == "training")
-        obj["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["env"] = [
-            {"name": "BLOB", "value": blob}]
+        replicated = obj["spec"]["replicatedJobs"][0]["template"]
+        if where == "jobset env":
+            replicated["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "BLOB", "value": blob}]
+        else:
+            replicated["metadata"] = {"annotations": {"blob": blob}}
         expected = "refused: training/"
     else:
         obj = job("research", "big", "research-queue", containers=[container(args=[blob] if where == "args" else [])])
@@ -99,6 +112,12 @@ def test_the_size_cap_counts_every_free_text_field(where):
             obj["metadata"]["annotations"] = {"blob": blob}
         if where == "template annotations":
             obj["spec"]["template"]["metadata"] = {"annotations": {"blob": blob}}
+        if where in _HANDLERS:
+            field, handler = _HANDLERS[where]
+            obj["spec"]["template"]["spec"]["containers"][0][field] = handler
+        if where == "csi attributes":
+            obj["spec"]["template"]["spec"]["volumes"] = [{"name": "v", "csi": {
+                "driver": "gcsfuse.csi.storage.gke.io", "volumeAttributes": {"bucketName": "b", "x": blob}}}]
         expected = "refused: research/big"
     line = verdict("prod", obj)
     assert line.startswith(expected) and "ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds" in line
@@ -347,7 +366,8 @@ def test_kueue_can_start_a_job_near_the_size_cap_but_a_member_cannot_grow_it():
     assert denial.policy == "gke-ai-batch-object-size"
     assert verdict_of_update(started, near) == (
         "refused: research/nearcap: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 16472 bytes "
-        "of labels, annotations, commands, arguments and environment; namespace research allows 16384 per object "
+        "of labels, annotations, commands, arguments, environment, probes, hooks and volume attributes; namespace "
+        "research allows 16384 per object "
         "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put large data in a bucket or a "
         "ConfigMap volume")
 

@@ -4,8 +4,9 @@
 - no `kubernetes.io/service-account-token` Secret: the token controller would fill it with a token of the
   namespace's service account that never expires (Kubernetes "Service account token Secrets"), outliving
   the member who made it and every rotation; pods get short-lived projected tokens instead;
-- a cap on the free text of one Pod, Job, JobSet, Deployment or StatefulSet (annotations, labels, container
-  commands, arguments and environment): Kueue caches each of them, and a Workload copy of each job's pod
+- a cap on the free text of one Pod, Job, JobSet, Deployment or StatefulSet (annotations and labels, its
+  templates' too, container commands, arguments, environment, probes and lifecycle hooks, CSI volume
+  attributes): Kueue caches each of them, and a Workload copy of each job's pod
   templates, in every replica (plan.installs sizes its memory by count x this cap), so a flood of large
   objects would OOM-kill it and, with its webhooks failing closed, stop every team;
 - a privileged namespace runs on the flavors its Pod Security exception names, and on no other: its pods
@@ -36,8 +37,10 @@ OBJECT_SIZE = f"{PREFIX}-object-size"
 PRIVILEGED_FLAVORS = f"{PREFIX}-privileged-flavors"
 WORKLOADS = [r for _, rs, _ in PRIORITY_SHAPES for r in rs]
 
-# The pod templates' metadata of each shape (a Pod's own metadata is the object's).
+# The templates' metadata of each shape (a Pod's own metadata is the object's): a JobSet's Job templates and
+# their pod templates, a Job's, Deployment's or StatefulSet's pod template.
 _TEMPLATE_METAS = ("{o}.kind == 'Pod' ? [] : {o}.kind == 'JobSet' ? "
+                   "{o}.spec.replicatedJobs.map(r, has(r.template.metadata) ? r.template.metadata : {{}}) + "
                    "{o}.spec.replicatedJobs.map(r, has(r.template.spec.template.metadata) ? "
                    "r.template.spec.template.metadata : {{}}) : "
                    "[has({o}.spec.template.metadata) ? {o}.spec.template.metadata : {{}}]")
@@ -53,18 +56,36 @@ def _strings(c: str, field: str) -> str:
     return f"(has({c}.{field}) ? {c}.{field}.map(x, size(x)).sum() : 0)"
 
 
+def _handler(h: str) -> str:
+    """A probe's or lifecycle hook's free text (core/v1 Probe, LifecycleHandler): exec's command, httpGet's path
+    and headers."""
+    return (f"(has({h}.exec) ? {_strings(f'{h}.exec', 'command')} : 0) + (has({h}.httpGet) ? "
+            f"(has({h}.httpGet.path) ? size({h}.httpGet.path) : 0) + (has({h}.httpGet.httpHeaders) ? "
+            f"{h}.httpGet.httpHeaders.map(x, size(x.name) + size(x.value)).sum() : 0) : 0)")
+
+
+_HANDLERS = " + ".join(
+    [f"(has(c.{p}) ? {_handler(f'c.{p}')} : 0)" for p in ("livenessProbe", "readinessProbe", "startupProbe")] +
+    [f"(has(c.lifecycle) && has(c.lifecycle.{h}) ? {_handler(f'c.lifecycle.{h}')} : 0)"
+     for h in ("postStart", "preStop")])
 _CONTAINER_BYTES = (f"{_strings('c', 'command')} + {_strings('c', 'args')} + "
-                    "(has(c.env) ? c.env.map(e, size(e.name) + (has(e.value) ? size(e.value) : 0)).sum() : 0)")
+                    "(has(c.env) ? c.env.map(e, size(e.name) + (has(e.value) ? size(e.value) : 0)).sum() : 0) + "
+                    f"{_HANDLERS}")
+_VOLUME_BYTES = f"(has(v.csi) ? {_map_bytes('v.csi', 'volumeAttributes')} : 0)"
 
 
 def _text_bytes(o: str) -> str:
     """One CEL expression: the bytes of free text of object `o` (its metadata and its templates', then every
-    container's command, arguments and environment)."""
+    container's command, arguments, environment, probes' and lifecycle hooks' commands, paths and headers, and
+    the CSI volumes' attributes). Each list and map of the object is walked once, at a few units of CEL cost per
+    element: the API server's 3 MiB request limit bounds an object to some 10^6 elements, inside the 10,000,000
+    budget per binding; and an object past it would be refused (failurePolicy Fail), as the cap would."""
     metas = f"([{o}.metadata] + ({_TEMPLATE_METAS.format(o=o)}))"
     specs = f"({POD_SPECS.format(o=o)})"
     return (f"{metas}.map(m, {_map_bytes('m', 'labels')} + {_map_bytes('m', 'annotations')}).sum() + "
             f"{specs}.map(s, ((has(s.initContainers) ? s.initContainers : []) + s.containers)"
-            f".map(c, {_CONTAINER_BYTES}).sum()).sum()")
+            f".map(c, {_CONTAINER_BYTES}).sum() + "
+            f"(has(s.volumes) ? s.volumes.map(v, {_VOLUME_BYTES}).sum() : 0)).sum()")
 
 
 # Which requests the size cap judges: every create (a controller's pods copy a member's template), and the updates
@@ -97,7 +118,8 @@ def object_size_policy() -> tuple[Manifest, Manifest]:
         {"expression": "variables.bytes <= variables.cap || "
                        "(request.operation == 'UPDATE' && variables.bytes <= variables.oldBytes)",
          "messageExpression": "'the object holds ' + string(variables.bytes) + ' bytes of labels, annotations, "
-                              "commands, arguments and environment; namespace ' + namespaceObject.metadata.name + "
+                              "commands, arguments, environment, probes, hooks and volume attributes; namespace ' "
+                              "+ namespaceObject.metadata.name + "
                               "' allows ' + string(variables.cap) + ' per object "
                               "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put "
                               "large data in a bucket or a ConfigMap volume'",
