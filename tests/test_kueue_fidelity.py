@@ -5,11 +5,13 @@ created, with its pods' verdict."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pytest
 import yaml
 
 from gke_ai_batch.admission.owners import managed_ancestor
+from gke_ai_batch.apiserver.tenant_path import TenantPath
 from gke_ai_batch.offline.admit import describe
 
 from .conftest import ROOT
@@ -23,6 +25,20 @@ def judged(stack: str, obj: dict) -> str:
     return describe(tenant_path(stack).judge(obj))
 
 
+def with_elastic_jobs(stack: str) -> TenantPath:
+    """The stack as Kueue would run it with ElasticJobsViaWorkloadSlices at its default (on): every stack turns it
+    off (plan.kueue_configuration), so Kueue's elastic rules are tried on a copy whose Configuration has no gate."""
+    path = copy.copy(tenant_path(stack))
+    config = dict(path.cluster.config)
+    config.pop("featureGates", None)
+    path.cluster = dataclasses.replace(path.cluster, config=config)
+    return path
+
+
+def judged_elastic(stack: str, obj: dict, old: dict | None = None) -> str:
+    return describe(with_elastic_jobs(stack).judge(obj, old))
+
+
 # pkg/controller/jobs/job/job_webhook.go `validateTopologyRequest`, v0.19.2:
 #   field.Forbidden(replicaMetaPath.Child("annotations", kueue.PodSetRequiredTopologyAnnotation),
 #       "required topology is not supported with elastic jobs")
@@ -32,22 +48,48 @@ def test_an_elastic_job_with_a_topology_is_refused_by_kueues_job_webhook(mode):
     elastic["metadata"]["annotations"] = dict(ELASTIC)
     key = f"kueue.x-k8s.io/podset-{mode}-topology"
     elastic["spec"]["template"]["metadata"] = {"annotations": {key: "kubernetes.io/hostname"}}
-    assert judged("dev", elastic) == (f"refused: training/shards: Kueue webhook: spec.template.metadata.annotations"
-                                      f"[{key}]: Forbidden: {mode} topology is not supported with elastic jobs")
+    assert judged_elastic("dev", elastic) == (
+        f"refused: training/shards: Kueue webhook: spec.template.metadata.annotations[{key}]: Forbidden: {mode} "
+        "topology is not supported with elastic jobs")
 
 
 # pkg/controller/jobframework/validation.go `ValidateElasticJobAnnotation`, v0.19.2:
 #   field.Forbidden(elasticJobAnnotationPath, fmt.Sprintf("elastic job is not supported for %q", gvk))
+def elastic_jobset() -> dict:
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+            "metadata": {"name": "js", "namespace": "training", "annotations": dict(ELASTIC),
+                         "labels": {"kueue.x-k8s.io/queue-name": "preprocessing"}},
+            "spec": {"replicatedJobs": [{"name": "w", "replicas": 1, "template": {"spec": {
+                "parallelism": 1, "completions": 1, "template": {"spec": {
+                    "restartPolicy": "Never", "containers": [container()]}}}}}]}}
+
+
 def test_an_elastic_jobset_is_refused_by_kueues_webhook():
-    jobset = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
-              "metadata": {"name": "js", "namespace": "training", "annotations": dict(ELASTIC),
-                           "labels": {"kueue.x-k8s.io/queue-name": "preprocessing"}},
-              "spec": {"replicatedJobs": [{"name": "w", "replicas": 1, "template": {"spec": {
-                  "parallelism": 1, "completions": 1, "template": {"spec": {
-                      "restartPolicy": "Never", "containers": [container()]}}}}}]}}
-    assert judged("dev", jobset) == ('refused: training/js: Kueue webhook: metadata.annotations[kueue.x-k8s.io/'
+    assert judged_elastic("dev", elastic_jobset()) == ('refused: training/js: Kueue webhook: metadata.annotations[kueue.x-k8s.io/'
                                      'elastic-job]: Forbidden: elastic job is not supported for '
                                      '"jobset.x-k8s.io/v1alpha2, Kind=JobSet"')
+
+
+# pkg/workloadslicing/workloadslicing.go `Enabled`, v0.19.2: features.Enabled(ElasticJobsViaWorkloadSlices) && the
+# annotation; every webhook rule and the reconciler's elastic branches go through it.
+def test_with_the_gate_off_kueue_ignores_the_elastic_annotation():
+    """Issue 36 review (e3.yaml; e_new.yaml --old e_old.yaml): every stack turns the gate off, so an annotated
+    JobSet or topology-requesting Job is an ordinary one, and a running annotated Job that changes its counts is
+    suspended by Kueue as any other, not given a new workload slice."""
+    assert judged("dev", elastic_jobset()).startswith("admitted: training/js -> ClusterQueue cpu-batch")
+    with_topology = job("training", "shards", "preprocessing", containers=[container()])
+    with_topology["metadata"]["annotations"] = dict(ELASTIC)
+    with_topology["spec"]["template"]["metadata"] = {"annotations": {
+        "kueue.x-k8s.io/podset-preferred-topology": "kubernetes.io/hostname"}}
+    assert not judged("dev", with_topology).startswith("refused: training/shards: Kueue webhook")
+    running = job("training", "shards", "preprocessing", containers=[container()])
+    running["metadata"]["annotations"] = dict(ELASTIC)
+    grown = copy.deepcopy(running)
+    grown["spec"]["parallelism"] = grown["spec"]["completions"] = 8
+    assert describe(tenant_path("dev").judge(grown, running)) == (
+        "updated: training/shards (Job): Kueue suspends it: job with no matching workload (its pods no longer match "
+        "the admitted workload)")
+    assert judged_elastic("dev", grown, running).startswith("admitted: training/shards -> ClusterQueue cpu-batch")
 
 
 def test_a_plain_pods_own_topology_annotation_is_read():

@@ -15,7 +15,7 @@ from gke_ai_batch.offline.admit import describe
 
 from .conftest import ROOT
 from .test_escape import container, job, pod, tenant_path
-from .test_kueue_fidelity import deployment
+from .test_kueue_fidelity import deployment, judged_elastic
 
 NS, QUEUE = "research", "research-queue"  # dev's research team
 HOLDS = "refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-kueue-holds-research: "
@@ -135,14 +135,14 @@ def test_what_kueue_does_with_an_update_that_passes():
 
 
 def test_scaling_an_admitted_elastic_job_is_judged_as_a_new_slice_against_the_quota():
-    """Kueue makes a workload slice for the new counts (workload slicing): it is admitted or not as a new one."""
+    """With the elastic-jobs gate on (every stack turns it off), Kueue makes a workload slice for the new counts (workload slicing): it is admitted or not as a new one."""
     old = job("training", "shards", "preprocessing", pods=8, containers=[container({"cpu": "4", "memory": "16Gi"})])
     old["metadata"]["annotations"] = {"kueue.x-k8s.io/elastic-job": "true"}
     within, past = copy.deepcopy(old), copy.deepcopy(old)
     within["spec"]["parallelism"] = within["spec"]["completions"] = 10
     past["spec"]["parallelism"] = past["spec"]["completions"] = 10_000
-    assert judged(within, old).startswith("admitted: training/shards -> ClusterQueue cpu-batch")
-    assert judged(past, old).startswith("refused: training/shards: Kueue: ")
+    assert judged_elastic("dev", within, old).startswith("admitted: training/shards -> ClusterQueue cpu-batch")
+    assert judged_elastic("dev", past, old).startswith("refused: training/shards: Kueue: ")
 
 
 # --- spoof an owner -----------------------------------------------------------------------------------------

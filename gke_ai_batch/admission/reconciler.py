@@ -17,9 +17,10 @@ def _pod_sets(obj: Obj) -> list[tuple[str, int, Obj]]:
     return [(ps.name, ps.count, ps.spec) for ps in pod_sets_of(obj)]
 
 
-def reconciler_effect(old: Obj, new: Obj) -> str | None:
+def reconciler_effect(old: Obj, new: Obj, slicing: bool) -> str | None:
     """The reconciler's answer, or None when Kueue judges the object's workload afresh: a job still queued (a
-    changed one gets a new Workload), or an elastic job's new workload slice for its new counts."""
+    changed one gets a new Workload), or an elastic job's new workload slice for its new counts (`slicing`: the
+    elastic-jobs gate is on, webhooks.workload_slicing)."""
     kind = new.get("kind")
     if kind == "Pod":
         return POD_UPDATE
@@ -28,12 +29,12 @@ def reconciler_effect(old: Obj, new: Obj) -> str | None:
     if suspended(new):
         return None
     if suspended(old):  # step 8: "Running job is not admitted by a cluster queue, suspending"
-        if elastic(new):
+        if elastic(new, slicing):
             return ("left running: Kueue leaves an unsuspended elastic job to its scheduling gates "
                     "(WorkloadSliceEnabled), without charging its quota")
         return "Kueue suspends it again: Not admitted by cluster queue"
     if _pod_sets(old) != _pod_sets(new):
-        if elastic(new):
+        if elastic(new, slicing):
             return None
         return "Kueue suspends it: job with no matching workload (its pods no longer match the admitted workload)"
     return "left running: its admitted workload still matches"

@@ -9,6 +9,7 @@ from .topology import PREFERRED, REQUIRED
 ELASTIC_ANNOTATION = "kueue.x-k8s.io/elastic-job"  # pkg/workloadslicing EnabledAnnotationKey
 # ElasticJobsViaWorkloadSlices is Beta and on by default from 0.18 (pkg/features/kube_features.go); of the
 # kinds here only batch/v1 Job is in jobframework/validation.go `supportedElasticJobGVKs`.
+ELASTIC_GATE = "ElasticJobsViaWorkloadSlices"
 ELASTIC_KINDS = ("Job",)
 _TEMPLATE_PATH = "spec.template.metadata.annotations"  # job_webhook.go replicaMetaPath
 
@@ -19,16 +20,23 @@ def _gvk(obj: Obj) -> str:
     return f"{api if '/' in api else '/' + api}, Kind={obj.get('kind')}"
 
 
-def elastic(obj: Obj) -> bool:
-    """workloadslicing.Enabled: the annotation's value is "true" (the feature gate is on)."""
-    return ((obj.get("metadata") or {}).get("annotations") or {}).get(ELASTIC_ANNOTATION) == "true"
+def workload_slicing(config: Obj) -> bool:
+    """Whether Kueue's Configuration (the stack's, `Cluster.config`) leaves the elastic-jobs gate on: its
+    `featureGates` map, else the gate's default, on."""
+    return bool((config.get("featureGates") or {}).get(ELASTIC_GATE, True))
 
 
-def create_errors(obj: Obj) -> list[str]:
+def elastic(obj: Obj, slicing: bool) -> bool:
+    """workloadslicing.Enabled (v0.19.2): the gate is on (`slicing`) and the annotation's value is "true". With the
+    gate off Kueue ignores the annotation everywhere: no webhook refusal, an ordinary job to the reconciler."""
+    return slicing and ((obj.get("metadata") or {}).get("annotations") or {}).get(ELASTIC_ANNOTATION) == "true"
+
+
+def create_errors(obj: Obj, slicing: bool) -> list[str]:
     """jobframework.ValidateJobOnCreate's elastic-job rule (validation.go `ValidateElasticJobAnnotation`) and the
     Job webhook's refusal of an elastic job with a required or preferred topology (job_webhook.go
-    `validateTopologyRequest`: "only unconstrained is supported")."""
-    if not elastic(obj):
+    `validateTopologyRequest`: "only unconstrained is supported"); both only with the gate on (`slicing`)."""
+    if not elastic(obj, slicing):
         return []
     if obj.get("kind") not in ELASTIC_KINDS:
         return [f'metadata.annotations[{ELASTIC_ANNOTATION}]: Forbidden: elastic job is not supported for '
@@ -48,10 +56,10 @@ def _label(obj: Obj, key: str) -> str:
     return str(((obj.get("metadata") or {}).get("labels") or {}).get(key) or "")
 
 
-def update_errors(old: Obj, new: Obj) -> list[str]:
+def update_errors(old: Obj, new: Obj, slicing: bool) -> list[str]:
     """Kueue's webhooks on UPDATE: the create rules on the new object, then jobframework/validation.go
     `ValidateJobOnUpdate` (queue name of a running job or a pod, WorkloadPriorityClass, the elastic toggle)."""
-    errors = create_errors(new)
+    errors = create_errors(new, slicing)
     running = new.get("kind") == "Pod" or not suspended(new)  # a pod is never suspended
     queue, old_queue = _label(new, QUEUE_LABEL), _label(old, QUEUE_LABEL)
     if running and queue != old_queue:
@@ -63,7 +71,8 @@ def update_errors(old: Obj, new: Obj) -> list[str]:
     if old_wpc and not wpc:
         errors.append(f'metadata.labels[{PRIORITY_LABEL}]: Invalid value: "": WorkloadPriorityClass cannot be '
                       "removed from a workload")
-    if elastic(old) != elastic(new):
-        errors.append(f"metadata.annotations[{ELASTIC_ANNOTATION}]: Invalid value: {str(elastic(new)).lower()}: "
+    if elastic(old, slicing) != elastic(new, slicing):
+        errors.append(f"metadata.annotations[{ELASTIC_ANNOTATION}]: Invalid value: "
+                      f"{str(elastic(new, slicing)).lower()}: "
                       "field is immutable")
     return errors

@@ -39,7 +39,7 @@ from gke_ai_batch.admission.queues import enabled_frameworks, management_blocker
 from gke_ai_batch.admission.reconciler import reconciler_effect
 from gke_ai_batch.admission.results import AdmissionResult
 from gke_ai_batch.admission.terms import FRAMEWORKS, POD_TEMPLATE_KINDS
-from gke_ai_batch.admission.webhooks import create_errors, update_errors
+from gke_ai_batch.admission.webhooks import create_errors, update_errors, workload_slicing
 from gke_ai_batch.vocabulary import Obj
 
 from .access import StackAccess
@@ -154,10 +154,11 @@ class TenantPath:
     def _kueue(self, obj: Obj, old: Obj | None, objects: Mapping[Key, Obj]) -> Passage:
         """Kueue's webhooks (on update, then its reconciler), the pod webhook's owner walk, then its decision."""
         kind, ns, name = workload_identity(obj)
-        errors = create_errors(obj) if old is None else update_errors(old, obj)
+        slicing = workload_slicing(self.cluster.config)
+        errors = create_errors(obj, slicing) if old is None else update_errors(old, obj, slicing)
         if errors:
             return Passage(kind, ns, name, KUEUE_WEBHOOK, "; ".join(errors))
-        effect = reconciler_effect(old, obj) if old is not None else None
+        effect = reconciler_effect(old, obj, slicing) if old is not None else None
         if effect:
             return Passage(kind, ns, name, effect=effect)
         if kind == "Pod" and not management_blocker(self.cluster, kind, ns):
