@@ -71,6 +71,23 @@ def test_no_cluster_allows_service_external_ips(stack):
     assert cluster.inputs["serviceExternalIpsConfig"] == {"enabled": False}
 
 
+def test_make_admit_refuses_a_service_with_external_ips_as_gke_does():
+    """Issue 36 review (o3.yaml): with serviceExternalIpsConfig off GKE's API server runs DenyServiceExternalIPs,
+    which refuses a Service gaining an external IP, on create or update, and lets it keep those it has."""
+    from gke_ai_batch.offline.admit import describe
+
+    from .test_escape import tenant_path
+    external = service("ext", "ClusterIP", externalIPs=["8.8.8.8"])
+    refusal = ('refused: research/ext: API server (DenyServiceExternalIPs): services "ext" is forbidden: Use of '
+               "external IPs is denied by admission control")
+    assert verdict("prod", external) == refusal
+    plain = service("ext", "ClusterIP")
+    assert describe(tenant_path("prod").judge(external, plain)) == refusal
+    relabelled = service("ext", "ClusterIP", externalIPs=["8.8.8.8"])
+    relabelled["metadata"]["labels"] = {"note": "x"}
+    assert not describe(tenant_path("prod").judge(relabelled, external)).startswith("refused")
+
+
 # --- Kueue's memory: bytes, not only counts ----------------------------------------------------------
 
 def test_a_1mib_pod_template_is_refused():

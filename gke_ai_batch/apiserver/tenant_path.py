@@ -4,7 +4,8 @@
 object's namespace passes, in the API server's order and then Kueue's:
 
 1. RBAC: may the team create (or update) this kind there? (apiserver.access, the stack's roles and the upstream
-   ones), then on a create the stack's MutatingAdmissionPolicies (apiserver.mutating_policies: a queue's default
+   ones); a Service gaining external IPs is refused by GKE's DenyServiceExternalIPs (apiserver.external_ips);
+   then on a create the stack's MutatingAdmissionPolicies (apiserver.mutating_policies: a queue's default
    time limit);
 2. on a create, the namespace's LimitRange on every pod the object is or will create: defaults, request within
    limit, limit within the ratio (apiserver.limit_ranges);
@@ -44,6 +45,9 @@ from gke_ai_batch.vocabulary import Obj
 
 from .access import StackAccess
 from .cel_policies import evaluate
+from .external_ips import DENIED as EXTERNAL_IPS_DENIED
+from .external_ips import PLUGIN as EXTERNAL_IPS_PLUGIN
+from .external_ips import adds_external_ips
 from .limit_ranges import violation
 from .mutating_policies import mutate
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
@@ -136,6 +140,9 @@ class TenantPath:
         layer, reason = self._rbac(team, obj, ns, verb)
         if layer:
             return Passage(kind, ns, name, layer, reason)
+        if adds_external_ips(obj, old):
+            return Passage(kind, ns, name, f"{API_SERVER} ({EXTERNAL_IPS_PLUGIN})",
+                           f'services "{name}" is forbidden: {EXTERNAL_IPS_DENIED}')
         given = obj
         if old is None:
             obj = mutate(self.mutating, self.mutating_bindings, obj, self.namespaces.get(ns), self._member(team))
