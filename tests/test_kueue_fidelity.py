@@ -65,8 +65,9 @@ def elastic_jobset() -> dict:
 
 
 def test_an_elastic_jobset_is_refused_by_kueues_webhook():
-    assert judged_elastic("dev", elastic_jobset()) == ('refused: training/js: Kueue webhook: metadata.annotations[kueue.x-k8s.io/'
-                                     'elastic-job]: Forbidden: elastic job is not supported for '
+    assert judged_elastic("dev", elastic_jobset()) == ('refused: training/js: Kueue webhook: metadata.annotations['
+                                                       'kueue.x-k8s.io/elastic-job]: Forbidden: elastic job is not '
+                                                       'supported for '
                                      '"jobset.x-k8s.io/v1alpha2, Kind=JobSet"')
 
 

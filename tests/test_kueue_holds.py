@@ -135,7 +135,8 @@ def test_what_kueue_does_with_an_update_that_passes():
 
 
 def test_scaling_an_admitted_elastic_job_is_judged_as_a_new_slice_against_the_quota():
-    """With the elastic-jobs gate on (every stack turns it off), Kueue makes a workload slice for the new counts (workload slicing): it is admitted or not as a new one."""
+    """With the elastic-jobs gate on (every stack turns it off), Kueue makes a workload slice for the new counts
+    (workload slicing): it is admitted or not as a new one."""
     old = job("training", "shards", "preprocessing", pods=8, containers=[container({"cpu": "4", "memory": "16Gi"})])
     old["metadata"]["annotations"] = {"kueue.x-k8s.io/elastic-job": "true"}
     within, past = copy.deepcopy(old), copy.deepcopy(old)

@@ -217,8 +217,8 @@ class ObjectQuotas(Model):
     """The storage all its PersistentVolumeClaims may request together (requests.storage)."""
     object_size: int = Field(16384, ge=4096, le=262144, strict=True)
     """Bytes of free text (annotations, labels, commands, arguments, environment, probes, hooks, CSI volume
-    attributes) one Pod, Job, JobSet, Deployment or StatefulSet may hold: Kueue keeps every such object and its Workload in memory, so its
-    memory is sized by objects x this (docs/queues.md, "Kueue's memory")."""
+    attributes) one Pod, Job, JobSet, Deployment or StatefulSet may hold: Kueue keeps every such object and its
+    Workload in memory, so its memory is sized by objects x this (docs/queues.md, "Kueue's memory")."""
 
     @field_validator("storage")
     @classmethod
