@@ -7,6 +7,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_gcp as gcp
 
+from gke_ai_batch.plan import lifecycle
 from gke_ai_batch.plan import network as plan
 from gke_ai_batch.plan.network import NetworkPlan
 from gke_ai_batch.vocabulary import component_type
@@ -17,7 +18,8 @@ class ClusterNetwork(pulumi.ComponentResource):
         super().__init__(component_type("ClusterNetwork"), name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         if net.create:
-            self._create(name, net, child)
+            # Each has a fixed name: a replacement creating the new one first would meet "already exists".
+            self._create(name, net, pulumi.ResourceOptions(parent=self, **lifecycle.NAMED.options()))
         elif net.existing_nat:
             router, nat = net.existing_nat
             gcp.compute.RouterNat.get(f"{name}-nat", plan.existing_nat_id(net), opts=child, project=net.project,

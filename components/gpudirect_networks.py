@@ -9,6 +9,7 @@ import pulumi_gcp as gcp
 
 from gke_ai_batch.model.gpudirect import GPUDIRECT
 from gke_ai_batch.plan import gpudirect_networks as plan
+from gke_ai_batch.plan import lifecycle
 from gke_ai_batch.plan.pools import PoolPlan, cluster_scoped_name
 from gke_ai_batch.vocabulary import component_type
 
@@ -21,7 +22,9 @@ class GpuDirectNetworks(pulumi.ComponentResource):
 
     def __init__(self, name: str, pool: PoolPlan, target: dict[str, Any], opts: pulumi.ResourceOptions):
         super().__init__(component_type("GpuDirectNetworks"), name, None, opts)
-        project, region, child = target["project"], target["region"], pulumi.ResourceOptions(parent=self)
+        # Fixed names: a replacement creating the new one first would meet "already exists".
+        project, region = target["project"], target["region"]
+        child = pulumi.ResourceOptions(parent=self, **lifecycle.NAMED.options())
         cluster = pulumi.Output.from_input(target["cluster"])
 
         def real(suffix: str) -> pulumi.Output[str]:

@@ -132,6 +132,9 @@ STACK_POLICIES = [
                 "account, not the Compute Engine default one (GKE: Configure GKE node service accounts; CIS GKE "
                 "5.2.1).", MANDATORY,
                 sr.node_service_account),
+    StackPolicy("privileged-namespace-flavors", "A privileged team namespace names the flavors its pods may run "
+                "on (teams[].pod_security[].flavors), so its host access stays off other teams' nodes.", MANDATORY,
+                sr.privileged_without_flavors),
     StackPolicy("team-has-members", "Every team names the Google groups of its members (teams[].groups): "
                 "without them its namespaces and quota exist and no one may use them.", ADVISORY,
                 sr.teams_without_members),

@@ -41,10 +41,12 @@ from gke_ai_batch.vocabulary import (
     CLUSTER,
     COMPUTE_CLASS,
     FIXED_CAPACITY,
+    FLAVORS_ANNOTATION,
     NAMESPACE,
     NODE_POOL,
     NODES_ON_WORKER_ANNOTATION,
     OBJECT_SIZE_ANNOTATION,
+    POD_SECURITY_LABEL,
     RESOURCE_QUOTA,
     ROLE_BINDING,
     ROUTER_NAT,
@@ -324,6 +326,21 @@ def teams_without_members(resources: Sequence[Res]) -> Findings:
     return Findings((ns.urn, f"team {team}: its block names no `groups` (teams[].groups), so no one may run its "
                              "workloads; list the Google groups of its members there")
                     for team, ns in namespaces.items() if team not in members)
+
+
+def privileged_without_flavors(resources: Sequence[Res]) -> Findings:
+    """A privileged team namespace that names no flavors: its pods may run privileged, with hostPath and hostPID,
+    on any node its queues reach, beside other teams' work (plan.namespace_policies binds it only to named ones)."""
+    ix = StackIndex(resources)
+    out = []
+    for ns in ix.by_type[NAMESPACE]:
+        meta = ns.props.get("metadata") or {}
+        level = (meta.get("labels") or {}).get(f"{POD_SECURITY_LABEL}/enforce")
+        if _team_of(ns) and level == "privileged" and FLAVORS_ANNOTATION not in (meta.get("annotations") or {}):
+            out.append((ns.urn, f"namespace {meta.get('name')} of team {_team_of(ns)} is privileged on every flavor: "
+                                "name the flavors of pools of its own in its exception "
+                                "(teams[].pod_security[].flavors), so its host access stays off other teams' nodes"))
+    return Findings(out)
 
 
 def _team_of(r: Res) -> str | None:

@@ -189,9 +189,21 @@ def test_the_other_namespace_of_the_team_is_not_bound():
     assert line.startswith("refused: training/root: Pod Security baseline:"), line
 
 
+def test_a_privileged_exception_without_flavors_plans_and_is_a_mandatory_violation():
+    """A stack file written before `flavors` keeps planning; the policy pack stops `pulumi up` until it names them."""
+    from gke_ai_batch.offline.check import violations
+    platform = platform_of("prod")
+    training = next(t for t in platform["teams"] if t["name"] == "training")
+    for e in training["pod_security"]:
+        e.pop("flavors", None)
+    found = [v for v in violations(run_config(platform, "prod")) if v["policy"] == "privileged-namespace-flavors"]
+    assert [(v["level"], v["message"]) for v in found] == [(
+        "mandatory", "namespace training-gpudirect of team training is privileged on every flavor: name the flavors "
+        "of pools of its own in its exception (teams[].pod_security[].flavors), so its host access stays off other "
+        "teams' nodes")]
+
+
 @pytest.mark.parametrize("exception, path, words", [
-    ({"namespace": "training-gpudirect", "level": "privileged", "reason": "x"},
-     "platform.teams[0].pod_security[0]", "name the flavors it runs on in `flavors`"),
     ({"namespace": "training-gpudirect", "level": "privileged", "reason": "x", "flavors": ["h300"]},
      "platform.teams[0].pod_security[0].flavors[0]", "'h300' is not a pool flavor of this platform"),
     ({"namespace": "training-gpudirect", "level": "restricted", "reason": "x", "flavors": ["h200-res"]},

@@ -265,9 +265,10 @@ def test_raising_a_pools_minimum_resizes_it_in_place(tmp_path):
 @pytest.mark.parametrize("was, version, says", [
     ("1.33.2-gke.1240000", "1.35.1-gke.1000", "1.33 -> 1.35 skips 1.34: GKE upgrades a control plane one minor "
                                               "version at a time; set 1.34 first"),
-    ("1.34.1-gke.1000", "1.33.2-gke.1240000", "1.34 -> 1.33 goes down: GKE cannot downgrade a control plane's minor "
-                                              "version, and the provider leaves a min_master_version below the "
-                                              "running one unapplied (a no-op)"),
+    ("1.34.1-gke.1000", "1.33.2-gke.1240000", "1.34.1-gke.1000 -> 1.33.2-gke.1240000 goes down: GKE does not "
+                                              "downgrade a control plane, and the provider leaves a min_master_version "
+                                              "below the running one unapplied (a no-op)"),
+    ("1.33.2-gke.1240000", "1.33.1-gke.1000", "1.33.2-gke.1240000 -> 1.33.1-gke.1000 goes down"),  # a patch too
 ])
 def test_a_gke_minor_skip_or_downgrade_is_refused(tmp_path, was, version, says):
     base, now = edited("prod", lambda c: c["cluster"].update(version=version))
@@ -334,6 +335,10 @@ def cli_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     ("skip", f"~ update  {CLUSTER}  gke-cluster", "refused: cluster.version: 1.33 -> 1.35 skips 1.34"),
     ("shrink", "+- replace  gcp:compute/subnetwork:Subnetwork  gke-network-subnet",
      "refused: replace network object ml-prod-us-east5 (gcp:compute/subnetwork:Subnetwork gke-network-subnet)"),
+    # and, acknowledged or not, no order of steps can replace the subnet under the cluster
+    ("shrink", "+- replace  gcp:compute/subnetwork:Subnetwork  gke-network-subnet",
+     "refused: subnet ml-prod-us-east5: its range 10.40.0.0/20 -> 10.40.0.0/21 leaves addresses out, and the "
+     "cluster's nodes run in it"),
 ])
 def test_make_diff_classifies_and_refuses_as_the_sources_say(cli_runs, stack, step, refusal):
     run = cli_runs[stack]
@@ -363,3 +368,16 @@ def test_a_protected_network_object_needs_the_clusters_acknowledgement_landed_fi
     [stale] = refusals([], [nat], [nat], Decisions(), Decisions((("network", "ml-prod-nta"),)))
     assert stale == ("acknowledge[0].network: 'ml-prod-nta' names no network object the stack had at BASE or has "
                      "now (network objects: ml-prod-nat)")
+
+
+def test_a_fixed_pool_made_autoscaled_is_resized_in_place(tmp_path):
+    """BASE sent no initialNodeCount (a fixed pool sends nodeCount); the engine deletes an ignored path from the
+    new inputs where BASE has none (PropertyPath.Reset), so the starting size forces no replacement."""
+    def fixed(c):
+        del pool(c, "cpu_pools", "cpu-workers")["autoscaling"]
+        pool(c, "cpu_pools", "cpu-workers")["nodes"] = 2
+    autoscaled, was_fixed = edited("dev", fixed)
+    d = Diffed(was_fixed, autoscaled, tmp_path)
+    assert d.op(NODE_POOL, "cpu-workers-pool") == "update"
+    assert not any("initialNodeCount" in ln for ln in d.lines(NODE_POOL, "cpu-workers-pool"))
+    assert not [r for r in d.refused if "cpu-workers" in r]

@@ -110,3 +110,17 @@ def test_a_script_breaking_value_stays_data(browser, plan, tmp_path):
     By = open_page(browser, path)
     title = browser.find_element(By.ID, "title").text
     assert title == "Plan of stack x</script><script>alert(1)</script> (cluster ml-dev)"
+
+
+def test_make_report_with_a_base_plans_it_with_its_own_code(tmp_path):
+    """`make report STACK=dev BASE=HEAD`: BASE planned as `make diff` plans it, the page carrying both sides."""
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline.report", "dev", "--base", "HEAD", "--out",
+                           str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    page = (out / "report.html").read_text()
+    assert '"base": "HEAD"' in page and '"quotaChanges": [{' in page

@@ -168,15 +168,13 @@ class PodSecurityException(Model):
     reason: str = Field(min_length=1)
     """Why the workload needs it, kept beside the exception for reviewers."""
     flavors: list[str] = []
-    """Privileged only, and required there: the pool flavors (their `flavor` names) its pods may run on; an
-    admission policy holds every pod of the namespace to them, so a privileged pod never shares nodes with
-    other teams' work."""
+    """Privileged only: the pool flavors (their `flavor` names) its pods may run on; an admission policy holds
+    every pod of the namespace to them, so a privileged pod never shares nodes with other teams' work. A
+    privileged exception without them still plans (stack files written before them), and the mandatory
+    policy `privileged-namespace-flavors` stops `pulumi up` until they are named."""
 
     @model_validator(mode="after")
     def _flavors_when_privileged(self) -> PodSecurityException:
-        if self.level == "privileged" and not self.flavors:
-            raise ValueError("a privileged namespace reaches its nodes' host (its pods may run privileged, with "
-                             "hostPath and hostPID): name the flavors it runs on in `flavors`, pools of its own")
         if self.level != "privileged" and self.flavors:
             raise ValueError(f"flavors bind a privileged namespace to its nodes; level {self.level!r} needs none")
         return self

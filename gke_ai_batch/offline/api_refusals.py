@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from gke_ai_batch.model.replacement import CRD_IMMUTABLE, HELD_IN_USE, TAS_FLAVOR_IMMUTABLE, field_at
+from gke_ai_batch.model.replacement import CRD_IMMUTABLE, HELD_IN_USE, TAS_FLAVOR_IMMUTABLE, field_at, shrinks
 from gke_ai_batch.vocabulary import CLUSTER, K8S_PROVIDER, KUEUE_TYPE_PREFIX, SUBNETWORK
 
 Resource = dict[str, Any]
@@ -40,6 +40,7 @@ def refused(steps: Iterable[tuple[str, Resource]], old: list[Resource], new: lis
         was = before.get(r["urn"])
         if was is not None and op in ("update", "replace"):
             out += _kueue_immutable(was, r) + _versions(was, r) + _secondary_ranges(was, r, old)
+            out += _primary_range(was, r, old)
         if op == "replace" and was is not None and "replacedWith" not in r and (users := in_use(was, old)):
             out.append(_two_steps(was, users))
         if op == "replace" and r["type"] == K8S_PROVIDER:
@@ -123,14 +124,32 @@ def _versions(was: Resource, now: Resource) -> list[str]:
     if a is None or b is None:
         return []
     (ma, na), (mb, nb) = (int(a[1]), int(a[2])), (int(b[1]), int(b[2]))
-    if (mb, nb) < (ma, na):
-        return [f"cluster.version: {a[0]} -> {b[0]} goes down: GKE cannot downgrade a control plane's minor version, "
-                "and the provider leaves a min_master_version below the running one unapplied (a no-op); keep "
-                f"{a[0]} or later"]
+    given = [str((r.get("inputs") or {}).get("minMasterVersion")) for r in (was, now)]
+    before, after = (tuple(int(n) for n in re.findall(r"\d+", v)) for v in given)
+    if after < before:
+        return [f"cluster.version: {given[0]} -> {given[1]} goes down: GKE does not downgrade a control plane, and "
+                "the provider leaves a min_master_version below the running one unapplied (a no-op); keep "
+                f"{given[0]} or later"]
     if mb == ma and nb > na + 1:
         return [f"cluster.version: {a[0]} -> {b[0]} skips {ma}.{na + 1}: GKE upgrades a control plane one minor "
                 f"version at a time; set {ma}.{na + 1} first, land it, then {b[0]}"]
     return []
+
+
+def _primary_range(was: Resource, now: Resource, old: list[Resource]) -> list[str]:
+    """A primary range moved or shrunk on the subnet BASE's cluster runs in: the provider replaces the subnet
+    (replacement.SUBNET_RANGE), which no order can do: a new one first meets the old one's fixed name ("already
+    exists"), deleting the old one first is refused while the cluster's nodes use it. GCP only expands a primary
+    range in place (gcloud compute networks subnets expand-ip-range)."""
+    if now["type"] != SUBNETWORK or not any(c["type"] == CLUSTER for c in old):
+        return []
+    a, b = ((r.get("inputs") or {}).get("ipCidrRange") for r in (was, now))
+    if a is None or b is None or not shrinks(a, b):
+        return []
+    return [f"subnet {(now.get('inputs') or {}).get('name')}: its range {a} -> {b} leaves addresses out, and the "
+            "cluster's nodes run in it: GCP cannot shrink or move a subnet's primary range, and the subnet cannot "
+            "be replaced under the cluster; expand the range instead (a larger prefix that holds the old one), or "
+            "build a new network and cluster beside this one and move the teams"]
 
 
 def _secondary_ranges(was: Resource, now: Resource, old: list[Resource]) -> list[str]:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gke_ai_batch.model.replacement import evicting_taints, field_at, recreating_nodes, replacing
+from gke_ai_batch.model.replacement import evicting_taints, recreating_nodes, replacing
 from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, K8S_PROVIDER, NODE_POOL
 
 from . import api_refusals
@@ -280,11 +280,10 @@ def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list
     """None when no input changed (a dependency or the parent alone changes nothing in the cloud: the engine
     only rewrites its state). A replacement when a changed input forces one (each such line says why, and
     the first says the order); else an update, its lines marked where GKE recreates the nodes to apply them.
-    Inputs the program's ignoreChanges names are left out where BASE has them: the engine keeps their old
-    value, and sends the program's only where the state has none (pulumi.com/docs ignoreChanges)."""
+    Inputs the program's ignoreChanges names are left out: the engine keeps BASE's value, or none (ignored())."""
     options = new.get("options") or {}
     a, b = old.get("inputs") or {}, new.get("inputs") or {}
-    inputs = [c for c in input_changes(old, new) if not ignored(c[0], options.get("ignoreChanges") or [], a)]
+    inputs = [c for c in input_changes(old, new) if not ignored(c[0], options.get("ignoreChanges") or [])]
     if not inputs:
         return None
     relations = relation_changes(old, new)
@@ -301,10 +300,11 @@ def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list
     return "update", new, [*_marked(inputs, disruptive), *relations]
 
 
-def ignored(path: str, ignore_changes: list[str], old: dict[str, Any]) -> bool:
-    """Whether an ignoreChanges entry covers this input path (the entry or a path under it) and BASE has it."""
-    return any((path == p or path.startswith((f"{p}.", f"{p}["))) and field_at(old, p) is not None
-               for p in ignore_changes)
+def ignored(path: str, ignore_changes: list[str]) -> bool:
+    """Whether an ignoreChanges entry covers this input path (the entry or a path under it). The engine resets
+    such a path to BASE's value, or deletes it from the new inputs where BASE has none (pulumi
+    sdk/go/common/resource/properties_path.go, PropertyPath.Reset), so it never differs on an update."""
+    return any(path == p or path.startswith((f"{p}.", f"{p}[")) for p in ignore_changes)
 
 
 def order(r: Resource) -> str:
@@ -354,7 +354,8 @@ def import_lines(r: Resource) -> list[str]:
     """What an adopted resource must already have: every input the plan sends, since Pulumi imports only a
     resource whose inputs match ("inputs to import do not match the existing resource"; Pulumi docs,
     Resource option: import). Those that force replacement are blockers: no later update can change them."""
-    leaves = list(leaf_inputs(r.get("inputs") or {}))
+    skip = (r.get("options") or {}).get("ignoreChanges") or []
+    leaves = [(path, value) for path, value in leaf_inputs(r.get("inputs") or {}) if not ignored(path, skip)]
     forced = dict(replacing(r["type"], [path for path, _ in leaves], {}, r.get("inputs") or {}))
     lines = [f"id: {r['options']['import']}",
              "the existing resource must already have each value below, or Pulumi refuses the import:"]

@@ -24,10 +24,15 @@ def team_quotas(resources: list[dict[str, Any]]) -> dict[Key, Decimal]:
             for q in view.cluster_queues[cq].quotas if q.resource in ACCELERATOR_RESOURCES and q.nominal}
 
 
+def either_side(before: dict[Key, Decimal], after: dict[Key, Decimal]) -> list[Key]:
+    """Every quota of either side, in team, queue, flavor and resource order (pool-2 before pool-10)."""
+    return sorted(before.keys() | after.keys(), key=lambda k: tuple(natural(part) for part in k))
+
+
 def quota_lines(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[str]:
     """An aligned table, one row per quota on either side: `16 -> 32` where it changes, `16` where it does not."""
     before, after = team_quotas(old), team_quotas(new)
-    keys = sorted(before.keys() | after.keys(), key=lambda k: tuple(natural(part) for part in k))
+    keys = either_side(before, after)
     if not keys:
         return ["accelerator quotas per team: (none on either side)"]
     rows = [("team", "ClusterQueue", "flavor", "resource", "BASE -> working tree")]

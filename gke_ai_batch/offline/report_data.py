@@ -12,7 +12,7 @@ from typing import Any
 from gke_ai_batch.model.promises import FlavorCapacity, show_amount
 from gke_ai_batch.vocabulary import TEAM_COST_LABEL
 
-from .quota_changes import Key
+from .quota_changes import Key, either_side
 from .runtime import Registration
 from .view import StackView, natural, stack_view
 
@@ -74,10 +74,9 @@ def graph(view: StackView) -> dict[str, list[list[str]]]:
 
 
 def quota_changes(before: dict[Key, Decimal], after: dict[Key, Decimal]) -> list[dict[str, Any]]:
-    keys = sorted(before.keys() | after.keys(), key=lambda k: tuple(natural(part) for part in k))
     return [{"team": k[0], "clusterQueue": k[1], "flavor": k[2], "resource": k[3],
              "before": _number(before[k]) if k in before else None,
-             "after": _number(after[k]) if k in after else None} for k in keys]
+             "after": _number(after[k]) if k in after else None} for k in either_side(before, after)]
 
 
 def report_data(stack: str, regs: Sequence[Registration], changes: list[dict[str, Any]] | None = None,

@@ -174,12 +174,11 @@ def _tpu_shape(path: str, c: ComputeClassConfig) -> tuple[str, int, str, str | N
 def _gpu_shape(path: str, c: ComputeClassConfig) -> tuple[str, int, str, str | None, bool]:
     assert c.gpu is not None
     try:
-        machine, _ = catalog.gpu_machine(c.gpu.type, c.machine_type)
-        count = catalog.gpu_count(catalog.gpu_type(c.gpu.type), machine, c.gpu.count)
+        shape = catalog.gpu_shape(c.gpu.type, c.machine_type, c.gpu.count)
     except CatalogError as e:
         at = "gpu.count" if e.config_field == "gpus_per_node" else "machine_type"
         raise ConfigError(f"{path}.{at}", str(e)) from None
-    return c.gpu.type, count, machine, None, False
+    return c.gpu.type, shape.gpus, shape.machine_type, None, False
 
 
 def _class_plan(cfg: PlatformConfig, i: int, c: ComputeClassConfig) -> ComputeClassPlan:

@@ -4,7 +4,7 @@ a team added to the stack gets its section with no other edit.
 The document is the Monitoring API's Dashboard (monitoring/api/ref_v3/rest/v1/projects.dashboards): a
 mosaicLayout of 48 columns whose tiles hold widgets; a collapsibleGroup widget heads each section and
 holds the tiles below it, down to the next group; every chart is an xyChart of PromQL
-(timeSeriesQuery.prometheusQuery). tests/test_dashboard.py parses it with the API's own message types."""
+(timeSeriesQuery.prometheusQuery). tests/test_observability.py parses it with the API's own message types."""
 from __future__ import annotations
 
 from collections.abc import Iterator
