@@ -381,3 +381,13 @@ def test_a_fixed_pool_made_autoscaled_is_resized_in_place(tmp_path):
     assert d.op(NODE_POOL, "cpu-workers-pool") == "update"
     assert not any("initialNodeCount" in ln for ln in d.lines(NODE_POOL, "cpu-workers-pool"))
     assert not [r for r in d.refused if "cpu-workers" in r]
+
+
+def test_private_nodes_turned_off_says_the_cluster_stays_private(tmp_path):
+    """The provider keeps privateClusterConfig when the config drops it: the update changes nothing there, and
+    the diff says so instead of showing a cluster that goes public."""
+    d = Diffed(*edited("prod", lambda c: c["cluster"].update(private_nodes=False, ip_endpoint="authorized")), tmp_path)
+    kept = [ln for ln in d.lines(CLUSTER, "gke-cluster") if ln.startswith("privateClusterConfig")]
+    assert kept and all(ln.endswith("[no effect: the provider keeps this block when the config drops it (Optional "
+                                    "and Computed in terraform-provider-google), so it stays as it is; only a "
+                                    "replacement undoes it]") for ln in kept)

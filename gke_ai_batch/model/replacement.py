@@ -201,6 +201,19 @@ def shrinks(old: Any, new: Any) -> bool:
     return True
 
 
+# Blocks terraform-provider-google keeps (Optional+Computed) when the config drops them whole: the resource stays
+# as it was (Rule's docstring), so removing one changes nothing in the cloud.
+KEPT_WHEN_REMOVED = {(v.CLUSTER, "privateClusterConfig"), (v.NODE_POOL, "networkConfig")}
+BLOCK_KEPT = ("no effect: the provider keeps this block when the config drops it (Optional and Computed in "
+        "terraform-provider-google), so it stays as it is; only a replacement undoes it")
+
+
+def kept_blocks(type_: str, changed: Sequence[str], old: Inputs, new: Inputs) -> list[str]:
+    """The changed paths that drop a block the provider keeps: a no-op however the diff reads."""
+    return [c for c in changed if (type_, c) in KEPT_WHEN_REMOVED and field_at(old, c) is not None
+            and field_at(new, c) is None]
+
+
 def recreating_nodes(type_: str, changed: Sequence[str], old: Inputs, new: Inputs) -> list[str]:
     """The changed paths GKE applies in place by recreating every node of the pool (evicting its pods)."""
     rules = _typed(RECREATES_NODES, type_)

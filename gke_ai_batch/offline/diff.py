@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gke_ai_batch.model.replacement import evicting_taints, recreating_nodes, replacing
+from gke_ai_batch.model.replacement import BLOCK_KEPT, evicting_taints, kept_blocks, recreating_nodes, replacing
 from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, K8S_PROVIDER, NODE_POOL
 
 from . import api_refusals
@@ -294,6 +294,7 @@ def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list
         return "replace", new, [f"order: {order(new)}", *_marked(inputs, forced), *relations]
     disruptive = {path: "GKE recreates every node of the pool to apply it"
                   for path in recreating_nodes(new["type"], paths, a, b)}
+    disruptive |= {path: BLOCK_KEPT for path in kept_blocks(new["type"], paths, a, b)}
     if new["type"] == NODE_POOL and evicting_taints(a, b):
         disruptive |= {p: "a NoExecute taint added: evicts every running pod that does not tolerate it"
                        for p in paths if p.startswith("nodeConfig.taints")}
