@@ -157,3 +157,10 @@ def test_cli_prints_stack_file_errors_without_traceback_and_clears_the_last_plan
     r = subprocess.run([*cli, str(bad), "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 2 and "duplicate key 'teams'" in r.stderr and "Traceback" not in r.stderr
     assert not (out / "manifests").exists() and not (out / "resources.json").exists()
+
+
+def test_a_renamed_project_is_told_to_rename_its_config_key():
+    """After Pulumi.yaml's name changes, the stack file's key is the old project's: say which rename to make."""
+    with pytest.raises(ConfigError, match=r"it has `gke-ai-batch:platform`: Pulumi names config keys after the project "
+                                          r"\(Pulumi.yaml's name\), so rename that key to `acme-ml:platform`"):
+        build_platform(None, "acme-ml", ["gke-ai-batch:platform"])

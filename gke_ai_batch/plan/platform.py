@@ -104,6 +104,12 @@ def build_platform(raw: Any, project: str = "gke-ai-batch", config_keys: Iterabl
 
 
 def _no_platform_key(key: str, found: list[str]) -> str:
+    """Pulumi names a project's config keys after the project: a key of another project's name is the stack
+    file of a renamed project (or one copied from another), which needs its key renamed."""
+    other = next((k for k in found if k.endswith(f":{CONFIG_KEY}") and k != key), None)
+    if other:
+        return (f"the stack config has no `{key}` key; it has `{shorten(other)}`: Pulumi names config keys after "
+                f"the project (Pulumi.yaml's name), so rename that key to `{key}`")
     guess = closest(key, found)
     if guess:
         return f"the stack config has no `{key}` key; it has `{shorten(guess)}`: did you mean `{key}`?"
