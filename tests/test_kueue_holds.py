@@ -278,3 +278,36 @@ def test_a_bad_old_file_is_one_error_and_nothing_judged(tmp_path, old_text, erro
     r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline.admit", "dev", str(tmp_path / "new.yaml"),
                         "--old", str(old)], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert (r.returncode, r.stdout, r.stderr.strip()) == (2, "", error.format(dir=tmp_path))
+
+
+RELEASE = ("a pod's labels are how its controller knows it (a Job's selector): a team member may add labels to a "
+           "controller's pod but not remove or change one, or the controller releases the pod and it runs on "
+           "outside the quota its job is charged")
+
+
+@pytest.mark.parametrize("change", ["replaced", "one-removed", "one-changed"])
+def test_a_team_member_cannot_release_a_jobs_pod_by_its_labels(change):
+    """Issue 36, second review: a Job's pod whose labels no longer match the Job's selector is released by the Job
+    controller (which drops the ownerReference itself) and replaced, and runs on outside the job's quota."""
+    owned = gated_pod(ownerReferences=[JOB_OWNER])
+    owned["metadata"]["labels"]["batch.kubernetes.io/job-name"] = "real-job"
+    new = copy.deepcopy(owned)
+    labels = new["metadata"]["labels"]
+    if change == "replaced":
+        new["metadata"]["labels"] = {"kueue.x-k8s.io/managed": "true", "escaped": "yes"}
+    elif change == "one-removed":
+        del labels["batch.kubernetes.io/job-name"]
+    else:
+        labels["batch.kubernetes.io/job-name"] = "other"
+    assert judged(new, owned) == HOLDS.format("p") + RELEASE
+
+
+def test_a_label_added_to_a_controllers_pod_and_a_bare_pods_labels_pass():
+    owned = gated_pod(ownerReferences=[JOB_OWNER])
+    added = copy.deepcopy(owned)
+    added["metadata"]["labels"]["note"] = "debugging"
+    assert not judged(added, owned).startswith("refused")
+    bare = gated_pod()
+    relabelled = copy.deepcopy(bare)
+    relabelled["metadata"]["labels"]["note"] = "x"
+    assert not judged(relabelled, bare).startswith("refused")

@@ -176,3 +176,25 @@ def test_lowering_a_maximum_never_blocks_updates_of_work_already_admitted():
     assert [d.policy for d in evaluate(policies, bindings, raised, ns, "UPDATE", kueue, running)] == \
         ["gke-ai-batch-runtime-limits"]
     assert evaluate(policies, bindings, pretrain("259200"), ns, "CREATE", kueue) != []  # a new one: 24h now
+
+
+def serving(kind: str, namespace: str, queue: str) -> dict:
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": {
+        "name": "serve", "namespace": namespace, "labels": {"kueue.x-k8s.io/queue-name": queue}},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "serve"}}, "template": {
+            "metadata": {"labels": {"app": "serve", LIMIT: "2592000"}},
+            "spec": {"containers": [{"name": "c", "image": "python:3.11", "resources": {
+                "requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "1Gi"}}}]}}}}
+
+
+@pytest.mark.parametrize("kind", ["Deployment", "StatefulSet"])
+def test_a_serving_workload_is_refused_by_a_limited_queue_and_taken_by_an_unlimited_one(kind):
+    """Issue 36, second review: a Deployment's or StatefulSet's pods are its controller's, which the time limit
+    exempts, so one on a limited queue held its quota without end (30 days on `sweeps`, whose maximum is 24h)."""
+    path = tenant_path(planned("prod"))
+    assert describe(path.judge(serving(kind, "training", "sweeps"))) == (
+        "refused: training/serve: ValidatingAdmissionPolicy gke-ai-batch-runtime-limits: LocalQueue sweeps of team "
+        f"training holds every job to at most 86400 s, and a {kind} serves until it is scaled down, which no time "
+        "limit holds: name a LocalQueue without max_runtime")
+    unlimited = path.judge(serving(kind, "inference-eval", "inference-eval-queue"))  # no max_runtime there
+    assert "runtime-limits" not in (unlimited.layer or "")

@@ -214,6 +214,16 @@ KUEUE_HOLD_VALIDATIONS = (
                    f"{_SUSPENDED.format(o='object')}",
      "message": "only Kueue unsuspends a job (spec.suspend true to false), when it admits its workload: a job "
                 "unsuspended by hand would start its pods before Kueue charges them to the team's quota"},
+    # A controller knows its pods by their labels (a Job's selector, a ReplicaSet's pod-template-hash): one that no
+    # longer matches is released (the controller drops its ownerReference itself) and replaced, and the released
+    # pod runs on, outside the quota its job's workload charges. Adding a label changes no selector's match.
+    {"expression": f"!{_ON_UPDATE} || object.kind != 'Pod' || size(variables.oldControllers) == 0 || "
+                   "!has(oldObject.metadata.labels) || oldObject.metadata.labels.all(k, "
+                   "has(object.metadata.labels) && k in object.metadata.labels && "
+                   "object.metadata.labels[k] == oldObject.metadata.labels[k])",
+     "message": "a pod's labels are how its controller knows it (a Job's selector): a team member may add labels "
+                "to a controller's pod but not remove or change one, or the controller releases the pod and it "
+                "runs on outside the quota its job is charged"},
     # Kueue's pod and job webhooks stop at an owner Kueue manages (jobframework FindAncestorJobManagedByKueue)
     # and leave the object to it; "same-namespace ownership spoofing is out of scope" (jobframework/reconciler.go).
     # Removed, the owner no longer holds the object: a Job's pod without it is left as Kueue found it, ungated, by

@@ -15,8 +15,9 @@ teams:
   beta 1.34 off by default; GKE serves GA APIs without opting in). Below 1.36, or with the version unpinned,
   the job is refused with the default to set instead.
 
-Deployments and StatefulSets are serving workloads that run until scaled down; Kueue manages their pods, which
-their controllers create, so they carry no limit.
+Deployments and StatefulSets are serving workloads that run until scaled down, which no time limit can hold:
+a limited LocalQueue refuses them (their pods would hold its quota for as long as they run), and one without
+a maximum takes them.
 """
 from __future__ import annotations
 
@@ -134,9 +135,15 @@ VARIABLES = (
 _WHICH = "'LocalQueue ' + variables.queue + ' of team ' + namespaceObject.metadata.labels['" + TEAM_LABEL + "']"
 
 
-def _rules(operations: list[str]) -> list[dict[str, object]]:
+# Deployments and StatefulSets serve until scaled down: no time limit can hold them, so a limited LocalQueue
+# refuses them (their pods are charged to its quota for as long as they run).
+SERVING = (("apps", "deployments"), ("apps", "statefulsets"))
+_SERVES = "object.kind in ['Deployment', 'StatefulSet']"
+
+
+def _rules(operations: list[str], resources: tuple[tuple[str, str], ...] = RESOURCES) -> list[dict[str, object]]:
     groups: dict[str, list[str]] = {}
-    for group, plural in RESOURCES:
+    for group, plural in resources:
         groups.setdefault(group, []).append(plural)
     return [{"apiGroups": [g], "apiVersions": ["*"], "resources": r, "operations": operations}
             for g, r in groups.items()]
@@ -145,14 +152,19 @@ def _rules(operations: list[str]) -> list[dict[str, object]]:
 def validating_policy() -> tuple[Manifest, Manifest]:
     """Every job of a limited LocalQueue names a limit no larger than the queue's maximum."""
     policy = {"apiVersion": API, "kind": "ValidatingAdmissionPolicy", "metadata": {"name": POLICY}, "spec": {
-        "failurePolicy": "Fail", "matchConstraints": {"resourceRules": _rules(["CREATE", "UPDATE"])},
+        "failurePolicy": "Fail", "matchConstraints": {"resourceRules": _rules(["CREATE", "UPDATE"],
+                                                                               RESOURCES + SERVING)},
         "variables": [dict(v) for v in VARIABLES],
         "validations": [
-            {"expression": "variables.kept || !variables.limited || variables.label != ''",
+            {"expression": f"!({_SERVES}) || variables.kept || !variables.limited",
+             "messageExpression": f"{_WHICH} + ' holds every job to at most ' + variables.maximum + ' s, and a ' + "
+                                  "object.kind + ' serves until it is scaled down, which no time limit holds: name a "
+                                  "LocalQueue without max_runtime'", "reason": "Invalid"},
+            {"expression": f"{_SERVES} || variables.kept || !variables.limited || variables.label != ''",
              "messageExpression": f"{_WHICH} + ' holds every job to at most ' + variables.maximum + ' s: label it "
                                   f"{MAX_EXEC_TIME_LABEL}: \"' + variables.default + '\" (the queue\\'s default), or "
                                   "another number of seconds up to ' + variables.maximum", "reason": "Invalid"},
-            {"expression": "variables.kept || !variables.limited || variables.label == '' || "
+            {"expression": f"{_SERVES} || variables.kept || !variables.limited || variables.label == '' || "
                            "(variables.label.matches('^[1-9][0-9]{0,9}$') && "
                            "int(variables.label) <= int(variables.maximum))",
              "messageExpression": f"{_WHICH} + ' holds every job to at most ' + variables.maximum + ' s; not "
