@@ -58,7 +58,14 @@ ACCELERATOR_LABELS = (TPU_ACCELERATOR_LABEL, GPU_ACCELERATOR_LABEL)
 SPOT_LABEL = "cloud.google.com/gke-spot"
 ZONE_LABEL = "topology.kubernetes.io/zone"  # Kubernetes' well-known label: per-zone flavors select by it
 # The compute class a node belongs to: GKE labels the nodes it creates for a class with it, and taints them
-# with it (NoSchedule, value the class's name), so only pods that select the class land there.
+# with it (NoSchedule, value the class's name), so only pods that select the class land there. GKE: About custom
+# ComputeClasses (docs.cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes), "Configure
+# manually-created node pools": "Node label: cloud.google.com/compute-class=COMPUTE_CLASS", "Taint:
+# cloud.google.com/compute-class=COMPUTE_CLASS:NoSchedule", which "auto-created node pools in GKE Standard mode
+# perform [...] for you"; GKE: Selectively enforce firewall policies in GKE (stored copy, address not kept): "GKE
+# automatically applies a taint to the nodes created for that class and adds a corresponding toleration to your
+# workload's Pods", its admission policy matching the toleration by key cloud.google.com/compute-class and the
+# class's name as value.
 COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"  # source page 003: workloads select it
 QUEUED_TAINT = {"key": "cloud.google.com/gke-queued", "value": "true", "effect": "NoSchedule"}  # page 004

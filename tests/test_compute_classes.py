@@ -307,9 +307,21 @@ def test_auto_provisioning_defaults_compute_classes_ignore_are_a_gke_rule_findin
         "upgradeSettings": {"strategy": "BLUE_GREEN"}, "shieldedInstanceConfig": {"enableSecureBoot": True}}}}
     assert [f.message for f in rule.check(cc.inputs, bad)] == [
         "the auto-provisioning defaults set surge or blue-green upgrade settings and secure boot, which GKE does not "
-        "apply to the node pools it creates for compute classes: drop them, or manage those pools yourself"]
+        "support for compute classes: drop them, or manage those pools yourself"]
     (cluster,) = by_type(plan("dev"), ":Cluster")
     assert list(rule.check(cc.inputs, cluster.inputs)) == []
+
+
+def test_integrity_monitoring_in_the_auto_provisioning_defaults_is_a_gke_rule_finding_too(plan):
+    """GKE: Configure node pool auto-creation, Limitations: "Node integrity and secure boot" are not supported by
+    ComputeClasses; integrity monitoring alone used to pass."""
+    (rule,) = [r for r in RULES if r.id == "class-unsupported-defaults"]
+    (cc, *_) = by_type(plan("dev"), ":ComputeClass")
+    integrity = {"clusterAutoscaling": {"enabled": True, "autoProvisioningDefaults": {
+        "shieldedInstanceConfig": {"enableSecureBoot": False, "enableIntegrityMonitoring": True}}}}
+    assert [f.message for f in rule.check(cc.inputs, integrity)] == [
+        "the auto-provisioning defaults set integrity monitoring, which GKE does not support for compute classes: "
+        "drop them, or manage those pools yourself"]
 
 
 def cel_violations(schema, value, path="spec"):

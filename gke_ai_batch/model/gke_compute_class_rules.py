@@ -112,14 +112,20 @@ def _pool_size(cc: Props, c: Props) -> Iterator[Finding]:
 
 
 def _defaults_classes_ignore(cc: Props, c: Props) -> Iterator[Finding]:
+    """GKE lists the settings ComputeClasses do not support: "Surge upgrades or blue-green upgrades" and "Node
+    integrity and secure boot" (CLASS_UNSUPPORTED). What GKE does with such a default on a class's auto-created
+    pool (ignores it, or refuses the pool) no page says, so a stack that sets one is refused rather than trusted."""
     defaults = (c.get("clusterAutoscaling") or {}).get("autoProvisioningDefaults") or {}
-    ignored = [name for name, on in (
+    shielded = defaults.get("shieldedInstanceConfig") or {}
+    unsupported = [name for name, on in (
         ("surge or blue-green upgrade settings", bool(defaults.get("upgradeSettings"))),
-        ("secure boot", bool((defaults.get("shieldedInstanceConfig") or {}).get("enableSecureBoot"))),
+        ("secure boot", bool(shielded.get("enableSecureBoot"))),
+        ("integrity monitoring", bool(shielded.get("enableIntegrityMonitoring"))),
     ) if on]
-    if ignored:
-        yield Finding(f"the auto-provisioning defaults set {' and '.join(ignored)}, which GKE does not apply to the "
-                      "node pools it creates for compute classes: drop them, or manage those pools yourself")
+    if unsupported:
+        listed = unsupported[0] if len(unsupported) == 1 else f"{', '.join(unsupported[:-1])} and {unsupported[-1]}"
+        yield Finding(f"the auto-provisioning defaults set {listed}, which GKE does not support for compute classes: "
+                      "drop them, or manage those pools yourself")
 
 
 def _nap_cpu_memory(c: Props) -> Iterator[Finding]:
@@ -142,8 +148,8 @@ CLASS_RULES: tuple[GkeRule, ...] = (
             "a priority asks for a GPU in a way GKE offers it (H200 and B200: no on-demand; GB200: reserved only)",
             GPU_CAPACITY, _gpu_ways),
     GkeRule("class-unsupported-defaults", "compute class", "platform.cluster.auto_provisioning",
-            "the auto-provisioning defaults set no surge or blue-green upgrade settings and no secure boot, which "
-            "compute classes do not take", CLASS_UNSUPPORTED, _defaults_classes_ignore),
+            "the auto-provisioning defaults set no surge or blue-green upgrade settings, no secure boot and no "
+            "integrity monitoring, which compute classes do not support", CLASS_UNSUPPORTED, _defaults_classes_ignore),
     GkeRule("class-pool-size", "compute class", "max_nodes",
             f"an auto-created node pool holds at most {MAX_AUTO_CREATED_POOL_NODES:,} nodes", NAP_LIMITS, _pool_size),
 )

@@ -87,7 +87,10 @@ def _node_labels(p: Props, c: Props) -> Iterator[Finding]:
 # but the ones GKE's own pages tell users to set on a node pool: the DRANET driver's ("Allocate network
 # resources with DRA": "--node-labels=cloud.google.com/gke-networking-dra-driver=true"; Cluster Toolkit's
 # gke-node-pool sets it too). Cluster Toolkit also sets gke-queued and the TPU labels, which no GKE page
-# asks for: they stay refused (GKE sets them itself, and the flavors select by them).
+# asks for: they stay refused (GKE sets them itself, and the flavors select by them). An open conflict: GKE's
+# "About custom ComputeClasses" tells users to put cloud.google.com/compute-class on a manually created pool
+# (--node-labels) to bind it to a class, while the API refused that very key from pulumi/Terraform labels
+# (terraform-provider-google#19677, 2024). The platform binds no manual pool to a class, so the key stays refused.
 # GKE Sandbox's prefix too: "Node label \"sandbox.gke.io/runtime\" is reserved for gke sandbox."
 # (terraform-google-kubernetes-engine#252; terraform-provider-google's node_config.go treats it as GKE's).
 KUBERNETES_LABEL_DOMAINS = ("kubernetes.io", "k8s.io")

@@ -111,16 +111,22 @@ RESERVED_LABELS = Source("pulumi-gcp NodePool nodeConfig.labels (\"The kubernete
                          "(terraform-provider-google#19677) and sandbox.gke.io/ keys "
                          "(terraform-google-kubernetes-engine#252)",
                          "https://www.pulumi.com/registry/packages/gcp/api-docs/container/nodepool/")
-COMPUTE_CLASSES = Source("GKE: About custom compute classes (GKE Autopilot and Standard 1.30.3-gke.1451000 and later)",
-                         "https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes")
-AUTO_CREATION = Source("GKE: About node pool auto-creation (ComputeClass nodePoolAutoCreation without cluster-level "
-                       "node auto-provisioning from 1.33.3-gke.1136000)",
-                       "https://cloud.google.com/kubernetes-engine/docs/concepts/node-auto-provisioning")
+COMPUTE_CLASSES = Source("GKE: About custom ComputeClasses (\"available to use in GKE Autopilot mode and GKE Standard "
+                         "mode in version 1.30.3-gke.1451000 and later\")",
+                         "https://docs.cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes")
+AUTO_CREATION = Source("GKE: About custom ComputeClasses, Node pool auto-creation and ComputeClasses (\"If your cluster "
+                       "is running a version earlier than GKE version 1.33.3-gke.1136000, you must also enable "
+                       "cluster-level node auto-provisioning\"); Configure node pool auto-creation, Limitations says "
+                       "the same",
+                       "https://docs.cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes")
 NAP_LIMITS = Source("GKE: About node auto-provisioning, resource limits (\"auto-provisioned node pools are limited to "
                     "1,000 nodes\"; cluster limits count the cpu and memory of every node pool); pulumi-gcp "
                     "ClusterClusterAutoscaling.enabled (cpu and memory limits must be defined to enable it)",
                     "https://cloud.google.com/kubernetes-engine/docs/concepts/node-auto-provisioning")
+# The English page's list is cut off in the stored copy after "Surg"; its Japanese and Korean translations (same
+# URL, ?hl=ja, ?hl=ko) give both items whole: surge or blue-green upgrades, and node integrity and secure boot.
 CLASS_UNSUPPORTED = Source("GKE: Configure node pool auto-creation, Limitations (\"The following settings aren't "
-                           "supported by ComputeClasses\": surge and blue-green upgrades, secure boot)",
-                           "https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning")
+                           "supported by ComputeClasses\": surge upgrades or blue-green upgrades; node integrity and "
+                           "secure boot)",
+                           "https://docs.cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning")
 

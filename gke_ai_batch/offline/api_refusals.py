@@ -22,7 +22,14 @@ from gke_ai_batch.vocabulary import CLUSTER, K8S_PROVIDER, KUEUE_TYPE_PREFIX, SU
 
 Resource = dict[str, Any]
 FINALIZER = "kueue.x-k8s.io/resource-in-use"
-# GKE docs, "Manually upgrading a cluster or node pool": the control plane moves one minor version at a time;
+# GKE docs, "Manually upgrading a cluster or node pool"
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/upgrading-a-cluster): "You cannot upgrade your cluster
+# more than one minor version at a time. For example, you can upgrade a cluster from version 1.21.x to 1.22.x, but
+# not directly from 1.20.x to 1.22.x" (the page's note as quoted from an earlier revision; the current revision's
+# wording could not be read in the stored copy, only its opening). Nodes: GKE versioning and support
+# (https://cloud.google.com/kubernetes-engine/versioning): "Nodes and node pool versions can be up to two minor
+# versions older than the control plane, but cannot be newer". The platform pins no node version (node pools
+# auto-upgrade, on the cluster's channel), so only the control plane's step is judged here.
 # terraform-provider-google-beta resource_container_cluster.go updates the master only when min_master_version
 # is above the running version, so a lower one is accepted and does nothing.
 VERSION = re.compile(r"(\d+)\.(\d+)")

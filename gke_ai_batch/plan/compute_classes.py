@@ -252,6 +252,15 @@ def _one_shape_per_reservation(classes: list[ComputeClassPlan], pools: list[Pool
 
 # Node auto-provisioning. Resource limits count every pool of the cluster, not only auto-created ones, in vCPUs,
 # GB of memory and accelerators by GKE's type (GKE: About node auto-provisioning, "Resource limits").
+# The memory unit: pulumi-gcp ClusterClusterAutoscalingResourceLimit.maximum is "Maximum amount of the resource in
+# the cluster" (no unit) and goes to the API's ResourceLimit as is; gcloud sends --max-memory to the same field
+# unchanged (googlecloudsdk api_adapter: ResourceLimit(resourceType='memory', maximum=options.max_memory)) and
+# documents it as "Maximum number of gigabytes of memory to which the cluster can scale" (command_lib/container/
+# flags.py); GKE's "Selectively enforce firewall policies" page: "MAX_MEMORY: the maximum memory capacity for the
+# cluster in gigabytes". A gap: no GKE page says whether that gigabyte is 10^9 bytes or 2^30 (the open-source
+# cluster autoscaler's config/const.go: "Gigabyte is 2^30 bytes"). A machine's memory (GiB) is therefore counted in
+# 10^9-byte GB, rounded up: the larger count of the two, so a derived limit never stops the autoscaler short, and
+# a given one is refused only below it.
 GIB_TO_GB = Decimal("1.073741824")
 
 
