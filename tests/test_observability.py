@@ -13,11 +13,11 @@ import pytest
 import sqlglot
 
 from gke_ai_batch.model.errors import ConfigError
-from gke_ai_batch.model.kueue_metrics import kueue_metrics, series_metric
 from gke_ai_batch.plan.platform import build_platform
 from gke_ai_batch.plan.queries import kueue
 
 from .conftest import STACKS, by_type, fleet_outputs, platform_of, run_config
+from .kueue_metrics import kueue_metrics, series_metric
 
 ROOT = Path(__file__).resolve().parent.parent
 # The Monitoring API's own message types parse each document (unknown fields and wrong types raise). In a

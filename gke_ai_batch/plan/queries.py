@@ -5,7 +5,10 @@ stay apart), `namespace="kueue-system"` and `job="kueue"`, the target labels GMP
 scraped pod's namespace and the PodMonitoring's name (plan.monitoring). A team may run a PodMonitoring in
 its own namespaces, and GMP refuses relabeling onto `namespace` or `job` (prometheus-engine v0.17.2,
 pod_config.go, protectedLabel), so no team's series can claim to be Kueue's. A LocalQueue's namespace is
-therefore `exported_namespace` (model.kueue_metrics says why)."""
+therefore `exported_namespace`: GMP does not honor the scraped labels, and Prometheus' honor_labels false
+"renames conflicting labels in the scraped data to exported_<original-label>"
+(prometheus.io/docs/prometheus/latest/configuration/configuration/#scrape_config). The tests hold every query
+to Kueue's metrics reference (tests/kueue_metrics.py)."""
 from __future__ import annotations
 
 import re

@@ -1,5 +1,7 @@
 """The metrics Kueue's controller exports, read from Kueue's own reference page (vendored unmodified in
-upstream_metrics/), and the labels a series carries once Managed Service for Prometheus has scraped it.
+upstream_metrics/ beside this file), and the labels a series carries once Managed Service for Prometheus has
+scraped it: what the tests hold every PromQL expression the platform writes to (test_observability). The
+platform itself writes queries (plan.queries) and reads no metric, so this lives with the tests.
 
 GMP's PodMonitoring writes the target labels `namespace` (the scraped pod's) and `job` (the PodMonitoring's
 name), and `project_id`, `location`, `cluster` and `instance` (prometheus-engine v0.17.2,
@@ -12,9 +14,9 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 
-REFERENCE = "upstream_metrics/kueue-v0.19.2-metrics.md"
+REFERENCE = Path(__file__).parent / "upstream_metrics" / "kueue-v0.19.2-metrics.md"
 TARGET_LABELS = frozenset({"project_id", "location", "cluster", "namespace", "job", "instance"})
 HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
 ROW = re.compile(r"^\| `(?P<name>[a-z_]+)` \| (?P<type>Counter|Gauge|Histogram) \| .* \| (?P<labels>[^|]*) \|$")
@@ -37,7 +39,7 @@ class Metric:
 @functools.cache
 def kueue_metrics() -> dict[str, Metric]:
     """Every metric of Kueue's reference page, by name."""
-    text = resources.files("gke_ai_batch.model").joinpath(REFERENCE).read_text()
+    text = REFERENCE.read_text()
     rows = (ROW.match(line) for line in text.splitlines())
     return {m["name"]: Metric(m["name"], m["type"], frozenset(LABEL.findall(m["labels"]))) for m in rows if m}
 
