@@ -144,8 +144,9 @@ FLEX_START_TPU_GENERATIONS = tuple(FLEX_START_TPU_ZONES)
 # "Flex start node pools don't support TPUs with queued provisioning" (AI-Hypercomputer/xpk#900).
 QUEUED_TPU_GENERATIONS = ("v6e", "tpu7x")
 QUEUED_TPU_MIN_VERSION = "1.35"  # a prefix: any 1.35 patch
-# "The maximum number of containers that can use time-sharing in a single physical GPU is 48" (GKE, as
-# secondary sources quote it); fewer than 2 clients is no sharing.
+# "The maximum number of containers that can use time-sharing in a single physical GPU is 48" (GKE's time-sharing
+# page, as secondary copies quote it: not confirmed on the page itself, so more stays refused; gke_rule_sources
+# TIME_SHARING); fewer than 2 clients is no sharing.
 TIME_SHARING_CLIENTS = (2, 48)
 MAX_CLUSTER_NODES = 65_000
 

@@ -77,18 +77,27 @@ AUTOSCALER = Source("GKE: Autoscale a cluster (--total-min-nodes and --total-max
 LOCATION_POLICY = Source("GKE: About cluster autoscaler, location policy (\"BALANCED is not supported for flex-start "
                          "provisioning mode node pools\")",
                          "https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler")
-SLICE_SCALING = Source("GKE: About TPUs in GKE (a multi-host slice scales atomically, from zero to all its nodes); "
-                       "Cluster Toolkit's TPU example (max nodes \"Must match your topology\") and the GKE API's error "
-                       "in vllm-project/ci-infra#545 (\"Maximum node count 0 is not a valid size of TPU pod slice\")",
-                       "https://cloud.google.com/kubernetes-engine/docs/concepts/tpus")
+# GKE's page gives the atomic unit (its zh-cn translation, "Atomicity": GKE treats all interconnected nodes as one
+# unit and scales the whole group down to 0 and creates new nodes; "if GKE can't deploy one node in the slice, no
+# nodes are deployed"); that max nodes must be the slice's VM count no GKE page read here says, so that half stands
+# on peers, named as such: docs win where they speak.
+SLICE_SCALING = Source("GKE: About TPUs in GKE (a multi-host slice is one atomic unit: scaled down to 0 and "
+                       "recreated whole); peers for the node count: Cluster Toolkit's TPU example (max nodes \"Must "
+                       "match your topology\") and the GKE API's error in vllm-project/ci-infra#545 (\"Maximum node "
+                       "count 0 is not a valid size of TPU pod slice\")",
+                       "https://docs.cloud.google.com/kubernetes-engine/docs/concepts/tpus")
 GPU_VERSIONS = Source("GKE: Run a small batch workload with GPUs and flex-start (1.33.0-gke.1712000); each GPU's "
                       "floor: AI Hypercomputer's GKE pages and Run GPUs in GKE Standard node pools",
                       "https://cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training")
 FLEX_START_ZONES = Source("GKE: About flex-start (TPU v6e in asia-northeast1-b, us-east5-a and us-east5-b; v5e in "
                           "us-west4-a; v5p in us-east5-a)",
                           "https://cloud.google.com/kubernetes-engine/docs/concepts/dws")
-QUEUED_TPUS = Source("Cluster Toolkit PR #5218, \"Adding GKE TPU DWS Queued Provisioning support for v6e and 7x\" "
-                     "(its blueprint pins GKE 1.35; no GKE page documents queued provisioning for TPUs)",
+# A gap, not a GKE rule: no GKE page read here documents queued provisioning for TPUs. A peer is all there is, so
+# the rule is the conservative one: only the generations and the version that peer shows working are allowed;
+# every other TPU is refused.
+QUEUED_TPUS = Source("Peer, not GKE docs (no GKE page documents queued provisioning for TPUs): Cluster Toolkit PR "
+                     "#5218, \"Adding GKE TPU DWS Queued Provisioning support for v6e and 7x\" (its blueprint pins GKE "
+                     "1.35)",
                      "https://github.com/GoogleCloudPlatform/cluster-toolkit/pull/5218")
 GPU_CAPACITY = Source("Compute Engine: GPU machine types (A3 Ultra, A4: reserved, Spot or Flex-start capacity); AI "
                       "Hypercomputer: A4X (the reservation-bound provisioning model only)",
@@ -103,22 +112,31 @@ BOOT_DISKS = Source("GKE: Use custom boot disks; Compute Engine: each machine se
                     "https://cloud.google.com/kubernetes-engine/docs/how-to/custom-boot-disks")
 LOCAL_SSDS = Source("Compute Engine: About Local SSD disks (the counts each machine type takes)",
                     "https://cloud.google.com/compute/docs/disks/local-ssd")
-TIME_SHARING = Source("GKE: Share GPUs with multiple workloads using time-sharing (at most 48 containers per GPU, as "
-                      "secondary sources quote it)",
+# A gap: the 48 is read only in secondary copies of this page ("The maximum number of containers that can use
+# time-sharing in a single physical GPU is 48"); the GKE API's GPUSharingConfig says only "The max number of
+# containers that can share a physical GPU". More than 48 stays refused rather than assumed to work.
+TIME_SHARING = Source("GKE: Share GPUs with multiple workloads using time-sharing (at most 48 containers per GPU: "
+                      "read in secondary copies of the page only, not confirmed on it)",
                       "https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus")
+# The cloud.google.com/ and sandbox.gke.io/ halves are the API's errors seen by peers; GKE's own page contradicts
+# the first for one key (About custom ComputeClasses: put cloud.google.com/compute-class on a manual pool). The
+# platform binds no manual pool to a class, so refusing the prefix is the conservative side (gke_pool_rules).
 RESERVED_LABELS = Source("pulumi-gcp NodePool nodeConfig.labels (\"The kubernetes.io/ and k8s.io/ prefixes are "
-                         "reserved\"); the GKE API's errors for cloud.google.com/ keys "
+                         "reserved\"); peers: the GKE API's errors for cloud.google.com/ keys "
                          "(terraform-provider-google#19677) and sandbox.gke.io/ keys "
                          "(terraform-google-kubernetes-engine#252)",
                          "https://www.pulumi.com/registry/packages/gcp/api-docs/container/nodepool/")
 COMPUTE_CLASSES = Source("GKE: About custom ComputeClasses (\"available to use in GKE Autopilot mode and GKE Standard "
                          "mode in version 1.30.3-gke.1451000 and later\")",
                          "https://docs.cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes")
-AUTO_CREATION = Source("GKE: About custom ComputeClasses, Node pool auto-creation and ComputeClasses (\"If your cluster "
-                       "is running a version earlier than GKE version 1.33.3-gke.1136000, you must also enable "
-                       "cluster-level node auto-provisioning\"); Configure node pool auto-creation, Limitations says "
-                       "the same",
+AUTO_CREATION = Source("GKE: About custom ComputeClasses, Node pool auto-creation and ComputeClasses (\"If your "
+                       "cluster is running a version earlier than GKE version 1.33.3-gke.1136000, you must also "
+                       "enable cluster-level node auto-provisioning\"); Configure node pool auto-creation, "
+                       "Limitations says the same",
                        "https://docs.cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes")
+# Read in the page's Japanese translation (an earlier revision, "Resource limits": at the node pool level,
+# auto-provisioned node pools are limited to 1,000 nodes; at the cluster level, the limits count the CPU and memory
+# of all node pools, not only auto-provisioned ones); the current English revision's section was not reachable here.
 NAP_LIMITS = Source("GKE: About node auto-provisioning, resource limits (\"auto-provisioned node pools are limited to "
                     "1,000 nodes\"; cluster limits count the cpu and memory of every node pool); pulumi-gcp "
                     "ClusterClusterAutoscaling.enabled (cpu and memory limits must be defined to enable it)",
