@@ -6,7 +6,8 @@ object's namespace passes, in the API server's order and then Kueue's:
 1. RBAC: may the team create (or update) this kind there? (apiserver.access, the stack's roles and the upstream
    ones); a Service gaining external IPs is refused by GKE's DenyServiceExternalIPs (apiserver.external_ips);
    then on a create the stack's MutatingAdmissionPolicies (apiserver.mutating_policies: a queue's default
-   time limit);
+   time limit); then, on an update, the object's own validation: a Job's pod template is immutable but for
+   a suspended Job's scheduling directives (apiserver.job_updates);
 2. on a create, the namespace's LimitRange on every pod the object is or will create: defaults, request within
    limit, limit within the ratio (apiserver.limit_ranges);
 3. Pod Security at the namespace's enforce level and version, on every pod the object is or will create:
@@ -14,7 +15,8 @@ object's namespace passes, in the API server's order and then Kueue's:
    (apiserver.pod_security);
 4. the stack's ValidatingAdmissionPolicies, on the object and then on each pod it will create
    (apiserver.cel_policies);
-5. on a create, the namespace's ResourceQuotas, on what the object itself charges (apiserver.resource_quotas);
+5. the namespace's ResourceQuotas, on what the object itself charges (on an update of a Service or a claim,
+   what it grows by; apiserver.resource_quotas);
 6. Kueue: its webhooks (admission.webhooks; for a Pod, the owner walk of admission.owners), then is it
    admitted, to which ClusterQueue and flavors (gke_ai_batch.admission).
 
@@ -48,6 +50,7 @@ from .cel_policies import evaluate
 from .external_ips import DENIED as EXTERNAL_IPS_DENIED
 from .external_ips import PLUGIN as EXTERNAL_IPS_PLUGIN
 from .external_ips import adds_external_ips
+from .job_updates import template_refusal
 from .limit_ranges import violation
 from .mutating_policies import mutate
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
@@ -87,6 +90,7 @@ class Passage:
     note: str | None = None  # a create that passes without a verdict of Kueue's: why
     created: bool = False  # a Deployment or StatefulSet the API server creates, whose pods are refused
     defaulted: str = ""  # what a MutatingAdmissionPolicy set on it
+    updated: bool = False  # an update of a kind Kueue does not manage that passes
 
     @property
     def refused(self) -> bool:
@@ -147,15 +151,18 @@ class TenantPath:
         if old is None:
             obj = mutate(self.mutating, self.mutating_bindings, obj, self.namespaces.get(ns), self._member(team))
         defaulted = _defaulted(given, obj)
+        invalid = template_refusal(old, obj) if old is not None else None
+        if invalid:
+            return Passage(kind, ns, name, API_SERVER, invalid)
         security = self._pod_security(obj, ns) if old is None or pod_security_judges(old, obj) else (None, "")
         limits = self._limits(obj, ns) if old is None else (None, "")
-        quota = self._quota(obj, ns) if old is None else (None, "")
+        quota = self._quota(obj, ns, old)
         for layer, reason in (limits, security, self._policies(team, obj, ns, old), quota):
             if layer:
                 pods = kind in POD_TEMPLATE_KINDS and (layer.startswith("Pod Security") or reason.startswith("its"))
                 return Passage(kind, ns, name, layer, reason, created=pods)
         if kind not in FRAMEWORKS:
-            return Passage(kind, ns, name, defaulted=defaulted)
+            return Passage(kind, ns, name, defaulted=defaulted, updated=old is not None)
         return replace(self._kueue(obj, old, objects or {}), defaulted=defaulted)
 
     def _kueue(self, obj: Obj, old: Obj | None, objects: Mapping[Key, Obj]) -> Passage:
@@ -269,9 +276,10 @@ class TenantPath:
         """The requester: a member of the team."""
         return {"username": f"member-of-{team}", "groups": [*sorted(self.access.groups(team)), AUTHENTICATED]}
 
-    def _quota(self, obj: Obj, ns: str) -> tuple[str | None, str]:
-        """The namespace's ResourceQuotas on what the object itself charges (apiserver.resource_quotas)."""
-        found = exceeded(obj, (q for q in self.quotas if q["metadata"].get("namespace") == ns))
+    def _quota(self, obj: Obj, ns: str, old: Obj | None = None) -> tuple[str | None, str]:
+        """The namespace's ResourceQuotas on what the object itself charges, on an update what it grows by
+        (apiserver.resource_quotas)."""
+        found = exceeded(obj, (q for q in self.quotas if q["metadata"].get("namespace") == ns), old)
         return (f"ResourceQuota {found[0]}", found[1]) if found else (None, "")
 
     @staticmethod

@@ -197,6 +197,8 @@ def describe(p: Passage) -> str:
     if p.effect:
         pods = f"; its pods admitted -> {placement(p.admission)}" if p.admission else ""
         return f"updated: {who} ({p.kind}): {p.effect}{pods}"
+    if p.updated:
+        return f"updated: {who} ({p.kind})"
     if p.note:
         return f"created: {who} ({p.kind}): {p.note}"
     if p.admission is None:

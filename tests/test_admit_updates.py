@@ -1,0 +1,173 @@
+"""What `make admit` misreported after issue 36's review, each judged as the API server and Kueue v0.19.2 judge
+it: a CronJob on a time-limited LocalQueue, a StatefulSet's replicas changed by update, a running Job's pod
+template changed, and ResourceQuota on updates (a Service made a LoadBalancer, a PVC grown)."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from gke_ai_batch.offline.admit import describe
+
+from .test_escape import container, job, tenant_path
+from .test_time_limits import LIMIT
+
+NS, QUEUE = "training", "preprocessing"  # a CPU queue of dev's training team (ClusterQueue cpu-batch)
+
+
+def judged(stack: str, new: dict, old: dict | None = None) -> str:
+    return describe(tenant_path(stack).judge(new, old))
+
+
+# --- a CronJob: the CronJob is created, each Job it creates is judged as a Job -----------------------------------
+
+def cron_job(ns: str, queue: str, labels: dict | None = None, **pod_spec) -> dict:
+    pod_spec.setdefault("containers", [container()])
+    return {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly", "namespace": ns},
+            "spec": {"schedule": "0 2 * * *", "jobTemplate": {
+                "metadata": {"labels": {"kueue.x-k8s.io/queue-name": queue, **(labels or {})}},
+                "spec": {"parallelism": 1, "completions": 1,
+                         "template": {"spec": {"restartPolicy": "Never", **pod_spec}}}}}}
+
+
+def test_a_cron_job_on_a_limited_queue_names_its_jobs_limit_when_it_is_submitted():
+    """prod's `sweeps` holds every job to 24 h. A Job the CronJob controller creates without the limit is refused
+    by the runtime-limits policy at each schedule, so the CronJob is refused when it is submitted, in the words
+    a Job gets."""
+    assert judged("prod", cron_job("training", "sweeps")) == (
+        "refused: training/nightly: ValidatingAdmissionPolicy gke-ai-batch-runtime-limits: LocalQueue sweeps of "
+        "team training holds every job to at most 86400 s: label its jobTemplate "
+        f"{LIMIT}: \"14400\" (the queue's default), or another number of seconds up to 86400")
+    assert judged("prod", cron_job("training", "sweeps", {LIMIT: "86401"})).startswith(
+        "refused: training/nightly: ValidatingAdmissionPolicy gke-ai-batch-runtime-limits: LocalQueue sweeps of "
+        f"team training holds every job to at most 86400 s; not {LIMIT}: 86401")
+
+
+def test_a_cron_jobs_jobs_are_judged_by_kueue_as_the_jobs_they_are():
+    """Kueue has no CronJob integration: its Job integration suspends each Job the CronJob creates and admits it
+    by the queue-name label of the jobTemplate (Kueue's "Run a CronJob" task)."""
+    within = cron_job("training", "sweeps", {LIMIT: "3600"})
+    line = judged("prod", within)
+    assert line.startswith("created: training/nightly (CronJob), its Jobs ")
+    too_big = cron_job(NS, QUEUE, containers=[container({"cpu": "100000"})])
+    assert judged("dev", too_big).startswith("created: training/nightly (CronJob), its Jobs refused: Kueue: ")
+
+
+def test_a_cron_job_that_holds_its_jobs_policy_refusal_is_refused_for_its_jobs():
+    """A Job the CronJob controller creates passes the same policies as one a member creates: a Job template
+    that asks for a node the team's quota does not reach is refused for its Jobs."""
+    squat = cron_job(NS, QUEUE, nodeName="gke-node-1")
+    assert judged("dev", squat).startswith("created: training/nightly (CronJob), its Jobs refused: "
+                                           "ValidatingAdmissionPolicy ")
+
+
+# --- a StatefulSet's replicas: Kueue's webhook refuses a resize of a managed one --------------------------------
+
+def stateful_set(replicas: int, queue: str | None = QUEUE) -> dict:
+    labels = {"kueue.x-k8s.io/queue-name": queue} if queue else {}
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "db", "namespace": NS, "labels": labels},
+            "spec": {"replicas": replicas, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
+                     "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [container()]}}}}
+
+
+def test_resizing_a_managed_stateful_set_is_refused_by_kueues_webhook():
+    """statefulset_webhook.go `ValidateUpdate`: a StatefulSet Kueue manages may scale only to and from zero."""
+    assert judged("dev", stateful_set(3), stateful_set(2)) == (
+        "refused: training/db: Kueue webhook: spec.replicas: Invalid value: 3: field is immutable")
+
+
+def test_a_managed_stateful_set_scaled_to_zero_and_back_is_held_and_judged_afresh():
+    assert judged("dev", stateful_set(0), stateful_set(2)) == (
+        "updated: training/db (StatefulSet): scaled from 2 to 0 replicas: Kueue puts its workload on hold and "
+        "releases its quota (StatefulSet scaled to zero; workload on hold)")
+    assert judged("dev", stateful_set(2), stateful_set(0)).startswith("admitted: training/db -> ClusterQueue ")
+
+
+def test_a_stateful_sets_workload_counts_every_replica():
+    """statefulset_reconciler.go `constructWorkload`: one pod set of `replicas` pods, so a StatefulSet too large
+    for the queue is refused whole."""
+    big = stateful_set(100_000)
+    assert judged("dev", big).startswith("created: training/db (StatefulSet), its pods refused: Kueue: ")
+
+
+def test_an_unmanaged_stateful_set_is_resized_by_its_controller():
+    """Without a queue name (and no `default` LocalQueue) Kueue neither validates nor admits it."""
+    line = judged("dev", stateful_set(3, queue=None), stateful_set(2, queue=None))
+    assert line == ("updated: training/db (StatefulSet): scaled from 2 to 3 replicas: its controller adds or removes "
+                    "pods; Kueue does not manage it (no kueue.x-k8s.io/queue-name label)")
+
+
+# --- a running Job's pod template is immutable (the API server refuses the update) ------------------------------
+
+def cpu_job(suspend: bool) -> dict:
+    j = job(NS, "j", QUEUE, pods=2, containers=[container()])
+    j["spec"]["suspend"] = suspend
+    return j
+
+
+def with_image(obj: dict, image: str) -> dict:
+    new = copy.deepcopy(obj)
+    new["spec"]["template"]["spec"]["containers"][0]["image"] = image
+    return new
+
+
+IMMUTABLE = ('refused: training/j: API server: Job.batch "j" is invalid: spec.template: Invalid value: ...: field '
+             "is immutable")
+
+
+def test_a_running_jobs_template_cannot_change():
+    """pkg/apis/batch/validation `validatePodTemplateUpdate`: spec.template is immutable, but for the scheduling
+    directives of a Job suspended and never started."""
+    assert judged("dev", with_image(cpu_job(False), "python:3.12"), cpu_job(False)) == IMMUTABLE
+
+
+def test_a_suspended_jobs_scheduling_directives_may_change_and_nothing_else():
+    old = cpu_job(True)
+    moved = copy.deepcopy(old)
+    moved["spec"]["template"]["spec"]["tolerations"] = [{"key": "x", "operator": "Exists"}]
+    moved["spec"]["template"]["metadata"] = {"labels": {"note": "x"}}
+    assert not tenant_path("dev").judge(moved, old).refused
+    assert judged("dev", with_image(old, "python:3.12"), old) == IMMUTABLE
+    started = copy.deepcopy(old)
+    started["status"] = {"startTime": "2026-11-27T10:00:00Z"}  # suspended after it ran: nothing may change
+    assert judged("dev", moved, started) == IMMUTABLE
+
+
+# --- ResourceQuota on UPDATE: a Service's type, a PVC's size -------------------------------------------------------
+
+QUOTA = "refused: training/{}: ResourceQuota gke-ai-batch-objects: exceeded quota: gke-ai-batch-objects, "
+
+
+def service(kind: str, **extra) -> dict:
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": NS},
+            "spec": {"type": kind, "selector": {"app": "x"}, "ports": [{"port": 80}], **extra}}
+
+
+def claim(size: str) -> dict:
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": NS},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": size}}}}
+
+
+def test_a_service_made_a_load_balancer_by_update_is_held_to_the_quota():
+    """The quota plugin's service evaluator handles UPDATE ("a service type can change"): it charges the
+    difference between the new and the old object."""
+    assert judged("prod", service("LoadBalancer", allocateLoadBalancerNodePorts=False), service("ClusterIP")) == \
+        QUOTA.format("web") + ("requested: services.loadbalancers=1, used: services.loadbalancers=0, "
+                               "limited: services.loadbalancers=0")
+    assert judged("prod", service("NodePort"), service("ClusterIP")) == QUOTA.format("web") + (
+        "requested: services.nodeports=1, used: services.nodeports=0, limited: services.nodeports=0")
+
+
+def test_growing_a_claim_past_the_storage_quota_is_refused_and_within_it_passes():
+    assert judged("prod", claim("2Ti"), claim("100Gi")) == QUOTA.format("data") + (
+        "requested: requests.storage=1948Gi, used: requests.storage=100Gi, limited: requests.storage=1Ti")
+    assert judged("prod", claim("200Gi"), claim("100Gi")) == "updated: training/data (PersistentVolumeClaim)"
+
+
+def test_an_update_that_charges_nothing_new_passes():
+    """Quota judges only what grows: a relabelled Service, a shrunk claim (the API server refuses a shrink, which
+    `make admit` leaves to it)."""
+    relabelled = service("ClusterIP")
+    relabelled["metadata"]["labels"] = {"a": "b"}
+    assert judged("prod", relabelled, service("ClusterIP")) == "updated: training/web (Service)"
