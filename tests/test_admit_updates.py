@@ -7,8 +7,11 @@ import copy
 
 import pytest
 
-from gke_ai_batch.offline.admit import describe
+from gke_ai_batch.apiserver.tenant_path import TenantPath
+from gke_ai_batch.offline.admit import cluster_of, describe
+from gke_ai_batch.offline.render import is_manifest, manifest_of
 
+from .conftest import platform_of, run_config
 from .test_escape import container, job, tenant_path
 from .test_time_limits import LIMIT
 
@@ -46,19 +49,38 @@ def test_a_cron_job_on_a_limited_queue_names_its_jobs_limit_when_it_is_submitted
 def test_a_cron_jobs_jobs_are_judged_by_kueue_as_the_jobs_they_are():
     """Kueue has no CronJob integration: its Job integration suspends each Job the CronJob creates and admits it
     by the queue-name label of the jobTemplate (Kueue's "Run a CronJob" task)."""
-    within = cron_job("training", "sweeps", {LIMIT: "3600"})
-    line = judged("prod", within)
-    assert line.startswith("created: training/nightly (CronJob), its Jobs ")
+    assert judged("dev", cron_job(NS, QUEUE)) == ("created: training/nightly (CronJob), its Jobs admitted -> "
+                                                  "ClusterQueue cpu-batch, pod set main: flavor cpu-workers")
     too_big = cron_job(NS, QUEUE, containers=[container({"cpu": "100000"})])
-    assert judged("dev", too_big).startswith("created: training/nightly (CronJob), its Jobs refused: Kueue: ")
+    assert judged("dev", too_big) == (
+        "created: training/nightly (CronJob), its Jobs refused: Kueue: couldn't assign flavors to pod set main: "
+        "insufficient quota for cpu in flavor cpu-workers, previously considered podsets requests (0) + current "
+        "podset request (100k) > maximum capacity (40)")
+    # within the limit of prod's `sweeps`, the policy passes it; its CPU-only Jobs are then Kueue's to refuse
+    within = cron_job("training", "sweeps", {LIMIT: "3600"})
+    assert judged("prod", within).startswith("created: training/nightly (CronJob), its Jobs refused: Kueue: ")
+    changed = judged("dev", cron_job(NS, QUEUE, {LIMIT: "5"}), cron_job(NS, QUEUE))
+    assert changed.startswith("updated: training/nightly (CronJob): its next Jobs are created from the new "
+                              "jobTemplate; its Jobs admitted -> ClusterQueue cpu-batch")
+
+
+def test_a_job_the_policies_refuse_is_refused_at_every_schedule_though_the_cron_job_is_created():
+    """The object-size cap judges Jobs, not CronJobs: the CronJob is created and its controller's every Job
+    refused."""
+    big = cron_job(NS, QUEUE)
+    big["spec"]["jobTemplate"]["metadata"]["annotations"] = {"note": "y" * 20_000}
+    assert judged("dev", big).startswith("created: training/nightly (CronJob), its Jobs refused: "
+                                         "ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds ")
 
 
 def test_a_cron_job_that_holds_its_jobs_policy_refusal_is_refused_for_its_jobs():
     """A Job the CronJob controller creates passes the same policies as one a member creates: a Job template
     that asks for a node the team's quota does not reach is refused for its Jobs."""
     squat = cron_job(NS, QUEUE, nodeName="gke-node-1")
-    assert judged("dev", squat).startswith("created: training/nightly (CronJob), its Jobs refused: "
-                                           "ValidatingAdmissionPolicy ")
+    assert judged("dev", squat) == (
+        "created: training/nightly (CronJob), its pods refused: ValidatingAdmissionPolicy gke-ai-batch-pod-placement: "
+        "its pods: team pods are placed by the scheduler after Kueue admits them: spec.nodeName would skip the "
+        "nodes' taints and the flavor Kueue chose")
 
 
 # --- a StatefulSet's replicas: Kueue's webhook refuses a resize of a managed one --------------------------------
@@ -81,7 +103,12 @@ def test_a_managed_stateful_set_scaled_to_zero_and_back_is_held_and_judged_afres
     assert judged("dev", stateful_set(0), stateful_set(2)) == (
         "updated: training/db (StatefulSet): scaled from 2 to 0 replicas: Kueue puts its workload on hold and "
         "releases its quota (StatefulSet scaled to zero; workload on hold)")
-    assert judged("dev", stateful_set(2), stateful_set(0)).startswith("admitted: training/db -> ClusterQueue ")
+    assert judged("dev", stateful_set(2), stateful_set(0)).startswith(
+        "updated: training/db (StatefulSet): scaled from 0 to 2 replicas: Kueue takes its workload off hold and "
+        "judges it afresh; its pods admitted -> ClusterQueue cpu-batch")
+    assert judged("dev", stateful_set(100_000), stateful_set(0)).startswith(
+        "updated: training/db (StatefulSet): scaled from 0 to 100000 replicas: Kueue takes its workload off hold "
+        "and judges it afresh; its pods refused: Kueue: ")
 
 
 def test_a_stateful_sets_workload_counts_every_replica():
@@ -91,11 +118,22 @@ def test_a_stateful_sets_workload_counts_every_replica():
     assert judged("dev", big).startswith("created: training/db (StatefulSet), its pods refused: Kueue: ")
 
 
+def test_a_stateful_set_without_a_queue_name_is_still_kueues_in_a_team_namespace():
+    """manageJobsWithoutQueueName (on in every stack): the webhook holds it all the same."""
+    assert judged("dev", stateful_set(3, queue=None), stateful_set(2, queue=None)) == (
+        "refused: training/db: Kueue webhook: spec.replicas: Invalid value: 3: field is immutable")
+
+
 def test_an_unmanaged_stateful_set_is_resized_by_its_controller():
-    """Without a queue name (and no `default` LocalQueue) Kueue neither validates nor admits it."""
-    line = judged("dev", stateful_set(3, queue=None), stateful_set(2, queue=None))
-    assert line == ("updated: training/db (StatefulSet): scaled from 2 to 3 replicas: its controller adds or removes "
-                    "pods; Kueue does not manage it (no kueue.x-k8s.io/queue-name label)")
+    """With manageJobsWithoutQueueName off, one without a queue name (and no `default` LocalQueue) is not Kueue's:
+    its webhook neither validates nor its reconciler admits it."""
+    platform = platform_of("dev")
+    platform.setdefault("kueue", {})["manage_jobs_without_queue_name"] = False
+    regs = run_config(platform, "unmanaged")
+    path = TenantPath([manifest_of(r) for r in regs if is_manifest(r)], cluster_of(regs))
+    assert describe(path.judge(stateful_set(3, queue=None), stateful_set(2, queue=None))) == (
+        "updated: training/db (StatefulSet): scaled from 2 to 3 replicas: its controller adds or removes pods; Kueue "
+        "does not manage it (no kueue.x-k8s.io/queue-name label)")
 
 
 # --- a running Job's pod template is immutable (the API server refuses the update) ------------------------------

@@ -18,7 +18,9 @@ object's namespace passes, in the API server's order and then Kueue's:
 5. the namespace's ResourceQuotas, on what the object itself charges (on an update of a Service or a claim,
    what it grows by; apiserver.resource_quotas);
 6. Kueue: its webhooks (admission.webhooks; for a Pod, the owner walk of admission.owners), then is it
-   admitted, to which ClusterQueue and flavors (gke_ai_batch.admission).
+   admitted, to which ClusterQueue and flavors (gke_ai_batch.admission). A CronJob is not Kueue's: it is
+   created, and each Job it creates passes the policies, the quota and Kueue as its controller's request
+   (apiserver.cron_jobs).
 
 With the object as it was (`old`), the request is an UPDATE: RBAC's `update` verb, Pod Security unless only
 fields it exempts changed, the policies with `oldObject`, Kueue's update validation, then what Kueue's
@@ -41,6 +43,8 @@ from gke_ai_batch.admission.owners import managed_ancestor
 from gke_ai_batch.admission.queues import enabled_frameworks, management_blocker
 from gke_ai_batch.admission.reconciler import reconciler_effect
 from gke_ai_batch.admission.results import AdmissionResult
+from gke_ai_batch.admission.stateful_sets import update_effect as stateful_set_effect
+from gke_ai_batch.admission.stateful_sets import update_errors as stateful_set_errors
 from gke_ai_batch.admission.terms import FRAMEWORKS, POD_TEMPLATE_KINDS
 from gke_ai_batch.admission.webhooks import create_errors, update_errors, workload_slicing
 from gke_ai_batch.vocabulary import Obj
@@ -50,6 +54,8 @@ from .cel_policies import evaluate
 from .external_ips import DENIED as EXTERNAL_IPS_DENIED
 from .external_ips import PLUGIN as EXTERNAL_IPS_PLUGIN
 from .external_ips import adds_external_ips
+from .cron_jobs import CONTROLLER as CRON_JOB_CONTROLLER
+from .cron_jobs import CRON_JOB, job_of
 from .job_updates import template_refusal
 from .limit_ranges import violation
 from .mutating_policies import mutate
@@ -72,6 +78,7 @@ RBAC, KUEUE, POLICY = "RBAC", "Kueue", "ValidatingAdmissionPolicy"
 KUEUE_WEBHOOK = "Kueue webhook"
 API_SERVER = "API server"
 SCALABLE = ("Deployment", "StatefulSet")  # the kinds a team creates that have a scale subresource
+CONTROLLER_KINDS = (*POD_TEMPLATE_KINDS, CRON_JOB)  # created whatever becomes of what they create
 Key = tuple[str, str, str]  # (kind, namespace, name)
 
 
@@ -91,6 +98,7 @@ class Passage:
     created: bool = False  # a Deployment or StatefulSet the API server creates, whose pods are refused
     defaulted: str = ""  # what a MutatingAdmissionPolicy set on it
     updated: bool = False  # an update of a kind Kueue does not manage that passes
+    children: str = "pods"  # what the verdict of a created controller is about: its pods, or a CronJob's Jobs
 
     @property
     def refused(self) -> bool:
@@ -159,8 +167,10 @@ class TenantPath:
         quota = self._quota(obj, ns, old)
         for layer, reason in (limits, security, self._policies(team, obj, ns, old), quota):
             if layer:
-                pods = kind in POD_TEMPLATE_KINDS and (layer.startswith("Pod Security") or reason.startswith("its"))
+                pods = kind in CONTROLLER_KINDS and (layer.startswith("Pod Security") or reason.startswith("its"))
                 return Passage(kind, ns, name, layer, reason, created=pods)
+        if kind == CRON_JOB:
+            return self._jobs_of(obj, old, objects or {})
         if kind not in FRAMEWORKS:
             return Passage(kind, ns, name, defaulted=defaulted, updated=old is not None)
         return replace(self._kueue(obj, old, objects or {}), defaulted=defaulted)
@@ -169,11 +179,12 @@ class TenantPath:
         """Kueue's webhooks (on update, then its reconciler), the pod webhook's owner walk, then its decision."""
         kind, ns, name = workload_identity(obj)
         slicing = workload_slicing(self.cluster.config)
-        errors = create_errors(obj, slicing) if old is None else update_errors(old, obj, slicing)
+        errors = create_errors(obj, slicing) if old is None else [*update_errors(old, obj, slicing),
+                                                                    *stateful_set_errors(self.cluster, old, obj)]
         if errors:
             return Passage(kind, ns, name, KUEUE_WEBHOOK, "; ".join(errors))
-        effect = reconciler_effect(old, obj, slicing) if old is not None else None
-        if effect:
+        effect, afresh = self._update_effect(old, obj, slicing) if old is not None else (None, True)
+        if not afresh:
             return Passage(kind, ns, name, effect=effect)
         if kind == "Pod" and not management_blocker(self.cluster, kind, ns):
             config = self.cluster.config
@@ -188,8 +199,35 @@ class TenantPath:
         result = admit_in(self.cluster, obj)
         if not result.admitted:
             return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result,
-                           created=kind in POD_TEMPLATE_KINDS)
-        return Passage(kind, ns, name, admission=result)
+                           created=kind in POD_TEMPLATE_KINDS and old is None, effect=effect)
+        return Passage(kind, ns, name, admission=result, effect=effect)
+
+    def _jobs_of(self, cron: Obj, old: Obj | None, objects: Mapping[Key, Obj]) -> Passage:
+        """A CronJob passed: it is created (or updated), and each Job its controller creates from the jobTemplate
+        passes the mutating and validating policies, ResourceQuota and Kueue as that controller's request
+        (apiserver.cron_jobs)."""
+        kind, ns, name = workload_identity(cron)
+        namespace = self.namespaces.get(ns)
+        job = mutate(self.mutating, self.mutating_bindings, job_of(cron), namespace, CRON_JOB_CONTROLLER)
+        effect = "its next Jobs are created from the new jobTemplate" if old is not None else None
+        denials = evaluate(self.policies, self.bindings, job, namespace, "CREATE", CRON_JOB_CONTROLLER)
+        layer, reason = (f"{POLICY} {denials[0].policy}", denials[0].message) if denials else self._quota(job, ns)
+        admission = None
+        if not layer:
+            passage = self._kueue(job, None, {**objects, (kind, ns, name): cron})
+            layer, reason, admission = passage.layer, passage.reason, passage.admission
+        return Passage(kind, ns, name, layer, reason, admission, effect=effect, created=old is None,
+                       children="Jobs")
+
+    def _update_effect(self, old: Obj, obj: Obj, slicing: bool) -> tuple[str | None, bool]:
+        """(what Kueue does with an update that passed its webhooks, whether it then judges the workload
+        afresh): a StatefulSet's replicas by admission.stateful_sets, the rest by the job reconciler."""
+        if obj.get("kind") == "StatefulSet":
+            effect, afresh = stateful_set_effect(self.cluster, old, obj)
+            if effect:
+                return effect, afresh
+        effect = reconciler_effect(old, obj, slicing)
+        return effect, effect is None
 
     def _scale(self, team: str, obj: Obj, old: Obj) -> Passage:
         """`kubectl scale`: an update of `<resource>/scale` (an autoscaling/v1 Scale) carrying only the new

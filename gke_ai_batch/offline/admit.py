@@ -10,8 +10,10 @@ object:
     admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet or Pod (and what a
                                                                   MutatingAdmissionPolicy set)
       compute class c: ...                                        on a class's flavor: which way serves it
-    created: ns/name (Kind), its pods admitted -> ClusterQueue... a Deployment or StatefulSet (each of its
-    created: ns/name (Kind), its pods refused: LAYER: reason      pods is a workload of its own)
+    created: ns/name (Kind), its pods admitted -> ClusterQueue... a Deployment or StatefulSet (its pods are
+    created: ns/name (Kind), its pods refused: LAYER: reason      Kueue's workloads), or a CronJob's pods
+    created: ns/name (CronJob), its Jobs admitted -> ...          a CronJob: each Job its controller creates,
+    created: ns/name (CronJob), its Jobs refused: LAYER: reason   judged as that controller's request
     created: ns/name (Kind)                                       anything else that may be created
     created: ns/name (Pod): not gated: Kueue leaves it to ...     a pod whose owner is a job Kueue manages
     updated: ns/name (Kind): what Kueue does with it              an update (--old) that passes
@@ -53,8 +55,7 @@ from typing import Any
 import yaml
 
 from gke_ai_batch.admission.results import AdmissionResult, PodSetAssignment
-from gke_ai_batch.admission.terms import POD_TEMPLATE_KINDS
-from gke_ai_batch.apiserver.tenant_path import Passage, TenantPath
+from gke_ai_batch.apiserver.tenant_path import CONTROLLER_KINDS, Passage, TenantPath
 from gke_ai_batch.apiserver.updates import identity
 from gke_ai_batch.model.promises import ClassFacts
 from gke_ai_batch.vocabulary import Obj
@@ -190,12 +191,12 @@ def describe(p: Passage) -> str:
     who = f"{p.namespace}/{p.name}" if p.namespace else p.name
     if p.refused:
         if p.effect:
-            return f"updated: {who} ({p.kind}): {p.effect}; its pods refused: {p.layer}: {p.reason}"
+            return f"updated: {who} ({p.kind}): {p.effect}; its {p.children} refused: {p.layer}: {p.reason}"
         if p.created:
-            return f"created: {who} ({p.kind}), its pods refused: {p.layer}: {p.reason}"
+            return f"created: {who} ({p.kind}), its {p.children} refused: {p.layer}: {p.reason}"
         return f"refused: {who}: {p.layer}: {p.reason}"
     if p.effect:
-        pods = f"; its pods admitted -> {placement(p.admission)}" if p.admission else ""
+        pods = f"; its {p.children} admitted -> {placement(p.admission)}" if p.admission else ""
         return f"updated: {who} ({p.kind}): {p.effect}{pods}"
     if p.updated:
         return f"updated: {who} ({p.kind})"
@@ -204,8 +205,8 @@ def describe(p: Passage) -> str:
     if p.admission is None:
         return f"created: {who} ({p.kind})"
     defaulted = f" (set by MutatingAdmissionPolicy: {p.defaulted})" if p.defaulted else ""
-    if p.kind in POD_TEMPLATE_KINDS:
-        return f"created: {who} ({p.kind}), its pods admitted -> {placement(p.admission)}{defaulted}"
+    if p.kind in CONTROLLER_KINDS:
+        return f"created: {who} ({p.kind}), its {p.children} admitted -> {placement(p.admission)}{defaulted}"
     return f"admitted: {who} -> {placement(p.admission)}{defaulted}"
 
 
