@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import copy
 
-import pytest
-
 from gke_ai_batch.apiserver.tenant_path import TenantPath
 from gke_ai_batch.offline.admit import cluster_of, describe
 from gke_ai_batch.offline.render import is_manifest, manifest_of
@@ -109,6 +107,22 @@ def test_a_managed_stateful_set_scaled_to_zero_and_back_is_held_and_judged_afres
     assert judged("dev", stateful_set(100_000), stateful_set(0)).startswith(
         "updated: training/db (StatefulSet): scaled from 0 to 100000 replicas: Kueue takes its workload off hold "
         "and judges it afresh; its pods refused: Kueue: ")
+
+
+def test_kubectl_scale_passes_kueues_webhook_but_not_its_pod_group():
+    """The webhook is not registered for statefulsets/scale: scaled up, the pods past the workload's count are
+    deleted as excess pods of its group; scaled down, the workload keeps its quota; to zero, it is held."""
+    path = tenant_path("dev")
+    assert describe(path.judge(stateful_set(3), stateful_set(2), scale=True)) == (
+        "updated: training/db (StatefulSet): scaled from 2 to 3 replicas through /scale, which Kueue's webhook does "
+        "not see: its workload keeps its 2 pods, and Kueue deletes every pod its controller creates past them as "
+        "an excess pod of the group (Excess pod deleted)")
+    assert describe(path.judge(stateful_set(1), stateful_set(2), scale=True)) == (
+        "updated: training/db (StatefulSet): scaled from 2 to 1 replicas through /scale, which Kueue's webhook does "
+        "not see: its controller removes pods, and its workload keeps the quota of 2")
+    assert describe(path.judge(stateful_set(0), stateful_set(2), scale=True)).endswith(
+        "scaled from 2 to 0 replicas: Kueue puts its workload on hold and releases its quota (StatefulSet scaled to "
+        "zero; workload on hold)")
 
 
 def test_a_stateful_sets_workload_counts_every_replica():

@@ -13,9 +13,15 @@ the namespace's `default` LocalQueue that `Default` sets, or manageJobsWithoutQu
   topologySpreadConstraints, overhead, resourceClaims and pod-level requests are immutable; the value, which
   Kueue prints as a Go value, is elided here.
 
-The webhook is registered for `statefulsets` only, not `statefulsets/scale`: `kubectl scale` does not reach it.
 Scaled to zero, the reconciler puts the Workload on hold, releasing its quota ("StatefulSet scaled to zero;
-workload on hold"); scaled up from zero, it takes it off hold and the Workload is admitted afresh."""
+workload on hold"); scaled up from zero, it takes it off hold and the Workload is admitted afresh (a Workload
+kept on hold from another count is not modelled: it is judged at the new one).
+
+The webhook is registered for `statefulsets` only (config/components/webhook/manifests.yaml), not
+`statefulsets/scale`: `kubectl scale` does not reach it, and the Workload keeps its count. Scaled up, the
+StatefulSet controller creates pods past that count, and Kueue's pod group reconciler deletes each as an excess
+pod of the group (pkg/controller/jobs/pod/pod_controller.go `removeExcessPods`, "Excess pod deleted"), so the
+StatefulSet never grows; scaled down, the Workload keeps the quota of the pods it no longer has."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -77,6 +83,19 @@ def update_effect(cluster: Cluster, old: Obj, new: Obj) -> tuple[str | None, boo
     if not now:
         return f"{scaled}: {ON_HOLD}", False
     return f"{scaled}: {OFF_HOLD}", True
+
+
+def scale_effect(cluster: Cluster, old: Obj, new: Obj) -> tuple[str | None, bool]:
+    """update_effect for a change of replicas through `/scale`, which Kueue's webhook does not see."""
+    effect, afresh = update_effect(cluster, old, new)
+    was, now = replicas(old), replicas(new)
+    if effect is None or unmanaged_reason(cluster, new) or not (was and now):
+        return effect, afresh
+    scaled = f"scaled from {was} to {now} replicas through /scale, which Kueue's webhook does not see"
+    if now > was:
+        return (f"{scaled}: its workload keeps its {was} pods, and Kueue deletes every pod its controller creates "
+                "past them as an excess pod of the group (Excess pod deleted)"), False
+    return f"{scaled}: its controller removes pods, and its workload keeps the quota of {was}", False
 
 
 def _spec(obj: Obj) -> Obj:

@@ -43,6 +43,7 @@ from gke_ai_batch.admission.owners import managed_ancestor
 from gke_ai_batch.admission.queues import enabled_frameworks, management_blocker
 from gke_ai_batch.admission.reconciler import reconciler_effect
 from gke_ai_batch.admission.results import AdmissionResult
+from gke_ai_batch.admission.stateful_sets import scale_effect as stateful_set_scale
 from gke_ai_batch.admission.stateful_sets import update_effect as stateful_set_effect
 from gke_ai_batch.admission.stateful_sets import update_errors as stateful_set_errors
 from gke_ai_batch.admission.terms import FRAMEWORKS, POD_TEMPLATE_KINDS
@@ -51,11 +52,11 @@ from gke_ai_batch.vocabulary import Obj
 
 from .access import StackAccess
 from .cel_policies import evaluate
+from .cron_jobs import CONTROLLER as CRON_JOB_CONTROLLER
+from .cron_jobs import CRON_JOB, job_of
 from .external_ips import DENIED as EXTERNAL_IPS_DENIED
 from .external_ips import PLUGIN as EXTERNAL_IPS_PLUGIN
 from .external_ips import adds_external_ips
-from .cron_jobs import CONTROLLER as CRON_JOB_CONTROLLER
-from .cron_jobs import CRON_JOB, job_of
 from .job_updates import template_refusal
 from .limit_ranges import violation
 from .mutating_policies import mutate
@@ -246,9 +247,14 @@ class TenantPath:
                            member, _scale_object(old), (str(obj.get("apiVersion")), resource_of(kind), "scale"))
         if denials:
             return Passage(kind, ns, name, f"{POLICY} {denials[0].policy}", denials[0].message)
-        result = admit_in(self.cluster, scaled)
         effect = (f"scaled from {old_replicas} to {replicas} replicas through /scale: its controller adds or "
                   "removes pods, and Kueue gates and admits each new one as on create")
+        if kind == "StatefulSet":
+            held, afresh = stateful_set_scale(self.cluster, old, scaled)
+            if held and not afresh:
+                return Passage(kind, ns, name, effect=held)
+            effect = held or effect
+        result = admit_in(self.cluster, scaled)
         if not result.admitted:
             return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result, effect=effect)
         return Passage(kind, ns, name, admission=result, effect=effect)

@@ -184,9 +184,9 @@ def validating_policy() -> tuple[Manifest, Manifest]:
                                   "LocalQueue without max_runtime'", "reason": "Invalid"},
             {"expression": f"{_SERVES} || variables.kept || !variables.limited || variables.label != ''",
              "messageExpression": f"{_WHICH} + ' holds every job to at most ' + variables.maximum + ' s: label ' + "
-                                  f"{_LABEL_IT} + ' {MAX_EXEC_TIME_LABEL}: \"' + variables.default + '\" (the queue\\'s "
-                                  "default), or "
-                                  "another number of seconds up to ' + variables.maximum", "reason": "Invalid"},
+                                  f"{_LABEL_IT} + ' {MAX_EXEC_TIME_LABEL}: \"' + variables.default + "
+                                  "'\" (the queue\\'s default), or another number of seconds up to ' + "
+                                  "variables.maximum", "reason": "Invalid"},
             {"expression": f"{_SERVES} || variables.kept || !variables.limited || variables.label == '' || "
                            "(variables.label.matches('^[1-9][0-9]{0,9}$') && "
                            "int(variables.label) <= int(variables.maximum))",
