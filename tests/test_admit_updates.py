@@ -186,6 +186,18 @@ def test_a_suspended_jobs_scheduling_directives_may_change_and_nothing_else():
     assert judged("dev", moved, started) == IMMUTABLE
 
 
+def test_a_deployments_new_template_is_held_to_the_limit_range():
+    """The pods a changed template makes are created, and LimitRanger judges them (limit at most 2 x request)."""
+    old = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": NS, "labels": {
+        "kueue.x-k8s.io/queue-name": QUEUE}}, "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [container()]}}}}
+    burst = copy.deepcopy(old)
+    burst["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"] = "8"
+    assert judged("dev", burst, old) == (
+        "refused: training/web: LimitRange gke-ai-batch-containers: the pods of web would be refused: cpu max limit "
+        "to request ratio per Container is 2, but provided ratio is 8.000000")
+
+
 # --- ResourceQuota on UPDATE: a Service's type, a PVC's size -------------------------------------------------------
 
 QUOTA = "refused: training/{}: ResourceQuota gke-ai-batch-objects: exceeded quota: gke-ai-batch-objects, "

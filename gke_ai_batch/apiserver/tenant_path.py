@@ -8,8 +8,9 @@ object's namespace passes, in the API server's order and then Kueue's:
    then on a create the stack's MutatingAdmissionPolicies (apiserver.mutating_policies: a queue's default
    time limit); then, on an update, the object's own validation: a Job's pod template is immutable but for
    a suspended Job's scheduling directives (apiserver.job_updates);
-2. on a create, the namespace's LimitRange on every pod the object is or will create: defaults, request within
-   limit, limit within the ratio (apiserver.limit_ranges);
+2. the namespace's LimitRange on every pod the object is or will create: defaults, request within limit, limit
+   within the ratio (apiserver.limit_ranges); on an update only the pods a changed template will create
+   (LimitRanger skips pod updates);
 3. Pod Security at the namespace's enforce level and version, on every pod the object is or will create:
    PSA enforces on Pods only, so a refused template is a workload admitted and then never given its pods
    (apiserver.pod_security);
@@ -63,7 +64,7 @@ from .mutating_policies import mutate
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
 from .rbac import AUTHENTICATED, CLUSTER
 from .resource_quotas import exceeded
-from .updates import pod_security_judges
+from .updates import new_pods, pod_security_judges
 from .vap_matching import resource_of
 
 # Kinds a tenant might write into a workload file that have no namespace (Kubernetes API reference,
@@ -164,7 +165,7 @@ class TenantPath:
         if invalid:
             return Passage(kind, ns, name, API_SERVER, invalid)
         security = self._pod_security(obj, ns) if old is None or pod_security_judges(old, obj) else (None, "")
-        limits = self._limits(obj, ns) if old is None else (None, "")
+        limits = self._limits(obj, ns) if old is None or new_pods(old, obj) else (None, "")
         quota = self._quota(obj, ns, old)
         for layer, reason in (limits, security, self._policies(team, obj, ns, old), quota):
             if layer:
