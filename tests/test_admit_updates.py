@@ -44,6 +44,23 @@ def test_a_cron_job_on_a_limited_queue_names_its_jobs_limit_when_it_is_submitted
         f"team training holds every job to at most 86400 s; not {LIMIT}: 86401")
 
 
+def test_a_cron_job_cannot_drop_or_raise_its_limit_by_update():
+    """Over time: the CronJob's jobTemplate may not lose its limit or pass the maximum; a change that keeps it
+    (a new schedule) passes."""
+    within = cron_job("training", "sweeps", {LIMIT: "3600"})
+    dropped = cron_job("training", "sweeps")
+    assert judged("prod", dropped, within).startswith(
+        "refused: training/nightly: ValidatingAdmissionPolicy gke-ai-batch-runtime-limits: LocalQueue sweeps of "
+        "team training holds every job to at most 86400 s: label its jobTemplate ")
+    raised = cron_job("training", "sweeps", {LIMIT: "90000"})
+    assert judged("prod", raised, within).startswith(
+        "refused: training/nightly: ValidatingAdmissionPolicy gke-ai-batch-runtime-limits: ")
+    rescheduled = copy.deepcopy(within)
+    rescheduled["spec"]["schedule"] = "0 3 * * *"
+    assert judged("prod", rescheduled, within).startswith("updated: training/nightly (CronJob): its next Jobs are "
+                                                         "created from the new jobTemplate; its Jobs refused: Kueue")
+
+
 def test_a_cron_jobs_jobs_are_judged_by_kueue_as_the_jobs_they_are():
     """Kueue has no CronJob integration: its Job integration suspends each Job the CronJob creates and admits it
     by the queue-name label of the jobTemplate (Kueue's "Run a CronJob" task)."""
@@ -186,11 +203,23 @@ def test_a_suspended_jobs_scheduling_directives_may_change_and_nothing_else():
     assert judged("dev", moved, started) == IMMUTABLE
 
 
+def deployment(replicas: int = 1) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": NS, "labels": {
+        "kueue.x-k8s.io/queue-name": QUEUE}}, "spec": {"replicas": replicas, "selector": {"matchLabels": {
+            "app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [container()]}}}}
+
+
+def test_a_deployment_scaled_by_update_gets_pods_kueue_admits_one_by_one():
+    """deployment_webhook.go `ValidateUpdate` does not look at replicas: each new pod is a workload of its own."""
+    assert judged("dev", deployment(3), deployment(1)) == (
+        "updated: training/web (Deployment): scaled from 1 to 3 replicas: its controller adds or removes pods, and "
+        "Kueue gates and admits each new one as on create; its pods admitted -> ClusterQueue cpu-batch, pod set "
+        "main: flavor cpu-workers")
+
+
 def test_a_deployments_new_template_is_held_to_the_limit_range():
     """The pods a changed template makes are created, and LimitRanger judges them (limit at most 2 x request)."""
-    old = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": NS, "labels": {
-        "kueue.x-k8s.io/queue-name": QUEUE}}, "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
-        "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [container()]}}}}
+    old = deployment()
     burst = copy.deepcopy(old)
     burst["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"] = "8"
     assert judged("dev", burst, old) == (

@@ -44,6 +44,7 @@ from gke_ai_batch.admission.owners import managed_ancestor
 from gke_ai_batch.admission.queues import enabled_frameworks, management_blocker
 from gke_ai_batch.admission.reconciler import reconciler_effect
 from gke_ai_batch.admission.results import AdmissionResult
+from gke_ai_batch.admission.stateful_sets import replicas
 from gke_ai_batch.admission.stateful_sets import scale_effect as stateful_set_scale
 from gke_ai_batch.admission.stateful_sets import update_effect as stateful_set_effect
 from gke_ai_batch.admission.stateful_sets import update_errors as stateful_set_errors
@@ -228,6 +229,9 @@ class TenantPath:
             effect, afresh = stateful_set_effect(self.cluster, old, obj)
             if effect:
                 return effect, afresh
+        if obj.get("kind") == "Deployment" and replicas(old) != replicas(obj):
+            return (f"scaled from {replicas(old)} to {replicas(obj)} replicas: its controller adds or removes pods, "
+                    "and Kueue gates and admits each new one as on create"), True
         effect = reconciler_effect(old, obj, slicing)
         return effect, effect is None
 
