@@ -204,9 +204,10 @@ def test_a_suspended_jobs_scheduling_directives_may_change_and_nothing_else():
 
 
 def deployment(replicas: int = 1) -> dict:
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": NS, "labels": {
-        "kueue.x-k8s.io/queue-name": QUEUE}}, "spec": {"replicas": replicas, "selector": {"matchLabels": {
-            "app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [container()]}}}}
+    template = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [container()]}}
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": NS, "labels": {"kueue.x-k8s.io/queue-name": QUEUE}},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}}, "template": template}}
 
 
 def test_a_deployment_scaled_by_update_gets_pods_kueue_admits_one_by_one():

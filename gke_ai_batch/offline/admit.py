@@ -29,11 +29,11 @@ namespace and name) is judged as an UPDATE from FILE's: RBAC's `update`, the API
 immutable pod template), the LimitRange on a changed template's pods, Pod Security, the policies with
 `oldObject`, ResourceQuota on what a Service or a claim grows by, Kueue's update validation (a managed
 StatefulSet's replicas), then what Kueue's reconciler does with a running job (suspends it again, suspends it
-for a new workload, or leaves it running) or a StatefulSet scaled to or from zero. The others are creates. With `--scale` as well
-(SCALE=1), each update goes through the scale subresource as `kubectl scale` sends it: RBAC's `update` on
-`<resource>/scale`, the policies on an autoscaling/v1 Scale, Kueue's verdict on the pods at the new count; only
-the new spec.replicas is read, and a kind without the subresource (Job, JobSet, Pod) is refused by the API
-server.
+for a new workload, or leaves it running) or a StatefulSet scaled to or from zero. The others are creates.
+With `--scale` as well (SCALE=1), each update goes through the scale subresource as `kubectl scale` sends it:
+RBAC's `update` on `<resource>/scale`, the policies on an autoscaling/v1 Scale, Kueue's verdict on the pods at
+the new count (a managed StatefulSet's workload keeps its count: Kueue's webhook does not see /scale); only the
+new spec.replicas is read, and a kind without the subresource (Job, JobSet, Pod) is refused by the API server.
 
 A fleet manager's admitted workload is followed by the worker Kueue dispatches it to (gke_ai_batch.offline
 .dispatch): every worker of its queue (all-at-once) or one at a time (incremental); the first to reserve
