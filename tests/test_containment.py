@@ -386,6 +386,7 @@ def test_kueue_can_start_a_job_near_the_size_cap_but_a_member_cannot_grow_it():
     from gke_ai_batch.apiserver.cel_policies import evaluate
     policies, bindings, namespace = prod_policies("research")
     near = job("research", "nearcap", "research-queue", containers=[container(args=["x" * 16300])])
+    near["spec"]["suspend"] = True  # as Kueue's job webhook leaves it; a running Job's template is immutable
     started = yaml.safe_load(yaml.safe_dump(near))
     started["spec"]["template"]["metadata"] = {"annotations": PROVISIONING}
     assert evaluate(policies, bindings, started, namespace, "UPDATE", KUEUE_SA, near) == []

@@ -33,9 +33,10 @@ def pod_sets_of(workload: Obj, config: Obj | None = None) -> list[PodSet]:
         return [PodSet("main", count, 1, pod, pod_requests(pod, excluded), _annotations(spec["template"]))]
     if kind == "Pod":  # its own annotations carry its topology request (pod_controller.go `constructPodSet`)
         return [PodSet("main", 1, 1, spec, pod_requests(spec, excluded), _annotations(workload))]
-    if kind in POD_TEMPLATE_KINDS:
-        pod = spec["template"]["spec"]
-        return [PodSet("main", 1, 1, pod, pod_requests(pod, excluded), _annotations(spec["template"]))]
+    if kind in POD_TEMPLATE_KINDS:  # a Deployment's pods are single-pod workloads; a StatefulSet is one group
+        pod = spec["template"]["spec"]  # of `replicas` pods (statefulset_reconciler.go `constructWorkload`)
+        count = int(spec.get("replicas", 1)) if kind == "StatefulSet" else 1
+        return [PodSet("main", count, 1, pod, pod_requests(pod, excluded), _annotations(spec["template"]))]
     if kind == "JobSet":
         out: list[PodSet] = []
         for rj in spec.get("replicatedJobs") or []:

@@ -3,12 +3,19 @@ against each quota of its namespace (Kubernetes "Resource Quotas": object counts
 `services.loadbalancers`, `persistentvolumeclaims`, `requests.storage`), refused when a charge exceeds a
 hard limit, in the plugin's words (`exceeded quota: <name>, requested: r=n, used: r=0, limited: r=h`).
 
+On an UPDATE the plugin asks only the evaluators that handle one: Services ("a service type can change") and
+PersistentVolumeClaims (a resize), in pkg/quota/v1/evaluator/core (services.go, persistent_volume_claims.go
+`Handles`); object counts are charged on create only. It charges the difference between the new object's
+usage and the old one's, and judges only what grows (plugin/pkg/admission/resourcequota/controller.go
+`checkRequest`): the old object is what the namespace already uses.
+
 It runs after the admission policies, as the API server runs it (the last validating plugin). Only the
 object's own charge is judged: what the namespace already holds is unknown offline, so a flood shows as
 the count its quota allows, not as a refusal here."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from decimal import Decimal
 
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.vocabulary import Obj
@@ -21,7 +28,7 @@ _COUNTED = {("v1", "Service"): "count/services", ("v1", "ConfigMap"): "count/con
 
 
 def charges(obj: Obj) -> dict[str, str]:
-    """What creating obj adds to each quota resource, as a quantity."""
+    """What obj charges to each quota resource, as a quantity (on create, all of it is added)."""
     kind, spec = str(obj.get("kind")), obj.get("spec") or {}
     out = {r: "1" for (api, k), r in _COUNTED.items() if k == kind and obj.get("apiVersion") == api}
     if kind == "Pod":
@@ -46,17 +53,43 @@ def _service(spec: Obj) -> Iterator[tuple[str, str]]:
         yield "services.nodeports", str(len(spec.get("ports") or []))
 
 
-def exceeded(obj: Obj, quotas: Iterable[Obj]) -> tuple[str, str] | None:
-    """(quota name, the plugin's message) for the first quota obj's charge exceeds, or None."""
-    charged = charges(obj)
+UPDATE_KINDS = ("Service", "PersistentVolumeClaim")  # the evaluators whose Handles takes an UPDATE
+
+
+def exceeded(obj: Obj, quotas: Iterable[Obj], old: Obj | None = None) -> tuple[str, str] | None:
+    """(quota name, the plugin's message) for the first quota that obj's charge (on an update from `old`: what
+    grows) takes past its hard limit, or None."""
+    if old is not None and obj.get("kind") not in UPDATE_KINDS:
+        return None
+    used = {r: parse_quantity(n) for r, n in charges(old).items()} if old is not None else {}
+    grown = {r: parse_quantity(n) - used.get(r, 0) for r, n in charges(obj).items()}
+    charged = {r: n for r, n in grown.items() if n > 0}
     for quota in quotas:
         hard = (quota.get("spec") or {}).get("hard") or {}
-        over = sorted(r for r, n in charged.items() if r in hard and parse_quantity(n) > parse_quantity(hard[r]))
+        over = sorted(r for r, n in charged.items() if r in hard and used.get(r, 0) + n > parse_quantity(hard[r]))
         if over:
             name = quota["metadata"]["name"]
-            return name, (f"exceeded quota: {name}, requested: {_pairs(over, charged)}, "
-                          f"used: {_pairs(over, dict.fromkeys(over, '0'))}, limited: {_pairs(over, hard)}")
+            return name, (f"exceeded quota: {name}, requested: {_pairs(over, _shown(charged))}, "
+                          f"used: {_pairs(over, _shown({r: used.get(r, Decimal(0)) for r in over}))}, "
+                          f"limited: {_pairs(over, hard)}")
     return None
+
+
+_UNITS = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10),
+          ("E", 10**18), ("P", 10**15), ("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3))
+
+
+def _shown(amounts: Mapping[str, Decimal]) -> dict[str, str]:
+    """Quantities as the plugin prints them: a whole number of bytes in the largest unit that divides it, binary
+    first (resource.Quantity's canonical form: `1948Gi`, `500G`), any other amount as a plain number."""
+    return {r: _quantity(n, r.endswith("storage")) for r, n in amounts.items()}
+
+
+def _quantity(n: Decimal, binary: bool) -> str:
+    if binary and n == n.to_integral_value() and n > 0:
+        suffix, unit = next(((s, u) for s, u in _UNITS if n % u == 0), ("", 1))
+        return f"{int(n / unit)}{suffix}"
+    return f"{n.normalize():f}"
 
 
 def _pairs(resources: list[str], values: Mapping[str, object]) -> str:

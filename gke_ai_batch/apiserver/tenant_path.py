@@ -6,17 +6,22 @@ object's namespace passes, in the API server's order and then Kueue's:
 1. RBAC: may the team create (or update) this kind there? (apiserver.access, the stack's roles and the upstream
    ones); a Service gaining external IPs is refused by GKE's DenyServiceExternalIPs (apiserver.external_ips);
    then on a create the stack's MutatingAdmissionPolicies (apiserver.mutating_policies: a queue's default
-   time limit);
-2. on a create, the namespace's LimitRange on every pod the object is or will create: defaults, request within
-   limit, limit within the ratio (apiserver.limit_ranges);
+   time limit); then, on an update, the object's own validation: a Job's pod template is immutable but for
+   a suspended Job's scheduling directives (apiserver.job_updates);
+2. the namespace's LimitRange on every pod the object is or will create: defaults, request within limit, limit
+   within the ratio (apiserver.limit_ranges); on an update only the pods a changed template will create
+   (LimitRanger skips pod updates);
 3. Pod Security at the namespace's enforce level and version, on every pod the object is or will create:
    PSA enforces on Pods only, so a refused template is a workload admitted and then never given its pods
    (apiserver.pod_security);
 4. the stack's ValidatingAdmissionPolicies, on the object and then on each pod it will create
    (apiserver.cel_policies);
-5. on a create, the namespace's ResourceQuotas, on what the object itself charges (apiserver.resource_quotas);
+5. the namespace's ResourceQuotas, on what the object itself charges (on an update of a Service or a claim,
+   what it grows by; apiserver.resource_quotas);
 6. Kueue: its webhooks (admission.webhooks; for a Pod, the owner walk of admission.owners), then is it
-   admitted, to which ClusterQueue and flavors (gke_ai_batch.admission).
+   admitted, to which ClusterQueue and flavors (gke_ai_batch.admission). A CronJob is not Kueue's: it is
+   created, and each Job it creates passes the policies, the quota and Kueue as its controller's request
+   (apiserver.cron_jobs).
 
 With the object as it was (`old`), the request is an UPDATE: RBAC's `update` verb, Pod Security unless only
 fields it exempts changed, the policies with `oldObject`, Kueue's update validation, then what Kueue's
@@ -39,21 +44,28 @@ from gke_ai_batch.admission.owners import managed_ancestor
 from gke_ai_batch.admission.queues import enabled_frameworks, management_blocker
 from gke_ai_batch.admission.reconciler import reconciler_effect
 from gke_ai_batch.admission.results import AdmissionResult
+from gke_ai_batch.admission.stateful_sets import replicas
+from gke_ai_batch.admission.stateful_sets import scale_effect as stateful_set_scale
+from gke_ai_batch.admission.stateful_sets import update_effect as stateful_set_effect
+from gke_ai_batch.admission.stateful_sets import update_errors as stateful_set_errors
 from gke_ai_batch.admission.terms import FRAMEWORKS, POD_TEMPLATE_KINDS
 from gke_ai_batch.admission.webhooks import create_errors, update_errors, workload_slicing
 from gke_ai_batch.vocabulary import Obj
 
 from .access import StackAccess
 from .cel_policies import evaluate
+from .cron_jobs import CONTROLLER as CRON_JOB_CONTROLLER
+from .cron_jobs import CRON_JOB, job_of
 from .external_ips import DENIED as EXTERNAL_IPS_DENIED
 from .external_ips import PLUGIN as EXTERNAL_IPS_PLUGIN
 from .external_ips import adds_external_ips
+from .job_updates import template_refusal
 from .limit_ranges import violation
 from .mutating_policies import mutate
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
 from .rbac import AUTHENTICATED, CLUSTER
 from .resource_quotas import exceeded
-from .updates import pod_security_judges
+from .updates import new_pods, pod_security_judges
 from .vap_matching import resource_of
 
 # Kinds a tenant might write into a workload file that have no namespace (Kubernetes API reference,
@@ -69,6 +81,7 @@ RBAC, KUEUE, POLICY = "RBAC", "Kueue", "ValidatingAdmissionPolicy"
 KUEUE_WEBHOOK = "Kueue webhook"
 API_SERVER = "API server"
 SCALABLE = ("Deployment", "StatefulSet")  # the kinds a team creates that have a scale subresource
+CONTROLLER_KINDS = (*POD_TEMPLATE_KINDS, CRON_JOB)  # created whatever becomes of what they create
 Key = tuple[str, str, str]  # (kind, namespace, name)
 
 
@@ -87,6 +100,8 @@ class Passage:
     note: str | None = None  # a create that passes without a verdict of Kueue's: why
     created: bool = False  # a Deployment or StatefulSet the API server creates, whose pods are refused
     defaulted: str = ""  # what a MutatingAdmissionPolicy set on it
+    updated: bool = False  # an update of a kind Kueue does not manage that passes
+    children: str = "pods"  # what the verdict of a created controller is about: its pods, or a CronJob's Jobs
 
     @property
     def refused(self) -> bool:
@@ -147,26 +162,32 @@ class TenantPath:
         if old is None:
             obj = mutate(self.mutating, self.mutating_bindings, obj, self.namespaces.get(ns), self._member(team))
         defaulted = _defaulted(given, obj)
+        invalid = template_refusal(old, obj) if old is not None else None
+        if invalid:
+            return Passage(kind, ns, name, API_SERVER, invalid)
         security = self._pod_security(obj, ns) if old is None or pod_security_judges(old, obj) else (None, "")
-        limits = self._limits(obj, ns) if old is None else (None, "")
-        quota = self._quota(obj, ns) if old is None else (None, "")
+        limits = self._limits(obj, ns) if old is None or new_pods(old, obj) else (None, "")
+        quota = self._quota(obj, ns, old)
         for layer, reason in (limits, security, self._policies(team, obj, ns, old), quota):
             if layer:
-                pods = kind in POD_TEMPLATE_KINDS and (layer.startswith("Pod Security") or reason.startswith("its"))
+                pods = kind in CONTROLLER_KINDS and (layer.startswith("Pod Security") or reason.startswith("its"))
                 return Passage(kind, ns, name, layer, reason, created=pods)
+        if kind == CRON_JOB:
+            return self._jobs_of(obj, old, objects or {})
         if kind not in FRAMEWORKS:
-            return Passage(kind, ns, name, defaulted=defaulted)
+            return Passage(kind, ns, name, defaulted=defaulted, updated=old is not None)
         return replace(self._kueue(obj, old, objects or {}), defaulted=defaulted)
 
     def _kueue(self, obj: Obj, old: Obj | None, objects: Mapping[Key, Obj]) -> Passage:
         """Kueue's webhooks (on update, then its reconciler), the pod webhook's owner walk, then its decision."""
         kind, ns, name = workload_identity(obj)
         slicing = workload_slicing(self.cluster.config)
-        errors = create_errors(obj, slicing) if old is None else update_errors(old, obj, slicing)
+        errors = create_errors(obj, slicing) if old is None else [*update_errors(old, obj, slicing),
+                                                                    *stateful_set_errors(self.cluster, old, obj)]
         if errors:
             return Passage(kind, ns, name, KUEUE_WEBHOOK, "; ".join(errors))
-        effect = reconciler_effect(old, obj, slicing) if old is not None else None
-        if effect:
+        effect, afresh = self._update_effect(old, obj, slicing) if old is not None else (None, True)
+        if not afresh:
             return Passage(kind, ns, name, effect=effect)
         if kind == "Pod" and not management_blocker(self.cluster, kind, ns):
             config = self.cluster.config
@@ -181,8 +202,38 @@ class TenantPath:
         result = admit_in(self.cluster, obj)
         if not result.admitted:
             return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result,
-                           created=kind in POD_TEMPLATE_KINDS)
-        return Passage(kind, ns, name, admission=result)
+                           created=kind in POD_TEMPLATE_KINDS and old is None, effect=effect)
+        return Passage(kind, ns, name, admission=result, effect=effect)
+
+    def _jobs_of(self, cron: Obj, old: Obj | None, objects: Mapping[Key, Obj]) -> Passage:
+        """A CronJob passed: it is created (or updated), and each Job its controller creates from the jobTemplate
+        passes the mutating and validating policies, ResourceQuota and Kueue as that controller's request
+        (apiserver.cron_jobs)."""
+        kind, ns, name = workload_identity(cron)
+        namespace = self.namespaces.get(ns)
+        job = mutate(self.mutating, self.mutating_bindings, job_of(cron), namespace, CRON_JOB_CONTROLLER)
+        effect = "its next Jobs are created from the new jobTemplate" if old is not None else None
+        denials = evaluate(self.policies, self.bindings, job, namespace, "CREATE", CRON_JOB_CONTROLLER)
+        layer, reason = (f"{POLICY} {denials[0].policy}", denials[0].message) if denials else self._quota(job, ns)
+        admission = None
+        if not layer:
+            passage = self._kueue(job, None, {**objects, (kind, ns, name): cron})
+            layer, reason, admission = passage.layer, passage.reason, passage.admission
+        return Passage(kind, ns, name, layer, reason, admission, effect=effect, created=old is None,
+                       children="Jobs")
+
+    def _update_effect(self, old: Obj, obj: Obj, slicing: bool) -> tuple[str | None, bool]:
+        """(what Kueue does with an update that passed its webhooks, whether it then judges the workload
+        afresh): a StatefulSet's replicas by admission.stateful_sets, the rest by the job reconciler."""
+        if obj.get("kind") == "StatefulSet":
+            effect, afresh = stateful_set_effect(self.cluster, old, obj)
+            if effect:
+                return effect, afresh
+        if obj.get("kind") == "Deployment" and replicas(old) != replicas(obj):
+            return (f"scaled from {replicas(old)} to {replicas(obj)} replicas: its controller adds or removes pods, "
+                    "and Kueue gates and admits each new one as on create"), True
+        effect = reconciler_effect(old, obj, slicing)
+        return effect, effect is None
 
     def _scale(self, team: str, obj: Obj, old: Obj) -> Passage:
         """`kubectl scale`: an update of `<resource>/scale` (an autoscaling/v1 Scale) carrying only the new
@@ -201,9 +252,14 @@ class TenantPath:
                            member, _scale_object(old), (str(obj.get("apiVersion")), resource_of(kind), "scale"))
         if denials:
             return Passage(kind, ns, name, f"{POLICY} {denials[0].policy}", denials[0].message)
-        result = admit_in(self.cluster, scaled)
         effect = (f"scaled from {old_replicas} to {replicas} replicas through /scale: its controller adds or "
                   "removes pods, and Kueue gates and admits each new one as on create")
+        if kind == "StatefulSet":
+            held, afresh = stateful_set_scale(self.cluster, old, scaled)
+            if held and not afresh:
+                return Passage(kind, ns, name, effect=held)
+            effect = held or effect
+        result = admit_in(self.cluster, scaled)
         if not result.admitted:
             return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result, effect=effect)
         return Passage(kind, ns, name, admission=result, effect=effect)
@@ -269,9 +325,10 @@ class TenantPath:
         """The requester: a member of the team."""
         return {"username": f"member-of-{team}", "groups": [*sorted(self.access.groups(team)), AUTHENTICATED]}
 
-    def _quota(self, obj: Obj, ns: str) -> tuple[str | None, str]:
-        """The namespace's ResourceQuotas on what the object itself charges (apiserver.resource_quotas)."""
-        found = exceeded(obj, (q for q in self.quotas if q["metadata"].get("namespace") == ns))
+    def _quota(self, obj: Obj, ns: str, old: Obj | None = None) -> tuple[str | None, str]:
+        """The namespace's ResourceQuotas on what the object itself charges, on an update what it grows by
+        (apiserver.resource_quotas)."""
+        found = exceeded(obj, (q for q in self.quotas if q["metadata"].get("namespace") == ns), old)
         return (f"ResourceQuota {found[0]}", found[1]) if found else (None, "")
 
     @staticmethod

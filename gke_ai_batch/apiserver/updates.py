@@ -1,10 +1,12 @@
-"""What the API server does differently on an UPDATE: which object of the old file a new one updates, and the
-pod updates Pod Security does not judge."""
+"""What the API server does differently on an UPDATE: which object of the old file a new one updates, the
+pod updates Pod Security does not judge, and the updates that give LimitRanger new pods to judge."""
 from __future__ import annotations
 
 from typing import Any
 
 from gke_ai_batch.vocabulary import Obj
+
+from .pod_security import pod_specs_of
 
 # https://kubernetes.io/docs/concepts/security/pod-security-admission/#exemptions: "Updates to the following pod
 # fields are exempt from policy checks": metadata other than the seccomp and AppArmor annotations,
@@ -33,3 +35,10 @@ def pod_security_judges(old: Obj, new: Obj) -> bool:
 def _security_annotations(obj: Obj) -> dict[str, Any]:
     annotations = (obj.get("metadata") or {}).get("annotations") or {}
     return {k: v for k, v in annotations.items() if k.startswith(_SECURITY_ANNOTATIONS)}
+
+
+def new_pods(old: Obj, new: Obj) -> bool:
+    """Whether the update gives a controller new pods to create: a workload's changed template. LimitRanger
+    judges pods on create only (plugin/pkg/admission/limitranger: a pod update is not its), so an updated Pod
+    is not judged again."""
+    return new.get("kind") != "Pod" and pod_specs_of(old) != pod_specs_of(new)

@@ -10,8 +10,10 @@ object:
     admitted: ns/name -> ClusterQueue cq, pod set ps: flavor f    a Job, JobSet or Pod (and what a
                                                                   MutatingAdmissionPolicy set)
       compute class c: ...                                        on a class's flavor: which way serves it
-    created: ns/name (Kind), its pods admitted -> ClusterQueue... a Deployment or StatefulSet (each of its
-    created: ns/name (Kind), its pods refused: LAYER: reason      pods is a workload of its own)
+    created: ns/name (Kind), its pods admitted -> ClusterQueue... a Deployment or StatefulSet (its pods are
+    created: ns/name (Kind), its pods refused: LAYER: reason      Kueue's workloads), or a CronJob's pods
+    created: ns/name (CronJob), its Jobs admitted -> ...          a CronJob: each Job its controller creates,
+    created: ns/name (CronJob), its Jobs refused: LAYER: reason   judged as that controller's request
     created: ns/name (Kind)                                       anything else that may be created
     created: ns/name (Pod): not gated: Kueue leaves it to ...     a pod whose owner is a job Kueue manages
     updated: ns/name (Kind): what Kueue does with it              an update (--old) that passes
@@ -23,13 +25,15 @@ object:
                                                                   taking worker (its pods find no nodes)
 
 With `--old FILE` (make admit ... OLD=FILE), an object of the WORKLOAD files that FILE also holds (same kind,
-namespace and name) is judged as an UPDATE from FILE's: RBAC's `update`, Pod Security, the policies with
-`oldObject`, Kueue's update validation, then what Kueue's reconciler does with a running job (suspends it
-again, suspends it for a new workload, or leaves it running). The others are creates. With `--scale` as well
-(SCALE=1), each update goes through the scale subresource as `kubectl scale` sends it: RBAC's `update` on
-`<resource>/scale`, the policies on an autoscaling/v1 Scale, Kueue's verdict on the pods at the new count; only
-the new spec.replicas is read, and a kind without the subresource (Job, JobSet, Pod) is refused by the API
-server.
+namespace and name) is judged as an UPDATE from FILE's: RBAC's `update`, the API server's validation (a Job's
+immutable pod template), the LimitRange on a changed template's pods, Pod Security, the policies with
+`oldObject`, ResourceQuota on what a Service or a claim grows by, Kueue's update validation (a managed
+StatefulSet's replicas), then what Kueue's reconciler does with a running job (suspends it again, suspends it
+for a new workload, or leaves it running) or a StatefulSet scaled to or from zero. The others are creates.
+With `--scale` as well (SCALE=1), each update goes through the scale subresource as `kubectl scale` sends it:
+RBAC's `update` on `<resource>/scale`, the policies on an autoscaling/v1 Scale, Kueue's verdict on the pods at
+the new count (a managed StatefulSet's workload keeps its count: Kueue's webhook does not see /scale); only the
+new spec.replicas is read, and a kind without the subresource (Job, JobSet, Pod) is refused by the API server.
 
 A fleet manager's admitted workload is followed by the worker Kueue dispatches it to (gke_ai_batch.offline
 .dispatch): every worker of its queue (all-at-once) or one at a time (incremental); the first to reserve
@@ -53,8 +57,7 @@ from typing import Any
 import yaml
 
 from gke_ai_batch.admission.results import AdmissionResult, PodSetAssignment
-from gke_ai_batch.admission.terms import POD_TEMPLATE_KINDS
-from gke_ai_batch.apiserver.tenant_path import Passage, TenantPath
+from gke_ai_batch.apiserver.tenant_path import CONTROLLER_KINDS, Passage, TenantPath
 from gke_ai_batch.apiserver.updates import identity
 from gke_ai_batch.model.promises import ClassFacts
 from gke_ai_batch.vocabulary import Obj
@@ -190,20 +193,22 @@ def describe(p: Passage) -> str:
     who = f"{p.namespace}/{p.name}" if p.namespace else p.name
     if p.refused:
         if p.effect:
-            return f"updated: {who} ({p.kind}): {p.effect}; its pods refused: {p.layer}: {p.reason}"
+            return f"updated: {who} ({p.kind}): {p.effect}; its {p.children} refused: {p.layer}: {p.reason}"
         if p.created:
-            return f"created: {who} ({p.kind}), its pods refused: {p.layer}: {p.reason}"
+            return f"created: {who} ({p.kind}), its {p.children} refused: {p.layer}: {p.reason}"
         return f"refused: {who}: {p.layer}: {p.reason}"
     if p.effect:
-        pods = f"; its pods admitted -> {placement(p.admission)}" if p.admission else ""
+        pods = f"; its {p.children} admitted -> {placement(p.admission)}" if p.admission else ""
         return f"updated: {who} ({p.kind}): {p.effect}{pods}"
+    if p.updated:
+        return f"updated: {who} ({p.kind})"
     if p.note:
         return f"created: {who} ({p.kind}): {p.note}"
     if p.admission is None:
         return f"created: {who} ({p.kind})"
     defaulted = f" (set by MutatingAdmissionPolicy: {p.defaulted})" if p.defaulted else ""
-    if p.kind in POD_TEMPLATE_KINDS:
-        return f"created: {who} ({p.kind}), its pods admitted -> {placement(p.admission)}{defaulted}"
+    if p.kind in CONTROLLER_KINDS:
+        return f"created: {who} ({p.kind}), its {p.children} admitted -> {placement(p.admission)}{defaulted}"
     return f"admitted: {who} -> {placement(p.admission)}{defaulted}"
 
 

@@ -17,7 +17,11 @@ teams:
 
 Deployments and StatefulSets are serving workloads that run until scaled down, which no time limit can hold:
 a limited LocalQueue refuses them (their pods would hold its quota for as long as they run), and one without
-a maximum takes them.
+a maximum takes them. A CronJob is not one: Kueue has no CronJob integration, but its Job integration suspends
+and admits each Job the CronJob creates, and the limit holds each of them as any Job (each run ends by the
+limit; how many run at once is the queue's quota, as for a member who submits a Job every night by hand). The
+policy judges the limit of a CronJob's jobTemplate when the CronJob is submitted, so that a CronJob whose Jobs
+the policy would refuse at every schedule is refused at once.
 """
 from __future__ import annotations
 
@@ -105,10 +109,21 @@ def mutating(version: str | None) -> bool:
 
 
 _ANNOTATIONS = "(has(namespaceObject.metadata.annotations) ? namespaceObject.metadata.annotations : {})"
-_QUEUE = (f"has(object.metadata.labels) && '{QUEUE_LABEL}' in object.metadata.labels ? "
-          f"object.metadata.labels['{QUEUE_LABEL}'] : ''")
-_LABEL = (f"has(object.metadata.labels) && '{MAX_EXEC_TIME_LABEL}' in object.metadata.labels ? "
-          f"object.metadata.labels['{MAX_EXEC_TIME_LABEL}'] : ''")
+
+
+def _job_labels(root: str) -> str:
+    """The labels Kueue reads a job's queue and limit from: the object's own, a CronJob's jobTemplate's (the
+    CronJob controller copies them onto every Job it creates)."""
+    template = f"{root}.spec.jobTemplate"
+    return (f"({root}.kind == 'CronJob' ? (has({template}.metadata) && has({template}.metadata.labels) ? "
+            f"{template}.metadata.labels : {{}}) : (has({root}.metadata.labels) ? {root}.metadata.labels : {{}}))")
+
+
+def _label(labels: str, key: str) -> str:
+    return f"('{key}' in {labels} ? {labels}['{key}'] : '')"
+
+
+_OLD_LABELS = f"request.operation == 'UPDATE' ? {_job_labels('oldObject')} : {{}}"
 # A Pod that a controller owns (a Job's, a ReplicaSet's) is judged through its owner; any other ownerReference
 # (a ConfigMap's, for garbage collection) leaves the pod its own job. Team members cannot set or change a
 # controller owner (plan.admission_policies, kueue-holds).
@@ -116,7 +131,9 @@ _OWN_JOB = ("object.kind != 'Pod' || !has(object.metadata.ownerReferences) || "
             "!object.metadata.ownerReferences.exists(r, has(r.controller) && r.controller)")
 VARIABLES = (
     {"name": "annotations", "expression": _ANNOTATIONS},
-    {"name": "queue", "expression": _QUEUE},
+    {"name": "labels", "expression": _job_labels("object")},
+    {"name": "oldLabels", "expression": _OLD_LABELS},
+    {"name": "queue", "expression": _label("variables.labels", QUEUE_LABEL)},
     {"name": "limited",
      "expression": f"({_OWN_JOB}) && ('{MAX_ANNOTATION}' + variables.queue) in variables.annotations"},
     {"name": "maximum",
@@ -124,13 +141,13 @@ VARIABLES = (
     {"name": "default", "expression": f"variables.limited && ('{DEFAULT_ANNOTATION}' + variables.queue) in "
                                        f"variables.annotations ? variables.annotations['{DEFAULT_ANNOTATION}' + "
                                        "variables.queue] : variables.maximum"},
-    {"name": "label", "expression": _LABEL},
+    {"name": "label", "expression": _label("variables.labels", MAX_EXEC_TIME_LABEL)},
     # An update that keeps the label and the queue passes: Kueue unsuspending a job, or its controller's own
     # updates, after the queue's maximum was lowered would otherwise be refused and leave admitted work stuck. A
     # suspended job's queue may change (Kueue refuses it only while running), and the new queue's maximum holds.
-    {"name": "kept", "expression": f"request.operation == 'UPDATE' && ({_LABEL.replace('object.', 'oldObject.')}) "
-                                   f"== variables.label && ({_QUEUE.replace('object.', 'oldObject.')}) == "
-                                   "variables.queue"},
+    {"name": "kept", "expression": f"request.operation == 'UPDATE' && "
+                                   f"{_label('variables.oldLabels', MAX_EXEC_TIME_LABEL)} == variables.label && "
+                                   f"{_label('variables.oldLabels', QUEUE_LABEL)} == variables.queue"},
 )
 _WHICH = "'LocalQueue ' + variables.queue + ' of team ' + namespaceObject.metadata.labels['" + TEAM_LABEL + "']"
 
@@ -139,6 +156,11 @@ _WHICH = "'LocalQueue ' + variables.queue + ' of team ' + namespaceObject.metada
 # refuses them (their pods are charged to its quota for as long as they run).
 SERVING = (("apps", "deployments"), ("apps", "statefulsets"))
 _SERVES = "object.kind in ['Deployment', 'StatefulSet']"
+# A CronJob's Jobs are each held to the limit, as any Job: it is judged when it is submitted by the labels of its
+# jobTemplate, not refused at each schedule when its controller creates a Job (the MutatingAdmissionPolicy sets
+# no default on it: a CronJob names its Jobs' limit itself).
+CRON_JOBS = (("batch", "cronjobs"),)
+_LABEL_IT = "(object.kind == 'CronJob' ? 'its jobTemplate' : 'it')"
 
 
 def _rules(operations: list[str], resources: tuple[tuple[str, str], ...] = RESOURCES) -> list[dict[str, object]]:
@@ -153,7 +175,7 @@ def validating_policy() -> tuple[Manifest, Manifest]:
     """Every job of a limited LocalQueue names a limit no larger than the queue's maximum."""
     policy = {"apiVersion": API, "kind": "ValidatingAdmissionPolicy", "metadata": {"name": POLICY}, "spec": {
         "failurePolicy": "Fail", "matchConstraints": {"resourceRules": _rules(["CREATE", "UPDATE"],
-                                                                               RESOURCES + SERVING)},
+                                                                               RESOURCES + SERVING + CRON_JOBS)},
         "variables": [dict(v) for v in VARIABLES],
         "validations": [
             {"expression": f"!({_SERVES}) || variables.kept || !variables.limited",
@@ -161,9 +183,10 @@ def validating_policy() -> tuple[Manifest, Manifest]:
                                   "object.kind + ' serves until it is scaled down, which no time limit holds: name a "
                                   "LocalQueue without max_runtime'", "reason": "Invalid"},
             {"expression": f"{_SERVES} || variables.kept || !variables.limited || variables.label != ''",
-             "messageExpression": f"{_WHICH} + ' holds every job to at most ' + variables.maximum + ' s: label it "
-                                  f"{MAX_EXEC_TIME_LABEL}: \"' + variables.default + '\" (the queue\\'s default), or "
-                                  "another number of seconds up to ' + variables.maximum", "reason": "Invalid"},
+             "messageExpression": f"{_WHICH} + ' holds every job to at most ' + variables.maximum + ' s: label ' + "
+                                  f"{_LABEL_IT} + ' {MAX_EXEC_TIME_LABEL}: \"' + variables.default + "
+                                  "'\" (the queue\\'s default), or another number of seconds up to ' + "
+                                  "variables.maximum", "reason": "Invalid"},
             {"expression": f"{_SERVES} || variables.kept || !variables.limited || variables.label == '' || "
                            "(variables.label.matches('^[1-9][0-9]{0,9}$') && "
                            "int(variables.label) <= int(variables.maximum))",
