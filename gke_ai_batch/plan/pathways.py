@@ -10,7 +10,8 @@ limits as missing requests and sums a pod's containers and sidecars (admission.p
 counts 24 cpu and 132G of memory. Cluster Toolkit (GoogleCloudPlatform/cluster-toolkit,
 modules/management/kubectl-apply/kueue/kueue-configuration-pathways.yaml.tftpl) gives the ClusterQueue the
 same shape: the head pool's flavor (`pathways-flavor`, nodeLabels gke-nodepool: cpu-np) in the TPU flavor's
-resource group, with cpu and memory quota and google.com/tpu 0.
+resource group, with cpu and memory quota and google.com/tpu 0. What Pathways needs of the cluster, its TPUs and
+JobSet is in the rules table (model.gke_pathways_rules).
 """
 from __future__ import annotations
 
@@ -18,15 +19,17 @@ from collections.abc import Mapping
 from decimal import Decimal
 
 from gke_ai_batch import vocabulary
+from gke_ai_batch.model import catalog
 from gke_ai_batch.model.config import PlatformConfig
-from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.errors import ROOT, ConfigError, path_of
+from gke_ai_batch.model.gke_rules import pathways_findings
 from gke_ai_batch.model.machines import shape
 from gke_ai_batch.model.pathways_config import PathwaysConfig
-from gke_ai_batch.model.quantity import parse_quantity
+from gke_ai_batch.model.quantity import format_quantity, parse_quantity
 from gke_ai_batch.model.team_config import QueueSpec, QuotaSpec, TeamConfig
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.pools import PoolPlan
-from gke_ai_batch.vocabulary import PoolKind
+from gke_ai_batch.vocabulary import ClusterMode, PoolKind
 
 HEAD_CONTAINERS = {"pathways-proxy": {"cpu": "16", "memory": "100G"},
                    "pathways-rm": {"cpu": "8", "memory": "32G"}}
@@ -38,10 +41,12 @@ HEAD_MACHINE_MIN = (49, 233 * 1024)  # vCPUs, MiB
 
 
 def _quantity(resource: str, value: Decimal) -> int | str:
-    """cpu as whole cores or millicores; memory in G where whole (as xpk writes it), else in bytes."""
+    """cpu as whole cores (a number, as quotas are written) or millicores; memory in G where whole (as xpk
+    writes it), else in bytes."""
     if resource == "cpu":
-        return int(value) if value == int(value) else f"{int(value * 1000)}m"
-    return f"{int(value / 10**9)}G" if value % 10**9 == 0 else str(int(value))
+        text = format_quantity(value)
+        return int(text) if text.isdigit() else text
+    return format_quantity(value, "G")
 
 
 def _head_pool(cfg: PlatformConfig, path: str, p: PathwaysConfig, pools: list[PoolPlan]) -> PoolPlan:
@@ -94,7 +99,23 @@ def _with_heads(resources: Mapping[str, QuotaSpec], heads: int) -> dict[str, Quo
     return out
 
 
-def _check_team(cfg: PlatformConfig, path: str, t: TeamConfig, tpu_flavors: set[str]) -> QueueSpec:
+def _generations(queue: QueueSpec, tpu_flavors: Mapping[str, str | None]) -> list[str]:
+    """The TPU generations of the flavors the team has chips in, by the accelerator their nodes carry."""
+    accelerators = {tpu_flavors[f] for f, res in queue.quotas.items()
+                    if f in tpu_flavors and vocabulary.TPU_RESOURCE in res}
+    return sorted({g.name for g in catalog.TPU_GENERATIONS.values() if g.accelerator in accelerators})
+
+
+def _enforce_rules(cfg: PlatformConfig, i: int, queue: QueueSpec, tpu_flavors: Mapping[str, str | None]) -> None:
+    """The rules table's Pathways rules over this team's facts, at each rule's config path."""
+    facts = {"enableAutopilot": cfg.cluster.mode == ClusterMode.AUTOPILOT, "jobsetVersion": cfg.jobset.version,
+             "tpuGenerations": _generations(queue, tpu_flavors)}
+    for rule, finding in pathways_findings(facts):
+        where = rule.field if rule.field.startswith(f"{ROOT}.") else f"{path_of('teams', i)}.{rule.field}"
+        raise ConfigError(where + finding.at, finding.message)
+
+
+def _check_team(cfg: PlatformConfig, path: str, t: TeamConfig, tpu_flavors: Mapping[str, str | None]) -> QueueSpec:
     if cfg.jobset.install == "never":
         raise ConfigError(path, "a Pathways job is a JobSet (a pathways-head and TPU workers) and jobset.install is "
                           "'never': set jobset.install to auto or always, or drop pathways")
@@ -108,9 +129,11 @@ def _check_team(cfg: PlatformConfig, path: str, t: TeamConfig, tpu_flavors: set[
     return t.queue
 
 
-def queues_with_heads(cfg: PlatformConfig, pools: list[PoolPlan], tpu_flavors: set[str]) -> dict[int, QueueSpec]:
+def queues_with_heads(cfg: PlatformConfig, pools: list[PoolPlan],
+                      tpu_flavors: Mapping[str, str | None]) -> dict[int, QueueSpec]:
     """Per team index: its queue with the Pathways heads' quota on the head pool's flavor, for the teams
-    with a pathways block; the head pools checked to hold every team's heads."""
+    with a pathways block; the head pools checked to hold every team's heads. `tpu_flavors`: each TPU
+    flavor's accelerator (its nodes' gke-tpu-accelerator label; None where it does not select one)."""
     out: dict[int, QueueSpec] = {}
     heads_on: dict[str, int] = {}
     for i, t in enumerate(cfg.teams):
@@ -118,6 +141,7 @@ def queues_with_heads(cfg: PlatformConfig, pools: list[PoolPlan], tpu_flavors: s
             continue
         path = path_of("teams", i, "pathways")
         queue = _check_team(cfg, path, t, tpu_flavors)
+        _enforce_rules(cfg, i, queue, tpu_flavors)
         pool = _head_pool(cfg, path, t.pathways, pools)
         _check_fits(path, t.pathways, pool, heads_on.get(pool.source, 0))
         heads_on[pool.source] = heads_on.get(pool.source, 0) + t.pathways.heads
