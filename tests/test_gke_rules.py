@@ -124,6 +124,12 @@ BROKEN = {
                                   "platform.teams[0].pathways", "Pathways runs on a Standard cluster"),
     "pathways-tpu-generations": None,  # every catalog generation has a Pathways instance type
     "pathways-jobset-version": None,  # model/releases.py lists no JobSet release older than Pathways needs
+    "pathways-head-pool": ("pathways", lambda c: c["teams"][0]["pathways"].update(head_pool="vlp"),
+                           "platform.teams[0].pathways.head_pool", "'vlp' is a TPU pool (tpu_pools)"),
+    "pathways-head-machine": ("pathways", lambda c: c["cpu_pools"][0].update(machine_type="n2-standard-32"),
+                              "platform.teams[0].pathways.head_pool", "runs n2-standard-32 (32 vCPUs, 128 GiB)"),
+    "pathways-head-nodes": ("pathways", lambda c: c["teams"][0]["pathways"].update(heads=3),
+                            "platform.teams[0].pathways.heads", "3 head(s) need as many nodes of 'cpu-np'"),
     # Compute classes (dev's classes 0, v6e-2x4, and 1, h200-8); the class rules run after the pools'.
     "compute-class-version": ("dev", lambda c: (c.update(tpu_pools=[], gpu_pools=[]),
                                                 c["cluster"].update(version="1.30.1-gke.1156000")),
