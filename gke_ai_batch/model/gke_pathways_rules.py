@@ -46,6 +46,9 @@ HEAD_REQUESTS: dict[str, Decimal] = {r: sum((parse_quantity(c[r]) for c in HEAD_
 # xpk src/xpk/core/pathways.py `get_pathways_machine_types`: the head pool's machine needs guestCpus >= 49 and
 # memoryMb >= 233 * 1024, "large enough to handle the control plane workload plus GKE system overhead".
 HEAD_MACHINE_MIN = (49, 233 * 1024)  # vCPUs, MiB
+# The head runs on a CPU pool: GKE's "Create a GKE cluster with Pathways" provisions "the required cpu-np CPU
+# node pool" for it. PathwaysJob (google/pathways-job, a peer) also offers colocate_head_with_workers, the head
+# beside a TPU worker, which xpk has deprecated; the docs win, and a TPU or GPU head pool is refused.
 HEAD_POOL_LISTS = {"tpu_pools": "TPU", "gpu_pools": "GPU"}
 
 
