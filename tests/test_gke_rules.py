@@ -116,6 +116,20 @@ BROKEN = {
                            "platform.network.pods_cidr", "10.44.0.0/20 holds 16 nodes; the pools reach "),
     "cluster-node-limit": ("dev", lambda c: c["gpu_pools"][0].update(max_nodes=1_000_000_000),
                            "platform.gpu_pools[0]", "nodes at full size; a GKE cluster has at most 65,000"),
+    # Pathways (stack pathways, team llm); the other two rules cannot be broken from a stack file: see test_pathways
+    "pathways-standard-cluster": ("pathways", lambda c: (c["cluster"].update(mode="autopilot"), c.pop("tpu_pools"),
+                                                         c.pop("cpu_pools"), c.update(autopilot_flavors=[{
+                                                             "name": "vlp-16",
+                                                             "tpu": {"generation": "v5e", "topology": "2x4"}}])),
+                                  "platform.teams[0].pathways", "Pathways runs on a Standard cluster"),
+    "pathways-tpu-generations": None,  # every catalog generation has a Pathways instance type
+    "pathways-jobset-version": None,  # model/releases.py lists no JobSet release older than Pathways needs
+    "pathways-head-pool": ("pathways", lambda c: c["teams"][0]["pathways"].update(head_pool="vlp"),
+                           "platform.teams[0].pathways.head_pool", "'vlp' is a TPU pool (tpu_pools)"),
+    "pathways-head-machine": ("pathways", lambda c: c["cpu_pools"][0].update(machine_type="n2-standard-32"),
+                              "platform.teams[0].pathways.head_pool", "runs n2-standard-32 (32 vCPUs, 128 GiB)"),
+    "pathways-head-nodes": ("pathways", lambda c: c["teams"][0]["pathways"].update(heads=3),
+                            "platform.teams[0].pathways.heads", "3 head(s) need as many nodes of 'cpu-np'"),
     # Compute classes (dev's classes 0, v6e-2x4, and 1, h200-8); the class rules run after the pools'.
     "compute-class-version": ("dev", lambda c: (c.update(tpu_pools=[], gpu_pools=[]),
                                                 c["cluster"].update(version="1.30.1-gke.1156000")),

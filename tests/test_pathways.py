@@ -9,9 +9,14 @@ import pytest
 import yaml
 
 from gke_ai_batch.admission.decision import admit_in
+from gke_ai_batch.model import catalog
 from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.model.gke_pathways_rules import PATHWAYS_INSTANCE_TYPES
+from gke_ai_batch.model.gke_rules import RULES
+from gke_ai_batch.model.releases import JOBSET_RELEASES
 from gke_ai_batch.offline.admit import cluster_of
 from gke_ai_batch.plan.platform import build_platform
+from gke_ai_batch.vocabulary import TPU_ACCELERATOR_LABEL
 
 from .conftest import ROOT, by_type, platform_of, run_config
 
@@ -167,3 +172,93 @@ def test_a_kueue_layer_gives_a_pathways_team_its_heads():
                    "pathways": {"head_pool": "cpu-np"}}]})
     (cq,) = platform.scheduling.cluster_queues
     assert cq.spec.quotas["cpu-np"]["cpu"].nominal == 24 and cq.spec.quotas["cpu-np"]["memory"].nominal == "132G"
+
+
+# What Pathways needs of the platform: the rules table's Pathways rules (model.gke_pathways_rules).
+
+def pathways_rule(rule_id):
+    (rule,) = [r for r in RULES if r.id == rule_id]
+    return rule
+
+
+def on_autopilot(cfg):
+    """The pathways stack on Autopilot: its TPU slices as an Autopilot flavor, no node pools."""
+    cfg["cluster"].update(mode="autopilot")
+    cfg.pop("tpu_pools"), cfg.pop("cpu_pools")
+    cfg["autopilot_flavors"] = [{"name": "vlp-16", "tpu": {"generation": "v5e", "topology": "2x4"}}]
+    return cfg
+
+
+def test_pathways_on_autopilot_is_refused_for_what_it_is_not_for_a_missing_pool():
+    """Before the rule, Autopilot got 'no cpu pool named cpu-np ... add one', which Autopilot cannot have."""
+    with pytest.raises(ConfigError) as e:
+        build_platform(on_autopilot(platform_of("pathways")))
+    assert e.value.path == "platform.teams[0].pathways"
+    assert e.value.message.startswith("Pathways runs on a Standard cluster: its heads take a CPU node pool of "
+                                      "their own (cpu_pools) and its head and workers use the host network")
+    assert e.value.message.endswith("Set cluster.mode: standard, or drop pathways")
+
+
+def test_pathways_on_autopilot_exits_2_without_traceback(tmp_path):
+    doc = yaml.safe_load((Path(ROOT) / "stacks" / "Pulumi.pathways.yaml").read_text())
+    on_autopilot(doc["config"]["gke-ai-batch:platform"])
+    bad = tmp_path / "Pulumi.bad.yaml"
+    bad.write_text(yaml.safe_dump(doc))
+    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", str(bad), "--out", str(tmp_path / "o")],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "platform.teams[0].pathways" in r.stderr and "Pathways runs on a Standard cluster" in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout and not (tmp_path / "o").exists()
+
+
+def test_every_catalog_generation_is_one_pathways_drives():
+    """A generation added to the catalog must be given its Pathways instance type (or be refused) on purpose."""
+    assert set(catalog.TPU_GENERATIONS) == set(PATHWAYS_INSTANCE_TYPES)
+    (finding,) = pathways_rule("pathways-tpu-generations").check({"tpuGenerations": ["v5e", "v3"]})
+    assert finding.message == ("the team's TPU quota is on TPU v3, which Pathways does not drive; it drives "
+                               "v4, v5e, v5p, v6e or tpu7x")
+    assert not list(pathways_rule("pathways-tpu-generations").check({"tpuGenerations": ["v5e", "tpu7x"]}))
+
+
+def test_the_samples_resource_manager_names_its_slices_instance_type():
+    """The head's `--instance_type` is the Pathways type of the slices the workers run on."""
+    doc = sample()
+    rm = next(c for c in replicated(doc, "pathways-head")["template"]["spec"]["template"]["spec"]["containers"]
+              if c["name"] == "pathways-rm")
+    worker = replicated(doc, "worker")["template"]["spec"]["template"]["spec"]["nodeSelector"]
+    (gen,) = [g for g in catalog.TPU_GENERATIONS.values() if g.accelerator == worker[TPU_ACCELERATOR_LABEL]]
+    topology = worker["cloud.google.com/gke-tpu-topology"]
+    assert f"--instance_type={PATHWAYS_INSTANCE_TYPES[gen.name]}:{topology}" in rm["args"]
+
+
+def test_pathways_needs_a_jobset_with_the_fields_its_jobset_sets():
+    rule = pathways_rule("pathways-jobset-version")
+    assert rule.field == "platform.jobset.version"
+    (finding,) = rule.check({"jobsetVersion": "0.6.0"})
+    assert finding.message == ("JobSet 0.6.0: a Pathways JobSet sets spec.failurePolicy.restartStrategy, which JobSet "
+                               "has from v0.7.0; choose that release or a later one")
+    assert not [v for v in JOBSET_RELEASES if list(rule.check({"jobsetVersion": v}))]
+
+
+def test_the_sample_sets_the_jobset_fields_the_version_rule_is_about():
+    spec = sample()["spec"]
+    assert spec["failurePolicy"]["restartStrategy"] == "Recreate" and spec["coordinator"]
+    assert spec["network"]["publishNotReadyAddresses"] is True
+
+
+def test_a_head_that_finds_its_quota_full_is_not_admitted_on_the_tpu_flavor():
+    """A head that names no flavor (xpk selects the node pool, which Kueue does not match against flavors)
+    falls through to the TPU flavor's cpu when the head quota is full: `make admit` refuses it, since the
+    TPU nodes' taint keeps it Pending while it holds the quota."""
+    cfg = platform_of("pathways")
+    cfg["teams"][0]["pathways"]["heads"] = 1
+    doc = sample()
+    head = replicated(doc, "pathways-head")["template"]["spec"]["template"]["spec"]
+    head["nodeSelector"] = {"cloud.google.com/gke-nodepool": "cpu-np"}
+    assert admit_in(cluster_of(run_config(cfg)), doc).admitted
+    for c in head["containers"]:
+        c["resources"]["limits"]["cpu"] = "20"  # 40 cpu: more than the one head's 24 on cpu-np
+    result = admit_in(cluster_of(run_config(cfg)), doc)
+    flavors = {ps.name: {f.flavor for f in ps.flavors} for ps in result.pod_sets}
+    assert flavors["pathways-head"] == {"vlp-16"} and not result.admitted
+    assert "pod set pathways-head requests no google.com/tpu but got flavor vlp-16" in result.warnings[0]

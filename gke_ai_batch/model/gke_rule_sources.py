@@ -148,3 +148,24 @@ CLASS_UNSUPPORTED = Source("GKE: Configure node pool auto-creation, Limitations 
                            "secure boot)",
                            "https://docs.cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning")
 
+PATHWAYS_CLUSTER = Source("AI Hypercomputer: Create a GKE cluster with Pathways (a Standard cluster: TPU slice node "
+                          "pools and the cpu-np node pool for the Pathways controller); GKE: About privileged workload "
+                          "admission in Autopilot mode (pods outside Autopilot's default constraints run only from "
+                          "allowlists); xpk's Pathways JobSet runs its head and workers with hostNetwork",
+                          "https://docs.cloud.google.com/ai-hypercomputer/docs/workloads/pathways-on-cloud/"
+                          "create-gke-cluster")
+PATHWAYS_TPUS = Source("xpk src/xpk/core/system_characteristics.py (a Pathways instance type per TPU; \"Pathways "
+                       "workloads can only be run on TPUs\", src/xpk/core/pathways.py); AI Hypercomputer: "
+                       "Introduction to Pathways on Cloud (Pathways-managed TPUs on GKE)",
+                       "https://docs.cloud.google.com/ai-hypercomputer/docs/workloads/pathways-on-cloud/pathways-intro")
+PATHWAYS_JOBSET = Source("JobSet API at v0.7.0 (failurePolicy.restartStrategy; coordinator and "
+                         "network.publishNotReadyAddresses from v0.6.0), the fields xpk's Pathways JobSet sets",
+                         "https://github.com/kubernetes-sigs/jobset/blob/v0.7.0/api/jobset/v1alpha2/jobset_types.go")
+PATHWAYS_HEAD_POOL = Source("AI Hypercomputer: Create a GKE cluster with Pathways (\"the required cpu-np CPU node "
+                            "pool\" for the Pathways controller); xpk's Pathways JobSet (the pathways-head on "
+                            "cpu-np, one per node: exclusive-topology kubernetes.io/hostname)",
+                            "https://docs.cloud.google.com/ai-hypercomputer/docs/workloads/pathways-on-cloud/"
+                            "create-gke-cluster")
+PATHWAYS_HEAD_MACHINE = Source("xpk src/xpk/core/pathways.py get_pathways_machine_types (guestCpus >= 49, memoryMb >= "
+                               "233 GiB) and its JobSet template (proxy 16 cpu, 100G; resource manager 8 cpu, 32G)",
+                               "https://github.com/AI-Hypercomputer/xpk/blob/main/src/xpk/core/pathways.py")

@@ -5,13 +5,14 @@ The planner checks every rule against the inputs it is about to send (gke_inputs
 camelCase form) and stops with a ConfigError at the rule's config path; the policy pack runs the same
 rules over the resources of any program (a mandatory violation). `docs/gke-rules.md` is generated
 from this table (`make docs`). The rules are kept by subject (gke_cluster_rules, gke_pool_rules,
-gke_network_rules, gke_compute_class_rules) with their documents in gke_rule_sources; RULES is the
-table in the order the page lists them.
+gke_network_rules, gke_compute_class_rules, gke_pathways_rules) with their documents in gke_rule_sources;
+RULES is the table in the order the page lists them.
 
 A cluster rule's check takes the Cluster's props; a node pool rule's check takes the pool's props
 and its cluster's props; a rule over all node pools takes the list of them and the cluster's props;
 a network rule takes the cluster's Subnetwork props, the cluster's props and its node pools' props;
-a compute class rule takes a ComputeClass manifest and its cluster's props.
+a compute class rule takes a ComputeClass manifest and its cluster's props; a Pathways rule takes one
+team's Pathways facts (the planner's only: they live in the team blocks, not in GKE resources).
 Each yields Findings: a message, and where in the field (or which pool) it points.
 """
 from __future__ import annotations
@@ -21,11 +22,12 @@ from collections.abc import Iterator, Sequence
 from gke_ai_batch.model.gke_cluster_rules import CLUSTER_RULES as OWN_CLUSTER_RULES
 from gke_ai_batch.model.gke_compute_class_rules import CLASS_RULES, NAP_RULES
 from gke_ai_batch.model.gke_network_rules import NETWORK_RULES
+from gke_ai_batch.model.gke_pathways_rules import PATHWAYS_RULES
 from gke_ai_batch.model.gke_pool_rules import POOL_RULES, STACK_RULES
 from gke_ai_batch.model.gke_rule_sources import Finding, GkeRule, Props
 
 CLUSTER_RULES = OWN_CLUSTER_RULES + NAP_RULES
-RULES = CLUSTER_RULES + POOL_RULES + STACK_RULES + NETWORK_RULES + CLASS_RULES
+RULES = CLUSTER_RULES + POOL_RULES + STACK_RULES + NETWORK_RULES + CLASS_RULES + PATHWAYS_RULES
 
 
 def cluster_findings(cluster: Props) -> Iterator[tuple[GkeRule, Finding]]:
@@ -55,4 +57,10 @@ def class_findings(compute_class: Props, cluster: Props) -> Iterator[tuple[GkeRu
 def network_findings(subnet: Props, cluster: Props, pools: Sequence[Props]) -> Iterator[tuple[GkeRule, Finding]]:
     for rule in NETWORK_RULES:
         for finding in rule.check(subnet, cluster, pools):
+            yield rule, finding
+
+
+def pathways_findings(team: Props) -> Iterator[tuple[GkeRule, Finding]]:
+    for rule in PATHWAYS_RULES:
+        for finding in rule.check(team):
             yield rule, finding

@@ -32,3 +32,12 @@ def parse_quantity(value: int | str) -> Decimal:
 def render_quantity(value: int | str) -> int | str:
     """The form a manifest carries: whole numbers stay integers, everything else a string."""
     return value if isinstance(value, int) else str(value)
+
+
+def format_quantity(amount: Decimal, unit: str = "") -> str:
+    """An exact quantity for a non-negative amount: in `unit` (a suffix above, such as "G") where that keeps it
+    whole, else in whole units, else in millis (cpu shares: "500m")."""
+    scale = Decimal(_SUFFIX[unit])
+    if unit and amount % scale == 0:
+        return f"{int(amount / scale)}{unit}"
+    return str(int(amount)) if amount == int(amount) else f"{int(amount * 1000)}m"

@@ -7,6 +7,7 @@ from typing import Any
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.quantity import format_quantity
 from gke_ai_batch.plan.gke_inputs import ip_endpoint
 from gke_ai_batch.plan.scheduling import FlavorPlan, provisioning_check
 from gke_ai_batch.vocabulary import ClusterMode
@@ -38,11 +39,6 @@ def check_worker(cfg: PlatformConfig) -> None:
                           "each team's quota against the worker's node pools, which Autopilot does not have")
 
 
-def _quantity(amount: Decimal) -> str:
-    """A quantity string: whole units, or millis (cpu per accelerator unit)."""
-    return str(int(amount)) if amount == int(amount) else f"{int(amount * 1000)}m"
-
-
 def flavor_facts(cfg: PlatformConfig, flavor: FlavorPlan) -> dict[str, Any]:
     held: dict[str, Decimal] = {}
     fixed: dict[str, Decimal] = {}
@@ -52,12 +48,12 @@ def flavor_facts(cfg: PlatformConfig, flavor: FlavorPlan) -> dict[str, Any]:
             fixed[resource] = fixed.get(resource, Decimal(0)) + (part if pool.fixed_capacity else 0)
     facts: dict[str, Any] = {
         "node_labels": dict(flavor.node_labels), "tolerations": [dict(t) for t in flavor.tolerations],
-        "resources": {r: _quantity(v) for r, v in held.items()},
-        "guaranteed": {r: _quantity(v) for r, v in fixed.items() if v},
+        "resources": {r: format_quantity(v) for r, v in held.items()},
+        "guaranteed": {r: format_quantity(v) for r, v in fixed.items() if v},
         "capacity": str(flavor.pools[0].capacity), "accelerator": flavor.accelerator_resource,
     }
     if flavor.host_share is not None:
-        facts["host_share"] = {r: _quantity(v) for r, v in flavor.host_share.items()}
+        facts["host_share"] = {r: format_quantity(v) for r, v in flavor.host_share.items()}
     if flavor.queued:
         facts["admission_check"] = provisioning_check(cfg.kueue, flavor)[0]
     return facts

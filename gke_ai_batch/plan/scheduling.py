@@ -557,7 +557,8 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan],
         raise ConfigError(path_of("shared_queues"), f"shared queue {dup!r} is declared twice")
     team_ns = _team_namespaces(cfg, set(shared))
     own = {t.cluster_queue or t.name: t.name for t in cfg.teams if t.queue is not None}
-    tpu_flavors = {n for n, f in flavors.items() if _accelerator_of(f) == vocabulary.TPU_RESOURCE}
+    tpu_flavors = {n: f.node_labels.get(vocabulary.TPU_ACCELERATOR_LABEL) for n, f in flavors.items()
+                   if _accelerator_of(f) == vocabulary.TPU_RESOURCE}
     with_heads = pathways.queues_with_heads(cfg, pools, tpu_flavors)
     queues, teams = [], []
     pool_flavor_names = frozenset(f.node_labels[FLAVOR_LABEL] for f in flavors.values()
