@@ -123,4 +123,6 @@ NAP_LIMITS = Source("GKE: About node auto-provisioning, resource limits (\"auto-
 CLASS_UNSUPPORTED = Source("GKE: Configure node pool auto-creation, Limitations (\"The following settings aren't "
                            "supported by ComputeClasses\": surge and blue-green upgrades, secure boot)",
                            "https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning")
-
+DYNAMIC_SLICING = Source("GKE: Schedule dynamic slices with Kueue and TAS, Requirements (a Standard cluster in the "
+                         "Rapid channel, 1.35.2-gke.1842000 or later for super-slicing; Container-Optimized OS nodes)",
+                         "https://docs.cloud.google.com/kubernetes-engine/docs/how-to/use-gke-dynamic-slicing")

@@ -1,0 +1,51 @@
+"""TPU7x dynamic slicing: what GKE requires of a pool whose sub-blocks the slice controller stitches into slices
+when a job is admitted, instead of fixed slices of one shape.
+
+GKE's pages ("About dynamic slicing", https://docs.cloud.google.com/kubernetes-engine/docs/concepts/dynamic-slicing;
+"Schedule dynamic slices with Kueue and TAS", .../how-to/use-gke-dynamic-slicing; the Slice reference,
+.../reference/crds/slice): capacity comes in sub-blocks, "a 16-node group of TPU VMs with a 4x4x4 topology", and
+"a node pool maps directly to a sub-block"; the slice controller is a custom resource controller running in the
+GKE control plane (so nothing is installed in the cluster for it), turned on with `gcloud container clusters
+update --enable-slice-controller` (pulumi-gcp 10.2.0 Cluster.addonsConfig.sliceControllerConfig.enabled); a Kueue
+admission check creates the Slice resources.
+Requirements: a Standard cluster in the Rapid channel, 1.35.2-gke.1842000 or later for super-slicing (slices of
+one or more whole sub-blocks) and 1.36.0-gke.3712000 for sub-slicing (smaller than 4x4x4); Ironwood (TPU7x);
+Container-Optimized OS nodes; All Capacity mode reservations; JobSet v0.10.1 or later for multislice workloads.
+
+Incremental provisioning: the how-to's node pool command was out of reach of the searches made here. The pool is
+declared as Cluster Toolkit declares it (examples/gke-tpu-7x, modules/compute/resource-policy and gke-node-pool:
+a specific reservation, and a HIGH_THROUGHPUT workload policy of the sub-block's topology with
+`accelerator_topology_mode: PROVISION_ONLY`, "The interconnected chips are connected on demand", pulumi-gcp
+ResourcePolicy.workloadPolicy.acceleratorTopologyMode).
+"""
+from __future__ import annotations
+
+from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.model.pool_config import TpuPoolConfig
+from gke_ai_batch.vocabulary import Capacity
+
+GENERATION = "tpu7x"
+SUB_BLOCK = "4x4x4"  # a node pool is one sub-block: 16 tpu7x-standard-4t VMs, 64 chips
+TOPOLOGY_MODE = "PROVISION_ONLY"
+SUPER_SLICING_MIN_VERSION = "1.35.2-gke.1842000"
+SUB_SLICING_MIN_VERSION = "1.36.0-gke.3712000"
+JOBSET_MIN_VERSION = "0.10.1"  # the how-to's requirement for multislice workloads; this platform runs 0.12.0
+OS_IMAGE = "COS_CONTAINERD"  # GKE's Container-Optimized OS node image, the default the platform leaves in place
+
+
+def check_pool(path: str, p: TpuPoolConfig) -> None:
+    """A dynamically sliced pool is TPU7x sub-blocks from an All Capacity mode reservation; one error at the
+    first field that is not."""
+    if p.generation != GENERATION:
+        raise ConfigError(f"{path}.generation", f"{p.generation!r}: dynamic slicing is a TPU7x (Ironwood) feature "
+                          "(GKE: \"Use Ironwood (TPU7x) version\"); other generations take fixed slices: drop "
+                          "dynamic_slicing")
+    if p.topology != SUB_BLOCK:
+        raise ConfigError(f"{path}.topology", f"{p.topology!r}: a dynamically sliced pool is provisioned in sub-blocks "
+                          f"of {SUB_BLOCK} (16 tpu7x-standard-4t VMs, 64 chips; GKE: \"a node pool maps directly to a "
+                          "sub-block\"), and jobs ask for their slice's shape when they run: set topology "
+                          f"{SUB_BLOCK} and slices to the number of sub-blocks")
+    if p.capacity != Capacity.RESERVATION:
+        raise ConfigError(f"{path}.capacity", f"{str(p.capacity)!r}: dynamic slicing runs on All Capacity mode "
+                          "reservations only (GKE: \"Dynamic slicing features are available exclusively on TPUs "
+                          "that use All Capacity mode\"): set capacity reservation and name the reservation")

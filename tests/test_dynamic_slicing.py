@@ -1,0 +1,144 @@
+"""TPU7x dynamic slicing on stack `dynamic-slicing`: the sub-block pools, GKE's slice controller, the Topology over
+the partition labels, the slice controller's admission check on the flavor, the refusals of what GKE does not
+support at their config path, and `make admit` placing a slice on a partition as Kueue's TAS would. Before, a TPU7x
+reservation could only be carved into fixed slices: `dynamic_slicing` was an unknown key."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gke_ai_batch.admission.decision import admit_in
+from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings
+from gke_ai_batch.model.topologies import BLOCK, HOSTNAME, PARTITION_4X4X4
+from gke_ai_batch.offline.admit import cluster_of
+from gke_ai_batch.plan.platform import build_platform
+
+from .conftest import ROOT, by_type, platform_of
+
+TOPOLOGY = "gke-block-partition-hostname"
+REQUIRED = "kueue.x-k8s.io/podset-required-topology"
+WORKLOADS = ROOT / "examples" / "workloads"
+
+
+def _one(regs, suffix: str, name: str):
+    return next(r for r in by_type(regs, suffix) if r.inputs["metadata"]["name"] == name)
+
+
+def test_the_flavor_names_the_partition_topology_and_the_slice_controllers_check(plan):
+    regs = plan("dynamic-slicing")
+    (topology,) = by_type(regs, ":Topology")
+    assert topology.inputs["metadata"]["name"] == TOPOLOGY
+    assert [lv["nodeLabel"] for lv in topology.inputs["spec"]["levels"]] == [BLOCK, PARTITION_4X4X4, HOSTNAME]
+    flavor = _one(regs, ":ResourceFlavor", "ironwood").inputs["spec"]
+    assert flavor["topologyName"] == TOPOLOGY
+    # the accelerator, not a slice shape: the slice controller sets the shape when a slice forms
+    assert flavor["nodeLabels"]["cloud.google.com/gke-tpu-accelerator"] == "tpu7x"
+    assert "cloud.google.com/gke-tpu-topology" not in flavor["nodeLabels"]
+    check = _one(regs, ":AdmissionCheck", "dynamic-slicing").inputs
+    assert check["spec"] == {"controllerName": "accelerator.gke.io/slice"}
+    cq = _one(regs, ":ClusterQueue", "llm").inputs["spec"]
+    assert cq["admissionChecksStrategy"] == {"admissionChecks": [{"name": "dynamic-slicing", "onFlavors": ["ironwood"]}]}
+
+
+def test_sub_blocks_are_node_pools_of_a_provision_only_policy_on_a_cluster_with_the_slice_controller(plan):
+    regs = plan("dynamic-slicing")
+    (cluster,) = by_type(regs, "cluster:Cluster")
+    assert cluster.inputs["addonsConfig"]["sliceControllerConfig"] == {"enabled": True}
+    (policy,) = by_type(regs, "resourcePolicy:ResourcePolicy")
+    assert policy.inputs["workloadPolicy"] == {"type": "HIGH_THROUGHPUT", "acceleratorTopology": "4x4x4",
+                                               "acceleratorTopologyMode": "PROVISION_ONLY"}
+    pools = [p for p in by_type(regs, "nodePool:NodePool") if p.inputs["nodeConfig"]["machineType"].startswith("tpu7x")]
+    assert sorted(p.inputs["name"] for p in pools) == [f"ironwood-{i}" for i in range(4)]
+    assert {p.inputs["nodeCount"] for p in pools} == {16}
+    assert {p.inputs["nodeConfig"]["reservationAffinity"]["consumeReservationType"] for p in pools} == \
+        {"SPECIFIC_RESERVATION"}
+
+
+def test_fixed_slice_stacks_send_no_slice_controller_and_no_slice_check(plan):
+    regs = plan("multislice")
+    (cluster,) = by_type(regs, "cluster:Cluster")
+    assert "sliceControllerConfig" not in cluster.inputs["addonsConfig"]
+    assert not [r for r in by_type(regs, ":AdmissionCheck")
+                if r.inputs["spec"]["controllerName"] == "accelerator.gke.io/slice"]
+
+
+def ironwood(**change) -> dict:
+    cfg = platform_of("dynamic-slicing")
+    cfg["tpu_pools"][0].update(change)
+    return cfg
+
+
+@pytest.mark.parametrize("cfg, path, says", [
+    (ironwood(generation="v6e"), "platform.tpu_pools[0].generation",
+     "'v6e': dynamic slicing is a TPU7x (Ironwood) feature"),
+    (ironwood(topology="4x4x8"), "platform.tpu_pools[0].topology",
+     "'4x4x8': a dynamically sliced pool is provisioned in sub-blocks of 4x4x4"),
+    (ironwood(capacity="on-demand", reservation=None), "platform.tpu_pools[0].capacity",
+     "dynamic slicing runs on All Capacity mode reservations only"),
+    (ironwood(capacity="spot", reservation=None), "platform.tpu_pools[0].capacity", "'spot': dynamic slicing"),
+])
+def test_what_dynamic_slicing_does_not_support_is_refused_at_its_path(cfg, path, says):
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == path and says in e.value.message, str(e.value)
+
+
+def test_autopilot_is_refused_at_the_pools_dynamic_slicing_key():
+    cfg = platform_of("dynamic-slicing")
+    cfg["cluster"]["mode"] = "autopilot"
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == "platform.tpu_pools[0].dynamic_slicing"
+    assert "dynamic slicing runs on GKE Standard clusters only" in e.value.message
+
+
+def test_the_policy_pack_refuses_a_slice_controller_where_gke_does_not_run_one(plan):
+    cluster = copy.deepcopy(by_type(plan("dynamic-slicing"), "cluster:Cluster")[0].inputs)
+    assert not list(cluster_findings(cluster))
+    autopilot = {**cluster, "enableAutopilot": True}
+    assert [r.id for r, _ in cluster_findings(autopilot)] == ["slice-controller-standard"]
+    pool = copy.deepcopy(next(p.inputs for p in by_type(plan("dynamic-slicing"), "nodePool:NodePool")
+                              if p.inputs["name"] == "ironwood-0"))
+    assert not list(pool_findings(pool, cluster))
+    pool["nodeConfig"]["imageType"] = "UBUNTU_CONTAINERD"
+    ((rule, finding),) = pool_findings(pool, cluster)
+    assert rule.id == "slice-controller-os-image" and "run Container-Optimized OS" in finding.message
+
+
+def workload(path: Path) -> dict:
+    return yaml.safe_load(path.read_text())
+
+
+def test_make_admit_places_a_4x4x4_slice_in_one_partition_behind_the_slice_check(plan):
+    result = admit_in(cluster_of(plan("dynamic-slicing")), workload(WORKLOADS / "dynamic-slicing.yaml"))
+    assert result.admitted, result.problems
+    assert result.checks == ("dynamic-slicing",) or list(result.checks) == ["dynamic-slicing"]
+
+
+def test_make_admit_refuses_a_slice_a_partition_cannot_hold_in_kueues_words(plan):
+    result = admit_in(cluster_of(plan("dynamic-slicing")), workload(WORKLOADS / "refused" /
+                                                                    "dynamic-slicing-oversize.yaml"))
+    assert not result.quota_reserved
+    assert result.reason == ('couldn\'t assign flavors to pod set slice: topology "gke-block-partition-hostname" '
+                             "allows to fit only 16 out of 32 pod(s)")
+
+
+def test_a_4x4x8_slice_stitches_two_sub_blocks_of_the_block(plan):
+    doc = workload(WORKLOADS / "refused" / "dynamic-slicing-oversize.yaml")
+    template = doc["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    template["metadata"]["annotations"][REQUIRED] = BLOCK
+    assert admit_in(cluster_of(plan("dynamic-slicing")), doc).admitted
+
+
+def test_a_slice_of_part_of_a_sub_block_is_refused_as_no_slice_the_controller_forms(plan):
+    doc = workload(WORKLOADS / "refused" / "dynamic-slicing-oversize.yaml")
+    job = doc["spec"]["replicatedJobs"][0]["template"]["spec"]
+    job.update(parallelism=24, completions=24)
+    job["template"]["metadata"]["annotations"][REQUIRED] = BLOCK
+    result = admit_in(cluster_of(plan("dynamic-slicing")), doc)
+    assert result.quota_reserved and not result.admitted
+    assert any("the slice controller forms slices of whole 16-VM sub-blocks" in w for w in result.warnings)
