@@ -41,7 +41,8 @@ def test_the_flavor_names_the_partition_topology_and_the_slice_controllers_check
     check = _one(regs, ":AdmissionCheck", "dynamic-slicing").inputs
     assert check["spec"] == {"controllerName": "accelerator.gke.io/slice"}
     cq = _one(regs, ":ClusterQueue", "llm").inputs["spec"]
-    assert cq["admissionChecksStrategy"] == {"admissionChecks": [{"name": "dynamic-slicing", "onFlavors": ["ironwood"]}]}
+    assert cq["admissionChecksStrategy"] == {"admissionChecks": [{"name": "dynamic-slicing",
+                                                                  "onFlavors": ["ironwood"]}]}
 
 
 def test_sub_blocks_are_node_pools_of_a_provision_only_policy_on_a_cluster_with_the_slice_controller(plan):
@@ -116,7 +117,7 @@ def workload(path: Path) -> dict:
 def test_make_admit_places_a_4x4x4_slice_in_one_partition_behind_the_slice_check(plan):
     result = admit_in(cluster_of(plan("dynamic-slicing")), workload(WORKLOADS / "dynamic-slicing.yaml"))
     assert result.admitted, result.problems
-    assert result.checks == ("dynamic-slicing",) or list(result.checks) == ["dynamic-slicing"]
+    assert list(result.checks) == ["dynamic-slicing"]
 
 
 def test_make_admit_refuses_a_slice_a_partition_cannot_hold_in_kueues_words(plan):
@@ -142,3 +143,30 @@ def test_a_slice_of_part_of_a_sub_block_is_refused_as_no_slice_the_controller_fo
     result = admit_in(cluster_of(plan("dynamic-slicing")), doc)
     assert result.quota_reserved and not result.admitted
     assert any("the slice controller forms slices of whole 16-VM sub-blocks" in w for w in result.warnings)
+
+
+# Day two: the same reservation, fixed slices one day and dynamically sliced the next, or back.
+def test_turning_dynamic_slicing_off_a_live_flavor_is_refused_as_the_api_server_would(tmp_path):
+    from .test_diff_both_sides import FLAVOR, Diffed, edited
+    d = Diffed(*edited("dynamic-slicing", lambda c: c["tpu_pools"][0].update(dynamic_slicing=False)), tmp_path)
+    [line] = d.refusals("update ResourceFlavor ironwood")
+    assert "immutable when topologyName is set" in line and d.op(FLAVOR, "queues-flavor-ironwood") == "update"
+
+
+def test_turning_dynamic_slicing_on_replaces_the_sub_blocks_only_with_an_acknowledgement(tmp_path):
+    """The VMs of a pool are created with their policy's connection mode: a new policy (its own name) that the
+    node pools name, so they are replaced, which the stack file must acknowledge; before, the policy was replaced
+    under its old name beneath pools that kept AUTO_CONNECT."""
+    from .test_diff_both_sides import NODE_POOL, Diffed
+    now = platform_of("dynamic-slicing")
+    base = copy.deepcopy(now)
+    base["tpu_pools"][0]["dynamic_slicing"] = False
+    d = Diffed(base, now, tmp_path)
+    assert {d.op(NODE_POOL, f"ironwood-slice-{i}") for i in range(4)} == {"replace"}
+    assert any('placementPolicy.policyName: "ironwood-ironwood-wp" -> "ironwood-ironwood-ds-wp"' in ln
+               for ln in d.lines(NODE_POOL, "ironwood-slice-0"))
+    assert len(d.refusals("replace node pool ironwood", "acknowledge: [{node_pool: ironwood")) == 4
+    assert not d.refusals("ResourceFlavor")  # turning topology-aware scheduling on is an update
+    now["acknowledge"] = [{"node_pool": "ironwood", "reason": "the reservation's sub-blocks become dynamically sliced"}]
+    (tmp_path / "ack").mkdir()
+    assert not Diffed(base, now, tmp_path / "ack").refused

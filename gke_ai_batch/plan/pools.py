@@ -55,9 +55,12 @@ class WorkloadPolicyPlan:
     mode: str | None = None  # PROVISION_ONLY: a dynamically sliced sub-block's chips connect when a slice forms
 
 
-def workload_policy_name(cluster: str, pool: str) -> str:
-    """A Compute Engine name unique to the cluster's pool in the region."""
-    return cluster_scoped_name(cluster, pool, "wp")
+def workload_policy_name(cluster: str, pool: str, mode: str | None = None) -> str:
+    """A Compute Engine name unique to the cluster's pool in the region. A dynamically sliced pool's policy
+    (PROVISION_ONLY) has a name of its own, as xpk's super-slicing placement policy does (`-ss`): turning dynamic
+    slicing on or off is then a new policy that the node pools name, which replaces them, instead of a policy
+    replaced under the same name beneath node pools whose VMs keep the old connection mode."""
+    return cluster_scoped_name(cluster, pool, "wp" if mode is None else "ds-wp")
 
 
 def cluster_scoped_name(cluster: str, pool: str, suffix: str) -> str:
@@ -307,8 +310,8 @@ def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPl
     labels, custom = _labels(p, path, gke_labels, ours)
     unit = shape.vms if shape.multi_host or p.autoscaling is None else None
     sizing = _sizing(path, p.autoscaling, p.capacity, shape.vms, unit)
-    policy = (WorkloadPolicyPlan(workload_policy_name(cfg.cluster, p.name), cfg.region, shape.topology,
-                                 dynamic_slicing.TOPOLOGY_MODE if p.dynamic_slicing else None)
+    mode = dynamic_slicing.TOPOLOGY_MODE if p.dynamic_slicing else None
+    policy = (WorkloadPolicyPlan(workload_policy_name(cfg.cluster, p.name, mode), cfg.region, shape.topology, mode)
               if shape.multi_host and shape.machine_type in catalog.WORKLOAD_POLICY_MACHINES else None)
     queued = (QUEUED_TAINT,) if p.capacity == Capacity.QUEUED else ()
     if p.adopt is not None and p.slices > 1:
