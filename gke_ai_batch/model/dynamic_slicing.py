@@ -13,9 +13,12 @@ one or more whole sub-blocks) and 1.36.0-gke.3712000 for sub-slicing (smaller th
 Container-Optimized OS nodes; All Capacity mode reservations; JobSet v0.10.1 or later for multislice workloads.
 
 Incremental provisioning: the how-to's node pool command was out of reach of the searches made here. The pool is
-declared as Cluster Toolkit declares it (examples/gke-tpu-7x, modules/compute/resource-policy and gke-node-pool:
-a specific reservation, and a HIGH_THROUGHPUT workload policy of the sub-block's topology with
-`accelerator_topology_mode: PROVISION_ONLY`, "The interconnected chips are connected on demand", pulumi-gcp
+declared as both of Google's tools declare it: xpk (src/xpk/core/nodepool.py `ensure_resource_policy_exists`,
+recipes/Cluster_create_super-slicing.md: `gcloud beta compute resource-policies create workload-policy
+--type=HIGH_THROUGHPUT --accelerator-topology=4x4x4 --accelerator-topology-mode=PROVISION_ONLY`, then per
+sub-block `node-pools create --machine-type=tpu7x-standard-4t --num-nodes=16 --reservation-affinity=specific
+--placement-policy=<policy>`) and Cluster Toolkit (examples/gke-tpu-7x, modules/compute/resource-policy): a
+specific reservation and that policy, "The interconnected chips are connected on demand" (pulumi-gcp
 ResourcePolicy.workloadPolicy.acceleratorTopologyMode).
 """
 from __future__ import annotations
