@@ -132,6 +132,9 @@ MULTIKUEUE_CONTROLLER = f"{KUEUE_GROUP}/multikueue"  # the AdmissionCheck contro
 # Kueue admission check create the Slice resources.
 SLICE_CONTROLLER = "accelerator.gke.io/slice"
 SLICE_ADMISSION_CHECK = "dynamic-slicing"  # the AdmissionCheck's name (ours)
+# A dynamically sliced pod template's slice shape, as xpk writes it (src/xpk/core/scheduling.py
+# `create_tpu_slice_topology_annotation`); no GKE page read here shows the workload side.
+SLICE_TOPOLOGY_ANNOTATION = "cloud.google.com/gke-tpu-slice-topology"
 QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 JOBSET_FRAMEWORK = "jobset.x-k8s.io/jobset"
 KUEUE_NAMESPACE = "kueue-system"

@@ -139,7 +139,7 @@ def test_a_slice_of_part_of_a_sub_block_is_refused_as_no_slice_the_controller_fo
     doc = workload(WORKLOADS / "refused" / "dynamic-slicing-oversize.yaml")
     job = doc["spec"]["replicatedJobs"][0]["template"]["spec"]
     job.update(parallelism=24, completions=24)
-    job["template"]["metadata"]["annotations"][REQUIRED] = BLOCK
+    job["template"]["metadata"]["annotations"] = {REQUIRED: BLOCK}
     result = admit_in(cluster_of(plan("dynamic-slicing")), doc)
     assert result.quota_reserved and not result.admitted
     assert any("the slice controller forms slices of whole 16-VM sub-blocks" in w for w in result.warnings)
@@ -170,3 +170,25 @@ def test_turning_dynamic_slicing_on_replaces_the_sub_blocks_only_with_an_acknowl
     now["acknowledge"] = [{"node_pool": "ironwood", "reason": "the reservation's sub-blocks become dynamically sliced"}]
     (tmp_path / "ack").mkdir()
     assert not Diffed(base, now, tmp_path / "ack").refused
+
+
+@pytest.mark.parametrize("shape, says", [
+    ("4x8x4", "4x8x4: dimensions are in non-decreasing order (4x4x8)"),
+    ("2x4x4", "2x4x4: each dimension is a multiple of 4 (a shape smaller than 4x4x4, sub-slicing, is not planned"),
+    ("4x4x4", "32 pods x 4 google.com/tpu = 128 chips per slice, but cloud.google.com/gke-tpu-slice-topology 4x4x4 "
+              "has 64"),
+])
+def test_a_slice_shape_the_slice_controller_refuses_is_said(plan, shape, says):
+    """The Slice reference's rules for a tpu7x topology, and one pod per VM of it."""
+    doc = workload(WORKLOADS / "refused" / "dynamic-slicing-oversize.yaml")
+    annotations = doc["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]["annotations"]
+    annotations.update({REQUIRED: BLOCK, "cloud.google.com/gke-tpu-slice-topology": shape})
+    result = admit_in(cluster_of(plan("dynamic-slicing")), doc)
+    assert result.quota_reserved and not result.admitted
+    assert any(says in w for w in result.warnings), result.warnings
+
+
+def test_the_slice_references_largest_slice():
+    from gke_ai_batch.model.dynamic_slicing import slice_shape_problem
+    assert slice_shape_problem("16x24x24") is None  # 9,216 chips, the whole pod
+    assert "above the 9,216" in str(slice_shape_problem("16x24x28"))

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from gke_ai_batch import vocabulary
-from gke_ai_batch.model import catalog
+from gke_ai_batch.model import catalog, dynamic_slicing
 from gke_ai_batch.model.pool_facts import PoolFacts
 from gke_ai_batch.vocabulary import (
     PROVISIONING_CONTROLLER,
@@ -45,11 +45,21 @@ def _sliced_by_controller(cluster: Cluster, cq: Obj, flavor: str) -> bool:
                == vocabulary.SLICE_CONTROLLER for check in applicable_checks(cq, [flavor]))
 
 
-def _stitched_slice_warnings(ps: PodSet, flavor: str, pools: Sequence[PoolFacts]) -> list[str]:
+def _stitched_slice_warnings(ps: PodSet, chips: int, flavor: str, pools: Sequence[PoolFacts]) -> list[str]:
     """A dynamically sliced pod set's replica is one slice of whole sub-blocks (one node pool each), which the
-    slice controller stitches; slices smaller than a sub-block (sub-slicing) are not planned here."""
+    slice controller stitches, of the shape its pods name (a Slice the controller's webhook accepts, of one pod
+    per VM); slices smaller than a sub-block (sub-slicing) are not planned here."""
     per_slice, sub_block = ps.pods_per_replica, max((p.slice_vms for p in pools), default=0)
     total = sum(p.slice_vms for p in pools)
+    shape = ps.annotations.get(vocabulary.SLICE_TOPOLOGY_ANNOTATION)
+    problem = dynamic_slicing.slice_shape_problem(shape) if shape else None
+    if problem:
+        return [f"pod set {ps.name}: {vocabulary.SLICE_TOPOLOGY_ANNOTATION} {problem}: the slice controller "
+                "refuses the Slice"]
+    if shape and catalog.topology_chips(shape) != per_slice * chips:
+        return [f"pod set {ps.name}: {per_slice} pods x {chips} {vocabulary.TPU_RESOURCE} = {per_slice * chips} "
+                f"chips per slice, but {vocabulary.SLICE_TOPOLOGY_ANNOTATION} {shape} has "
+                f"{catalog.topology_chips(shape)}: one pod runs on each VM of the slice"]
     if sub_block and per_slice % sub_block == 0 and per_slice * ps.replicas <= total:
         return []
     return [f"pod set {ps.name}: {ps.replicas} slice(s) of {per_slice} pods: the slice controller forms slices of "
@@ -75,7 +85,7 @@ def tpu_slice_warnings(cluster: Cluster, cq: Obj, ps: PodSet, psa: PodSetAssignm
     if not multi:
         return []
     if _sliced_by_controller(cluster, cq, flavor):
-        return _stitched_slice_warnings(ps, flavor, pools)
+        return _stitched_slice_warnings(ps, chips, flavor, pools)
     per_slice = ps.pods_per_replica
     slices = [p for p in pools if p.multi_host and p.per_node == chips and p.slice_vms == per_slice]
     if not slices:

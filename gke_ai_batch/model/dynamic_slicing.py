@@ -23,6 +23,9 @@ ResourcePolicy.workloadPolicy.acceleratorTopologyMode).
 """
 from __future__ import annotations
 
+import re
+from math import prod
+
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.model.pool_config import TpuPoolConfig
 from gke_ai_batch.vocabulary import Capacity
@@ -34,6 +37,13 @@ SUPER_SLICING_MIN_VERSION = "1.35.2-gke.1842000"
 SUB_SLICING_MIN_VERSION = "1.36.0-gke.3712000"
 JOBSET_MIN_VERSION = "0.10.1"  # the how-to's requirement for multislice workloads; this platform runs 0.12.0
 OS_IMAGE = "COS_CONTAINERD"  # GKE's Container-Optimized OS node image, the default the platform leaves in place
+# The Slice reference's rules for a tpu7x slice's topology: "AxBxC", "Each dimension (A, B, and C) must be a multiple
+# of four", "sorted in non-decreasing order", "The product of the dimensions (A*B*C) must not exceed 9,216", and "each
+# partition consists of 64 chips".
+SLICE_DIMENSION_STEP = 4
+SLICE_MAX_CHIPS = 9216
+PARTITION_CHIPS = 64
+_SHAPE = re.compile(r"^[0-9]+x[0-9]+x[0-9]+$")
 
 
 def check_pool(path: str, p: TpuPoolConfig) -> None:
@@ -52,3 +62,19 @@ def check_pool(path: str, p: TpuPoolConfig) -> None:
         raise ConfigError(f"{path}.capacity", f"{str(p.capacity)!r}: dynamic slicing runs on All Capacity mode "
                           "reservations only (GKE: \"Dynamic slicing features are available exclusively on TPUs "
                           "that use All Capacity mode\"): set capacity reservation and name the reservation")
+
+
+def slice_shape_problem(topology: str) -> str | None:
+    """Why the slice controller's webhook refuses a Slice of `topology` (the Slice reference), or None. Shapes
+    smaller than a sub-block (sub-slicing) are not planned here: see docs/scenarios/dynamic-slicing.md."""
+    if not _SHAPE.match(topology):
+        return f"{topology!r} is not AxBxC"
+    dims = [int(d) for d in topology.split("x")]
+    if any(d % SLICE_DIMENSION_STEP or d == 0 for d in dims):
+        return (f"{topology}: each dimension is a multiple of {SLICE_DIMENSION_STEP} (a shape smaller than "
+                f"{SUB_BLOCK}, sub-slicing, is not planned here)")
+    if dims != sorted(dims):
+        return f"{topology}: dimensions are in non-decreasing order ({'x'.join(map(str, sorted(dims)))})"
+    if prod(dims) > SLICE_MAX_CHIPS:
+        return f"{topology}: {prod(dims):,} chips, above the {SLICE_MAX_CHIPS:,} a slice may have"
+    return None
