@@ -10,7 +10,9 @@ update --enable-slice-controller` (pulumi-gcp 10.2.0 Cluster.addonsConfig.sliceC
 admission check creates the Slice resources.
 Requirements: a Standard cluster in the Rapid channel, 1.35.2-gke.1842000 or later for super-slicing (slices of
 one or more whole sub-blocks) and 1.36.0-gke.3712000 for sub-slicing (smaller than 4x4x4); Ironwood (TPU7x);
-Container-Optimized OS nodes; All Capacity mode reservations; JobSet v0.10.1 or later for multislice workloads.
+Container-Optimized OS nodes; All Capacity mode reservations; JobSet v0.10.1 or later for multislice workloads
+(every JobSet release this platform allows, model.releases, is later: 0.12.0). The pages read name no Kueue
+minimum for the slice admission check; Cluster Toolkit and xpk install Kueue 0.17.1, older than any release here.
 
 Incremental provisioning: the how-to's node pool command was out of reach of the searches made here. The pool is
 declared as both of Google's tools declare it: xpk (src/xpk/core/nodepool.py `ensure_resource_policy_exists`,
@@ -35,14 +37,11 @@ SUB_BLOCK = "4x4x4"  # a node pool is one sub-block: 16 tpu7x-standard-4t VMs, 6
 TOPOLOGY_MODE = "PROVISION_ONLY"
 SUPER_SLICING_MIN_VERSION = "1.35.2-gke.1842000"
 SUB_SLICING_MIN_VERSION = "1.36.0-gke.3712000"
-JOBSET_MIN_VERSION = "0.10.1"  # the how-to's requirement for multislice workloads; this platform runs 0.12.0
 OS_IMAGE = "COS_CONTAINERD"  # GKE's Container-Optimized OS node image, the default the platform leaves in place
 # The Slice reference's rules for a tpu7x slice's topology: "AxBxC", "Each dimension (A, B, and C) must be a multiple
-# of four", "sorted in non-decreasing order", "The product of the dimensions (A*B*C) must not exceed 9,216", and "each
-# partition consists of 64 chips".
+# of four", "sorted in non-decreasing order", "The product of the dimensions (A*B*C) must not exceed 9,216".
 SLICE_DIMENSION_STEP = 4
 SLICE_MAX_CHIPS = 9216
-PARTITION_CHIPS = 64
 _SHAPE = re.compile(r"^[0-9]+x[0-9]+x[0-9]+$")
 
 
