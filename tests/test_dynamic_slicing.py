@@ -121,7 +121,7 @@ def test_make_admit_places_a_4x4x4_slice_in_one_partition_behind_the_slice_check
 
 
 def test_make_admit_refuses_a_slice_a_partition_cannot_hold_in_kueues_words(plan):
-    result = admit_in(cluster_of(plan("dynamic-slicing")), workload(WORKLOADS / "refused" /
+    result = admit_in(cluster_of(plan("dynamic-slicing")), workload(ROOT / "examples" / "refused" /
                                                                     "dynamic-slicing-oversize.yaml"))
     assert not result.quota_reserved
     assert result.reason == ('couldn\'t assign flavors to pod set slice: topology "gke-block-partition-hostname" '
@@ -129,14 +129,14 @@ def test_make_admit_refuses_a_slice_a_partition_cannot_hold_in_kueues_words(plan
 
 
 def test_a_4x4x8_slice_stitches_two_sub_blocks_of_the_block(plan):
-    doc = workload(WORKLOADS / "refused" / "dynamic-slicing-oversize.yaml")
+    doc = workload(ROOT / "examples" / "refused" / "dynamic-slicing-oversize.yaml")
     template = doc["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
     template["metadata"]["annotations"][REQUIRED] = BLOCK
     assert admit_in(cluster_of(plan("dynamic-slicing")), doc).admitted
 
 
 def test_a_slice_of_part_of_a_sub_block_is_refused_as_no_slice_the_controller_forms(plan):
-    doc = workload(WORKLOADS / "refused" / "dynamic-slicing-oversize.yaml")
+    doc = workload(ROOT / "examples" / "refused" / "dynamic-slicing-oversize.yaml")
     job = doc["spec"]["replicatedJobs"][0]["template"]["spec"]
     job.update(parallelism=24, completions=24)
     job["template"]["metadata"]["annotations"] = {REQUIRED: BLOCK}
@@ -180,7 +180,7 @@ def test_turning_dynamic_slicing_on_replaces_the_sub_blocks_only_with_an_acknowl
 ])
 def test_a_slice_shape_the_slice_controller_refuses_is_said(plan, shape, says):
     """The Slice reference's rules for a tpu7x topology, and one pod per VM of it."""
-    doc = workload(WORKLOADS / "refused" / "dynamic-slicing-oversize.yaml")
+    doc = workload(ROOT / "examples" / "refused" / "dynamic-slicing-oversize.yaml")
     annotations = doc["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]["annotations"]
     annotations.update({REQUIRED: BLOCK, "cloud.google.com/gke-tpu-slice-topology": shape})
     result = admit_in(cluster_of(plan("dynamic-slicing")), doc)
