@@ -192,3 +192,30 @@ def test_the_slice_references_largest_slice():
     from gke_ai_batch.model.dynamic_slicing import slice_shape_problem
     assert slice_shape_problem("16x24x24") is None  # 9,216 chips, the whole pod
     assert "above the 9,216" in str(slice_shape_problem("16x24x28"))
+
+
+def test_the_component_door_refuses_dynamic_slicing_which_its_cluster_could_not_serve():
+    """GkeCluster plans the slice controller from the platform's pools, which it does not take: a TpuSlicePool or
+    KueueLayer that asked for dynamic slicing would get sub-blocks and a check no controller answers."""
+    from gke_ai_batch.components.kueue_layer import KueueLayer
+    from gke_ai_batch.components.tpu_slice_pool import TpuSlicePool
+    from gke_ai_batch.offline.runtime import record
+
+    from .test_components import TARGET
+    sliced = {"generation": "tpu7x", "topology": "4x4x4", "capacity": "reservation", "reservation": "r",
+              "dynamic_slicing": True}
+    errors: list[Exception] = []
+
+    def program():
+        for make in (lambda: TpuSlicePool("iw", {**TARGET, **sliced, "zones": ["us-east5-b"]}),
+                     lambda: KueueLayer("batch", {"region": "us-east5", "zones": ["us-east5-b"],
+                                                  "tpu_pools": [{"name": "iw", **sliced}], "teams": []})):
+            try:
+                make()
+            except Exception as e:  # what `pulumi up` prints, before the component registers
+                errors.append(e)
+
+    regs = record(program, "direct")
+    assert [r.type for r in regs] == ["pulumi:pulumi:Stack"]
+    assert "at dynamic_slicing: unknown key `dynamic_slicing`" in str(errors[0])
+    assert "at tpu_pools[0].dynamic_slicing: a KueueLayer beside a GkeCluster cannot turn on" in str(errors[1])
