@@ -219,3 +219,21 @@ def test_the_component_door_refuses_dynamic_slicing_which_its_cluster_could_not_
     assert [r.type for r in regs] == ["pulumi:pulumi:Stack"]
     assert "at dynamic_slicing: unknown key `dynamic_slicing`" in str(errors[0])
     assert "at tpu_pools[0].dynamic_slicing: a KueueLayer beside a GkeCluster cannot turn on" in str(errors[1])
+
+
+def test_a_slice_check_on_a_cluster_without_the_slice_controller_is_a_mandatory_violation():
+    from gke_ai_batch.model.promises import Res
+    from gke_ai_batch.offline.check import violations
+    from gke_ai_batch.policies import stack_rules
+
+    from .conftest import run_config
+    regs = run_config(platform_of("dynamic-slicing"), "dynamic-slicing")
+    found = [v for v in violations(regs) if v["policy"] == "slice-controller-enabled"]
+    assert not found
+    # a hand-built program: the same objects, the cluster without the controller
+    resources = [Res(r.type, r.urn, copy.deepcopy(r.inputs)) for r in regs if r.custom]
+    for r in resources:
+        if r.type == "gcp:container/cluster:Cluster":
+            r.props["addonsConfig"].pop("sliceControllerConfig")
+    [(urn, message)] = stack_rules.slice_controller_enabled(resources)
+    assert urn.endswith("queues-check-dynamic-slicing") and "wait forever" in message
