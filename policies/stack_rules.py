@@ -253,8 +253,9 @@ def slice_controller_enabled(resources: Sequence[Res]) -> list[tuple[str | None,
     clusters = ix.by_type[CLUSTER]
     if checks and clusters and not any(slice_controller(c.props) for c in clusters):
         return [(checks[0].urn, f"AdmissionCheck {checks[0].name} ({SLICE_CONTROLLER}): the cluster does not turn "
-                                "on GKE's slice controller (addonsConfig.sliceControllerConfig.enabled), so workloads "
-                                "on its flavors wait forever; declare the pool with dynamic_slicing, or drop the check")]
+                                "on GKE's slice controller (addonsConfig.sliceControllerConfig.enabled), so "
+                                "workloads on its flavors wait forever; declare the pool with dynamic_slicing, or "
+                                "drop the check")]
     return []
 
 
