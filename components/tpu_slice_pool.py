@@ -40,7 +40,8 @@ class TpuSlicePool(pulumi.ComponentResource):
         self.workload_policy = None
         overrides: dict[str, Any] = {}
         if policy_plan:
-            policy_name = pulumi.Output.from_input(args["cluster"]).apply(lambda c: workload_policy_name(c, name))
+            mode = policy_plan.mode
+            policy_name = pulumi.Output.from_input(args["cluster"]).apply(lambda c: workload_policy_name(c, name, mode))
             self.workload_policy = gcp.compute.ResourcePolicy(
                 f"{name}-workload-policy", **{**workload_policy_inputs(policy_plan, args["project"]),
                                                "name": policy_name},

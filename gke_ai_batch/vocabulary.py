@@ -133,6 +133,15 @@ MANAGED_LABEL = f"{KUEUE_GROUP}/managed"  # on pods Kueue manages (pkg/constants
 SUSPENDING_PARENT_ANNOTATION = f"{KUEUE_GROUP}/pod-suspending-parent"  # pkg/controller/jobs/pod/constants
 PROVISIONING_CONTROLLER = f"{KUEUE_GROUP}/provisioning-request"
 MULTIKUEUE_CONTROLLER = f"{KUEUE_GROUP}/multikueue"  # the AdmissionCheck controller of MultiKueue
+# The AdmissionCheck controller of GKE's slice controller (TPU7x dynamic slicing): the name Cluster Toolkit
+# (modules/management/kubectl-apply/kueue/kueue-configuration-dynamic-slicing.yaml.tftpl) and xpk
+# (src/xpk/templates/kueue_config.yaml.j2) give it; GKE's page "Schedule dynamic slices with Kueue and TAS" has a
+# Kueue admission check create the Slice resources.
+SLICE_CONTROLLER = "accelerator.gke.io/slice"
+SLICE_ADMISSION_CHECK = "dynamic-slicing"  # the AdmissionCheck's name (ours)
+# A dynamically sliced pod template's slice shape, as xpk writes it (src/xpk/core/scheduling.py
+# `create_tpu_slice_topology_annotation`); no GKE page read here shows the workload side.
+SLICE_TOPOLOGY_ANNOTATION = "cloud.google.com/gke-tpu-slice-topology"
 QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 JOBSET_FRAMEWORK = "jobset.x-k8s.io/jobset"
 KUEUE_NAMESPACE = "kueue-system"

@@ -122,6 +122,8 @@ STACK_POLICIES = [
                 "pool without them.", MANDATORY, sr.plain_pool_present),
     StackPolicy("jobset-installed", "JobSet is installed when a multi-host TPU pool exists.", MANDATORY,
                 sr.jobset_installed),
+    StackPolicy("slice-controller-enabled", "An AdmissionCheck of GKE's slice controller is answered: the cluster "
+                "turns the controller on.", MANDATORY, sr.slice_controller_enabled),
     StackPolicy("kueue-after-release", "Kueue objects depend on the Kueue Helm release.", MANDATORY,
                 sr.kueue_after_release),
     StackPolicy("kueue-controller-size", "The Kueue controller's memory suits the number of queues it holds.",

@@ -14,6 +14,7 @@ from gke_ai_batch.model.gke_rules import (
     pool_findings,
     stack_findings,
 )
+from gke_ai_batch.model.gke_slicing_rules import slice_controller
 from gke_ai_batch.model.promises import (
     ClassFacts,
     FlavorCapacity,
@@ -51,6 +52,7 @@ from gke_ai_batch.vocabulary import (
     ROLE_BINDING,
     ROUTER_NAT,
     SCALES_FROM_ZERO,
+    SLICE_CONTROLLER,
     SUBNETWORK,
     TEAM_LABEL,
     TEAM_ROLE,
@@ -239,6 +241,21 @@ def jobset_installed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     if multi and not ix.releases("jobset"):
         return [(multi[0].urn, "multi-host TPU pools run JobSets (one Job per slice): install the JobSet chart "
                                "(jobset.install: auto or always)")]
+    return []
+
+
+def slice_controller_enabled(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    """An AdmissionCheck of GKE's slice controller answers only where the cluster turns the controller on
+    (model.dynamic_slicing): elsewhere every workload on its flavors waits for a check no one answers."""
+    ix = StackIndex(resources)
+    checks = [r for r in ix.kueue.get("AdmissionCheck", {}).values()
+              if (r.props.get("spec") or {}).get("controllerName") == SLICE_CONTROLLER]
+    clusters = ix.by_type[CLUSTER]
+    if checks and clusters and not any(slice_controller(c.props) for c in clusters):
+        return [(checks[0].urn, f"AdmissionCheck {checks[0].name} ({SLICE_CONTROLLER}): the cluster does not turn "
+                                "on GKE's slice controller (addonsConfig.sliceControllerConfig.enabled), so "
+                                "workloads on its flavors wait forever; declare the pool with dynamic_slicing, or "
+                                "drop the check")]
     return []
 
 

@@ -446,8 +446,9 @@ def test_cli_runs_as_a_module(tmp_path):
                          cwd=ROOT, capture_output=True, text=True)
     lines = run.stdout.splitlines()
     assert run.returncode == 1, run.stderr
-    assert lines[0] == f"skipped: {WORKLOADS}/ batch-teams.yaml, dev.yaml, dws-gpu.yaml, fleet-manager.yaml, " \
-        f"flex-start.yaml, hotswap.yaml, multislice-autopilot.yaml, pathways.yaml, prod.yaml: {OTHER_STACKS}"
+    assert lines[0] == f"skipped: {WORKLOADS}/ batch-teams.yaml, dev.yaml, dws-gpu.yaml, dynamic-slicing.yaml, " \
+        f"fleet-manager.yaml, flex-start.yaml, hotswap.yaml, multislice-autopilot.yaml, pathways.yaml, prod.yaml: " \
+        f"{OTHER_STACKS}"
     assert lines[1].startswith("admitted: default/multislice-job -> ClusterQueue ")
     assert lines[2] == "refused: default/lost: Kueue: LocalQueue no-such-queue doesn't exist"
     assert "Traceback" not in run.stderr

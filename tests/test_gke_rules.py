@@ -56,6 +56,12 @@ BROKEN = {
                                 "label key 'Team'"),
     "cluster-zones": ("prod", lambda c: c.update(zones=["us-east5-a", "us-east5-a", "us-east5-c"]),
                       "platform.zones[1]", "listed twice"),
+    "slice-controller-standard": None,  # Autopilot is refused at tpu_pools[i].dynamic_slicing: test_dynamic_slicing
+    "slice-controller-rapid-channel": ("dynamic-slicing", lambda c: c["cluster"].update(release_channel="REGULAR"),
+                                       "platform.cluster.release_channel", "REGULAR: dynamic slicing needs the Rapid"),
+    "slice-controller-version": ("dynamic-slicing", lambda c: c["cluster"].update(version="1.35.1-gke.1000000"),
+                                 "platform.cluster.version", "dynamic slicing needs GKE 1.35.2-gke.1842000 or later"),
+    "slice-controller-os-image": None,  # the planner never sets an image type: test_dynamic_slicing
     "auto-upgrade-with-release-channel": None,  # nothing in the config turns it off: see the policy test
     "node-pool-name": ("dev", lambda c: c["gpu_pools"][0].update(name="8x-h100"),
                        "platform.gpu_pools[0].name", "'8x-h100': at most 40 lowercase letters, digits and '-', "

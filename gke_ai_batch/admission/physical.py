@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from gke_ai_batch import vocabulary
-from gke_ai_batch.model import catalog
+from gke_ai_batch.model import catalog, dynamic_slicing
 from gke_ai_batch.model.pool_facts import PoolFacts
 from gke_ai_batch.vocabulary import (
     PROVISIONING_CONTROLLER,
@@ -38,11 +38,41 @@ def _describe_pools(pools: Iterable[PoolFacts]) -> str:
         or "no TPU node pool carries the flavor's labels"
 
 
-def tpu_slice_warnings(cluster: Cluster, ps: PodSet, psa: PodSetAssignment) -> list[str]:
+def _sliced_by_controller(cluster: Cluster, cq: Obj, flavor: str) -> bool:
+    """Whether GKE's slice controller forms the slices on `flavor`: an admission check of its controller
+    applies to the flavor in the ClusterQueue (TPU7x dynamic slicing, model.dynamic_slicing)."""
+    return any(((cluster.get("AdmissionCheck", check) or {}).get("spec") or {}).get("controllerName")
+               == vocabulary.SLICE_CONTROLLER for check in applicable_checks(cq, [flavor]))
+
+
+def _stitched_slice_warnings(ps: PodSet, chips: int, flavor: str, pools: Sequence[PoolFacts]) -> list[str]:
+    """A dynamically sliced pod set's replica is one slice of whole sub-blocks (one node pool each), which the
+    slice controller stitches, of the shape its pods name (a Slice the controller's webhook accepts, of one pod
+    per VM); slices smaller than a sub-block (sub-slicing) are not planned here."""
+    per_slice, sub_block = ps.pods_per_replica, max((p.slice_vms for p in pools), default=0)
+    total = sum(p.slice_vms for p in pools)
+    shape = ps.annotations.get(vocabulary.SLICE_TOPOLOGY_ANNOTATION)
+    problem = dynamic_slicing.slice_shape_problem(shape) if shape else None
+    if problem:
+        return [f"pod set {ps.name}: {vocabulary.SLICE_TOPOLOGY_ANNOTATION} {problem}: the slice controller "
+                "refuses the Slice"]
+    if shape and catalog.topology_chips(shape) != per_slice * chips:
+        return [f"pod set {ps.name}: {per_slice} pods x {chips} {vocabulary.TPU_RESOURCE} = {per_slice * chips} "
+                f"chips per slice, but {vocabulary.SLICE_TOPOLOGY_ANNOTATION} {shape} has "
+                f"{catalog.topology_chips(shape)}: one pod runs on each VM of the slice"]
+    if sub_block and per_slice % sub_block == 0 and per_slice * ps.replicas <= total:
+        return []
+    return [f"pod set {ps.name}: {ps.replicas} slice(s) of {per_slice} pods: the slice controller forms slices of "
+            f"whole {sub_block}-VM sub-blocks, and flavor {flavor} has {total} VMs in sub-blocks "
+            f"({_describe_pools(pools)})"]
+
+
+def tpu_slice_warnings(cluster: Cluster, cq: Obj, ps: PodSet, psa: PodSetAssignment) -> list[str]:
     """A multi-host TPU pod set runs one pod per VM of one slice, and a multi-host node pool is one
     slice: some pool behind the flavor must have per-VM chips equal to the pod's request, the pod's
     topology, and as many VMs as pods per replica; a JobSet needs one such pool per replica
-    (exclusive placement on `cloud.google.com/gke-nodepool`)."""
+    (exclusive placement on `cloud.google.com/gke-nodepool`). Where GKE's slice controller forms the
+    slices, a slice is whole sub-blocks instead."""
     chips, flavor = ps.per_pod.get(vocabulary.TPU_RESOURCE, 0), _flavor_for(psa, vocabulary.TPU_RESOURCE)
     if not chips or flavor is None or not any(p.resource == vocabulary.TPU_RESOURCE for p in cluster.pools):
         return []  # no TPU node pools at all: Autopilot or auto-provisioning, nothing to judge against
@@ -54,6 +84,8 @@ def tpu_slice_warnings(cluster: Cluster, ps: PodSet, psa: PodSetAssignment) -> l
     multi = catalog.slice_vms(topology, chips) > 1 if topology else any(p.multi_host for p in pools)
     if not multi:
         return []
+    if _sliced_by_controller(cluster, cq, flavor):
+        return _stitched_slice_warnings(ps, chips, flavor, pools)
     per_slice = ps.pods_per_replica
     slices = [p for p in pools if p.multi_host and p.per_node == chips and p.slice_vms == per_slice]
     if not slices:
@@ -152,6 +184,6 @@ def physical_warnings(cluster: Cluster, cq: Obj, pod_sets: Sequence[PodSet],
     """Problems Kueue's quota check cannot see, per assigned pod set: they make it inadmissible too."""
     out: list[str] = []
     for ps, psa in zip(pod_sets, assignments, strict=True):
-        out += (accelerator_taint_warnings(cluster, ps, psa) + tpu_slice_warnings(cluster, ps, psa)
+        out += (accelerator_taint_warnings(cluster, ps, psa) + tpu_slice_warnings(cluster, cq, ps, psa)
                 + provisioning_warnings(cluster, cq, ps, psa))
     return tuple(out)

@@ -6,9 +6,9 @@ set asks for TAS with a topology annotation, or implicitly when every flavor of 
 flavor; one that asks takes only TAS flavors holding the requested level, one that does not never takes a
 TAS flavor. The fit is pkg/cache/scheduler/tas_flavor_snapshot.go's, over the nodes that exist (Kueue counts
 Ready nodes carrying every level's label): on an empty cluster, a pool's fixed or minimum nodes. A host or
-hostname domain is one node (one VM per host on the machines GKE labels); a block or sub-block is counted as
-holding all of a pool's nodes, which a reservation may spread over several: an upper bound, so a fit here can
-still fail on the cluster, never the other way.
+hostname domain is one node (one VM per host on the machines GKE labels), a TPU7x 4x4x4 partition one sub-block
+of 16 nodes; a block or sub-block is counted as holding all of a pool's nodes, which a reservation may spread
+over several: an upper bound, so a fit here can still fail on the cluster, never the other way.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gke_ai_batch.model.pool_facts import PoolFacts
-from gke_ai_batch.model.topologies import ONE_NODE_LEVELS
+from gke_ai_batch.model.topologies import DOMAIN_NODES
 from gke_ai_batch.vocabulary import Obj
 
 from .results import PodSet, PodSetAssignment
@@ -66,7 +66,7 @@ def fit_reason(topology: str, level: str, ps: PodSet, per_node_fit: int, nodes: 
     """Whether the required `level` holds all of the pod set's pods in one domain."""
     if nodes == 0:
         return f"no topology domains at level: {level}"
-    per_domain = per_node_fit * (1 if level in ONE_NODE_LEVELS else nodes)
+    per_domain = per_node_fit * min(DOMAIN_NODES.get(level, nodes), nodes)
     if per_domain >= ps.count:
         return None
     if per_domain == 0:

@@ -169,3 +169,6 @@ PATHWAYS_HEAD_POOL = Source("AI Hypercomputer: Create a GKE cluster with Pathway
 PATHWAYS_HEAD_MACHINE = Source("xpk src/xpk/core/pathways.py get_pathways_machine_types (guestCpus >= 49, memoryMb >= "
                                "233 GiB) and its JobSet template (proxy 16 cpu, 100G; resource manager 8 cpu, 32G)",
                                "https://github.com/AI-Hypercomputer/xpk/blob/main/src/xpk/core/pathways.py")
+DYNAMIC_SLICING = Source("GKE: Schedule dynamic slices with Kueue and TAS, Requirements (a Standard cluster in the "
+                         "Rapid channel, 1.35.2-gke.1842000 or later for super-slicing; Container-Optimized OS nodes)",
+                         "https://docs.cloud.google.com/kubernetes-engine/docs/how-to/use-gke-dynamic-slicing")

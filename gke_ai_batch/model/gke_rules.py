@@ -5,8 +5,8 @@ The planner checks every rule against the inputs it is about to send (gke_inputs
 camelCase form) and stops with a ConfigError at the rule's config path; the policy pack runs the same
 rules over the resources of any program (a mandatory violation). `docs/gke-rules.md` is generated
 from this table (`make docs`). The rules are kept by subject (gke_cluster_rules, gke_pool_rules,
-gke_network_rules, gke_compute_class_rules, gke_pathways_rules) with their documents in gke_rule_sources;
-RULES is the table in the order the page lists them.
+gke_network_rules, gke_compute_class_rules, gke_pathways_rules, gke_slicing_rules) with their documents in
+gke_rule_sources; RULES is the table in the order the page lists them.
 
 A cluster rule's check takes the Cluster's props; a node pool rule's check takes the pool's props
 and its cluster's props; a rule over all node pools takes the list of them and the cluster's props;
@@ -25,9 +25,11 @@ from gke_ai_batch.model.gke_network_rules import NETWORK_RULES
 from gke_ai_batch.model.gke_pathways_rules import PATHWAYS_RULES
 from gke_ai_batch.model.gke_pool_rules import POOL_RULES, STACK_RULES
 from gke_ai_batch.model.gke_rule_sources import Finding, GkeRule, Props
+from gke_ai_batch.model.gke_slicing_rules import SLICING_CLUSTER_RULES, SLICING_POOL_RULES
 
-CLUSTER_RULES = OWN_CLUSTER_RULES + NAP_RULES
-RULES = CLUSTER_RULES + POOL_RULES + STACK_RULES + NETWORK_RULES + CLASS_RULES + PATHWAYS_RULES
+CLUSTER_RULES = OWN_CLUSTER_RULES + NAP_RULES + SLICING_CLUSTER_RULES
+NODE_POOL_RULES = POOL_RULES + SLICING_POOL_RULES
+RULES = CLUSTER_RULES + NODE_POOL_RULES + STACK_RULES + NETWORK_RULES + CLASS_RULES + PATHWAYS_RULES
 
 
 def cluster_findings(cluster: Props) -> Iterator[tuple[GkeRule, Finding]]:
@@ -37,7 +39,7 @@ def cluster_findings(cluster: Props) -> Iterator[tuple[GkeRule, Finding]]:
 
 
 def pool_findings(pool: Props, cluster: Props) -> Iterator[tuple[GkeRule, Finding]]:
-    for rule in POOL_RULES:
+    for rule in NODE_POOL_RULES:
         for finding in rule.check(pool, cluster):
             yield rule, finding
 

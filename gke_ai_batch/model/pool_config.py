@@ -130,6 +130,12 @@ class TpuPoolConfig(NodeSettings):
     """Flex-start and queued provisioning only: how long a node may run before GKE reclaims it."""
     flavor: str | None = text(DNS_LABEL, None, max_length=63)
     """The Kueue ResourceFlavor; pools of one shape may share one. Unset: the pool's name."""
+    dynamic_slicing: bool = False
+    """TPU7x dynamic slicing: the pool is `slices` sub-blocks (topology 4x4x4, one node pool each) of an All
+    Capacity mode reservation, which GKE's slice controller stitches into the slice each admitted job asks for
+    (Kueue Topology Aware Scheduling over the sub-blocks, and an admission check of the slice controller, which
+    the cluster turns on). GKE Standard, Rapid channel, 1.35.2-gke.1842000 or later (docs/scenarios/
+    dynamic-slicing.md)."""
 
 
 class GpuSharing(Model):

@@ -6,7 +6,8 @@ physical host, and (as every node) the hostname (GKE: "Schedule GKE workloads wi
 Scheduling", https://cloud.google.com/ai-hypercomputer/docs/workloads/schedule-gke-workloads-tas, whose
 Topology lists them in this order). The same page warns that TAS works best with reserved capacity and
 "might not work well" with Spot or Flex-start VMs. No GKE page documents such labels for other machines
-here, so TAS is refused on them."""
+here, so TAS is refused on them, but for TPU7x dynamic slicing (model.dynamic_slicing): a sub-block of 16
+tpu7x-standard-4t nodes is one `cloud.google.com/gke-tpu-partition-4x4x4-id` domain."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -17,13 +18,22 @@ BLOCK = "cloud.google.com/gce-topology-block"
 SUBBLOCK = "cloud.google.com/gce-topology-subblock"
 HOST = "cloud.google.com/gce-topology-host"
 HOSTNAME = "kubernetes.io/hostname"
+# The 4x4x4 partition (sub-block) a TPU7x node of a dynamically sliced pool belongs to. No GKE page read here
+# shows the Topology's levels in full (the how-to's Kueue manifest was out of reach); Cluster Toolkit's
+# kueue-configuration-dynamic-slicing.yaml.tftpl and xpk's kueue_super_slicing_topology.yaml.j2 both give block,
+# this label, hostname.
+PARTITION_4X4X4 = "cloud.google.com/gke-tpu-partition-4x4x4-id"
+DYNAMIC_SLICING_LEVELS = (BLOCK, PARTITION_4X4X4, HOSTNAME)
 GPU_LEVELS = (BLOCK, SUBBLOCK, HOST, HOSTNAME)
 LEVELS_BY_MACHINE = {"a3-ultragpu-8g": GPU_LEVELS, "a4-highgpu-8g": GPU_LEVELS}
 MAX_LEVELS = 16  # the CRD's levels maxItems
-SHORT_NAMES = {BLOCK: "block", SUBBLOCK: "subblock", HOST: "host", HOSTNAME: "hostname"}
-# A VM is a whole host on these machines, so a host or hostname domain is one node; a block or sub-block
-# holds as many of a pool's nodes as its reservation put there, at most all of them.
-ONE_NODE_LEVELS = (HOST, HOSTNAME)
+SHORT_NAMES = {BLOCK: "block", SUBBLOCK: "subblock", HOST: "host", HOSTNAME: "hostname",
+               PARTITION_4X4X4: "partition"}
+# Levels whose domain holds a known number of nodes: a VM is a whole host on the GPU machines, so a host or
+# hostname domain is one node; a 4x4x4 partition is one sub-block of 16 VMs (GKE: "About dynamic slicing": "a
+# 16-node group of TPU VMs with a 4x4x4 topology"). A block or sub-block holds as many of a pool's nodes as its
+# reservation put there, at most all of them.
+DOMAIN_NODES = {HOST: 1, HOSTNAME: 1, PARTITION_4X4X4: 16}
 
 
 def levels_problem(levels: Sequence[str], machine_type: str) -> str | None:

@@ -69,7 +69,10 @@ def _shape(model: type[BaseModel]) -> tuple[str, ...]:
     return tuple(f for f in model.model_fields if f != "name")
 
 
-TPU_SHAPE, GPU_SHAPE, CPU_SHAPE = _shape(TpuPoolConfig), _shape(GpuPoolConfig), _shape(CpuPoolConfig)
+# A dynamically sliced TPU pool needs the cluster's slice controller, which GkeCluster plans from the platform's
+# pools only: the component door does not offer dynamic slicing (TpuShape has no such argument).
+TPU_SHAPE = tuple(f for f in _shape(TpuPoolConfig) if f != "dynamic_slicing")
+GPU_SHAPE, CPU_SHAPE = _shape(GpuPoolConfig), _shape(CpuPoolConfig)
 SYSTEM_SHAPE = _shape(SystemPoolConfig)
 
 P = TypeVar("P", bound=BaseModel)
@@ -177,5 +180,10 @@ def scheduling(name: str, args: Mapping[str, Any]) -> Platform:
                 if getattr(team, key):
                     raise ConfigError(f"teams[{i}].{key}", "a KueueLayer declares queues, not Google Cloud "
                                       "resources: declare team storage with the Platform component")
+        for i, pool in enumerate(cfg.tpu_pools):
+            if pool.dynamic_slicing:
+                raise ConfigError(f"tpu_pools[{i}].dynamic_slicing", "a KueueLayer beside a GkeCluster cannot turn "
+                                  "on the cluster's slice controller that dynamic slicing needs: declare the pool "
+                                  "with the Platform component (or a stack's tpu_pools)")
         return derive_platform(cfg)
     return _named("KueueLayer", name, run)

@@ -197,11 +197,19 @@ def cluster_inputs(cfg: PlatformConfig, labels: dict[str, str]) -> dict[str, Any
         "workload_identity_config": {"workload_pool": f"{cfg.project}.svc.id.goog"},
         "enable_shielded_nodes": True,
         "datapath_provider": "ADVANCED_DATAPATH",
-        "addons_config": {"gcs_fuse_csi_driver_config": {"enabled": fuse}},
+        "addons_config": {"gcs_fuse_csi_driver_config": {"enabled": fuse}, **_slice_controller(cfg)},
         "enable_multi_networking": multi_networking(cfg),
         # Managed Service for Prometheus collects Kueue's metrics (plan.monitoring); Autopilot has it on.
         "monitoring_config": {"managed_prometheus": {"enabled": True}},
     }
+
+
+def _slice_controller(cfg: PlatformConfig) -> dict[str, Any]:
+    """GKE's slice controller where a TPU pool is dynamically sliced (`--enable-slice-controller`; pulumi-gcp
+    addonsConfig.sliceControllerConfig). Left out otherwise, so other stacks send what they sent before."""
+    if not any(t.dynamic_slicing for t in cfg.tpu_pools):
+        return {}
+    return {"slice_controller_config": {"enabled": True}}
 
 
 def _node_auto_provisioning(cfg: PlatformConfig) -> dict[str, Any]:
@@ -344,8 +352,10 @@ def workload_placement(p: PoolPlan) -> dict[str, Any]:
 def workload_policy_inputs(wp: WorkloadPolicyPlan, project: str) -> dict[str, Any]:
     """`gcloud compute resource-policies create workload-policy NAME --type=HIGH_THROUGHPUT
     --accelerator-topology=T --region=R`, as pulumi-gcp's ResourcePolicy takes it."""
-    return dict(name=wp.name, project=project, region=wp.region,
-                workload_policy={"type": "HIGH_THROUGHPUT", "accelerator_topology": wp.topology})
+    policy = {"type": "HIGH_THROUGHPUT", "accelerator_topology": wp.topology}
+    if wp.mode:  # a dynamically sliced sub-block (model.dynamic_slicing), as Cluster Toolkit's resource-policy
+        policy["accelerator_topology_mode"] = wp.mode
+    return dict(name=wp.name, project=project, region=wp.region, workload_policy=policy)
 
 
 def _camel(key: str) -> str:

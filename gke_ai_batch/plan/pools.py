@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from gke_ai_batch import vocabulary
-from gke_ai_batch.model import catalog, topologies
+from gke_ai_batch.model import catalog, dynamic_slicing, topologies
 from gke_ai_batch.model.catalog import CatalogError
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
@@ -52,11 +52,15 @@ class WorkloadPolicyPlan:
     name: str
     region: str
     topology: str
+    mode: str | None = None  # PROVISION_ONLY: a dynamically sliced sub-block's chips connect when a slice forms
 
 
-def workload_policy_name(cluster: str, pool: str) -> str:
-    """A Compute Engine name unique to the cluster's pool in the region."""
-    return cluster_scoped_name(cluster, pool, "wp")
+def workload_policy_name(cluster: str, pool: str, mode: str | None = None) -> str:
+    """A Compute Engine name unique to the cluster's pool in the region. A dynamically sliced pool's policy
+    (PROVISION_ONLY) has a name of its own, as xpk's super-slicing placement policy does (`-ss`): turning dynamic
+    slicing on or off is then a new policy that the node pools name, which replaces them, instead of a policy
+    replaced under the same name beneath node pools whose VMs keep the old connection mode."""
+    return cluster_scoped_name(cluster, pool, "wp" if mode is None else "ds-wp")
 
 
 def cluster_scoped_name(cluster: str, pool: str, suffix: str) -> str:
@@ -110,6 +114,7 @@ class PoolPlan(PoolCapacity):
     local_ssd: LocalSsd | None = None
     workload_policy: WorkloadPolicyPlan | None = None  # TPU7x multi-host slices
     topology_levels: tuple[str, ...] = ()  # Kueue TAS levels of its flavor (model.topologies)
+    dynamic_slicing: bool = False  # a TPU7x sub-block the slice controller stitches into slices (model.dynamic_slicing)
 
     @property
     def flex_start(self) -> bool:
@@ -284,6 +289,8 @@ def _labels(s: NodeSettings, path: str, gke: dict[str, str], ours: dict[str, str
 
 
 def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPlan]:
+    if p.dynamic_slicing:
+        dynamic_slicing.check_pool(path, p)
     shape = tpu_shape_at(path, p.generation, p.topology, p.machine_type)
     if p.slices < 1:
         raise ConfigError(f"{path}.slices", f"{p.slices} slices: a pool needs at least 1 slice")
@@ -296,12 +303,15 @@ def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPl
         raise ConfigError(f"{path}.slices", f"{p.slices}: an autoscaled single-host pool is one node pool of "
                           "up to autoscaling.max_nodes VMs; drop slices")
     gke_labels, ours = _capacity_labels(p.capacity, p.reservation, p.flavor or p.name)
-    gke_labels = {vocabulary.TPU_ACCELERATOR_LABEL: shape.accelerator,
-                  vocabulary.TPU_TOPOLOGY_LABEL: shape.topology, **gke_labels}
+    # A dynamically sliced flavor selects the accelerator only, as Cluster Toolkit's and xpk's do: no GKE page
+    # read here says which gke-tpu-topology label such nodes carry (a slice's shape is set when it forms).
+    shape_label = {} if p.dynamic_slicing else {vocabulary.TPU_TOPOLOGY_LABEL: shape.topology}
+    gke_labels = {vocabulary.TPU_ACCELERATOR_LABEL: shape.accelerator, **shape_label, **gke_labels}
     labels, custom = _labels(p, path, gke_labels, ours)
     unit = shape.vms if shape.multi_host or p.autoscaling is None else None
     sizing = _sizing(path, p.autoscaling, p.capacity, shape.vms, unit)
-    policy = (WorkloadPolicyPlan(workload_policy_name(cfg.cluster, p.name), cfg.region, shape.topology)
+    mode = dynamic_slicing.TOPOLOGY_MODE if p.dynamic_slicing else None
+    policy = (WorkloadPolicyPlan(workload_policy_name(cfg.cluster, p.name, mode), cfg.region, shape.topology, mode)
               if shape.multi_host and shape.machine_type in catalog.WORKLOAD_POLICY_MACHINES else None)
     queued = (QUEUED_TAINT,) if p.capacity == Capacity.QUEUED else ()
     if p.adopt is not None and p.slices > 1:
@@ -315,7 +325,9 @@ def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPl
             topology=shape.topology if shape.multi_host else None, multi_host=shape.multi_host,
             per_node=shape.chips_per_vm, resource=vocabulary.TPU_RESOURCE, reservation=p.reservation,
             max_run_duration=p.max_run_duration, flavor=p.flavor or p.name, node_labels=labels,
-            custom_labels=custom, workload_policy=policy, adopt=adopt, **_settings(p, queued), **sizing,
+            custom_labels=custom, workload_policy=policy, adopt=adopt, dynamic_slicing=p.dynamic_slicing,
+            topology_levels=topologies.DYNAMIC_SLICING_LEVELS if p.dynamic_slicing else (),
+            **_settings(p, queued), **sizing,
         )
         for s in range(p.slices)
     ]
@@ -424,6 +436,11 @@ POOL_KEYS = ("tpu_pools", "gpu_pools", "cpu_pools")
 
 
 def _autopilot_has_no_pools(cfg: PlatformConfig) -> None:
+    for i, tpu in enumerate(cfg.tpu_pools):
+        if tpu.dynamic_slicing:
+            raise ConfigError(path_of("tpu_pools", i, "dynamic_slicing"), "dynamic slicing runs on GKE Standard "
+                              "clusters only (GKE: \"Use a Standard cluster\"): its sub-blocks are node pools; set "
+                              "cluster.mode: standard")
     for key in POOL_KEYS:
         if getattr(cfg, key):
             raise ConfigError(path_of(key), "an Autopilot cluster has no node pools: GKE creates nodes from each "

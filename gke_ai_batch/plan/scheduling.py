@@ -65,6 +65,7 @@ class FlavorPlan:
     # memory quota on an accelerator flavor follows its accelerator quota. None: unknown machine.
     host_share: dict[str, Decimal] | None = None
     topology: tuple[str, ...] = ()  # Kueue TAS levels: the flavor names the Topology of them
+    dynamic_slicing: bool = False  # TPU7x sub-blocks: GKE's slice controller checks every workload admitted on it
     capacity: Capacity | None = None  # a fleet manager's flavor: its worker's pools' capacity (plan.fleet)
     worker: str | None = None  # a fleet manager's flavor: the worker whose nodes it names
     worker_holds: str | None = None  # and what they hold (JSON: capacity mode, resource -> [full size, guaranteed])
@@ -142,7 +143,7 @@ def _pool_flavor(name: str, members: list[PoolPlan], zone: str | None = None) ->
                           for t in first.taints),
         pools=tuple(members), resources=BASE_RESOURCES + ((first.resource,) if first.resource else ()),
         queued=first.queued, host_share=host_share(first.machine_type, first.per_node) if first.resource else None,
-        topology=first.topology_levels)
+        topology=first.topology_levels, dynamic_slicing=first.dynamic_slicing)
 
 
 def _same_nodes(name: str, members: list[PoolPlan]) -> None:
@@ -462,6 +463,8 @@ def _cluster_queue(ctx: _QueueContext, name: str, path: str, spec: QueueSpec, *,
     checks: dict[str, list[str]] = {}
     for f in sorted(f for f in spec.quotas if flavors[f].queued):
         checks.setdefault(provisioning_check(ctx.cfg.kueue, flavors[f])[0], []).append(f)
+    for f in sorted(f for f in spec.quotas if flavors[f].dynamic_slicing):
+        checks.setdefault(vocabulary.SLICE_ADMISSION_CHECK, []).append(f)
     if checks:
         body["admissionChecksStrategy"] = {"admissionChecks": [
             {"name": check, "onFlavors": on} for check, on in sorted(checks.items())]}
@@ -539,7 +542,17 @@ def _admission_checks(cfg: PlatformConfig, flavors: dict[str, FlavorPlan]) -> tu
             spec = {"managedResources": [vocabulary.TPU_RESOURCE], "parameters": {"tpu-topology": topology},
                     **pinned}
         out += _provisioning_pair(check, config, spec)
+    if any(f.dynamic_slicing for f in flavors.values()):
+        out.append(slice_check())
     return tuple(out)
+
+
+def slice_check() -> Manifest:
+    """The AdmissionCheck of GKE's slice controller: it forms the Slice of sub-blocks Kueue's TAS assigned a
+    workload, and the workload's pods start once the slice is ready (model.dynamic_slicing). It takes no
+    parameters (Cluster Toolkit's and xpk's checks name none)."""
+    return {"apiVersion": KUEUE_API, "kind": "AdmissionCheck", "metadata": {"name": vocabulary.SLICE_ADMISSION_CHECK},
+            "spec": {"controllerName": vocabulary.SLICE_CONTROLLER}}
 
 
 

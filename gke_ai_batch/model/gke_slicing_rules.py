@@ -1,0 +1,63 @@
+"""GKE's rules for a cluster with the slice controller, which TPU7x dynamic slicing needs (model.dynamic_slicing):
+Standard, Rapid channel, a version floor, and Container-Optimized OS on its TPU7x nodes."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gke_ai_batch.model import catalog, dynamic_slicing
+from gke_ai_batch.model.gke_cluster_rules import release_channel
+from gke_ai_batch.model.gke_pool_rules import version_below
+from gke_ai_batch.model.gke_rule_sources import DYNAMIC_SLICING, Finding, GkeRule, Props
+
+
+def slice_controller(c: Props) -> bool:
+    return bool(((c.get("addonsConfig") or {}).get("sliceControllerConfig") or {}).get("enabled"))
+
+
+def _standard(c: Props) -> Iterator[Finding]:
+    if slice_controller(c) and c.get("enableAutopilot"):
+        yield Finding("the slice controller runs on Standard clusters only; an Autopilot cluster has no node pools "
+                      "for its sub-blocks")
+
+
+def _rapid(c: Props) -> Iterator[Finding]:
+    channel = release_channel(c)
+    if slice_controller(c) and channel != "RAPID":
+        yield Finding(f"{channel or 'no release channel'}: dynamic slicing needs the Rapid channel; set "
+                      "release_channel: RAPID")
+
+
+def _version(c: Props) -> Iterator[Finding]:
+    version, floor = c.get("minMasterVersion"), dynamic_slicing.SUPER_SLICING_MIN_VERSION
+    if slice_controller(c) and version_below(version, floor):
+        yield Finding(f"dynamic slicing needs GKE {floor} or later (sub-slicing, slices smaller than 4x4x4, "
+                      f"{dynamic_slicing.SUB_SLICING_MIN_VERSION}); the cluster pins {version}")
+
+
+def _os_image(p: Props, c: Props) -> Iterator[Finding]:
+    config = p.get("nodeConfig") or {}
+    generation = catalog.tpu_machine_generation(config.get("machineType") or "")
+    image = config.get("imageType")
+    if slice_controller(c) and generation is not None and generation.name == dynamic_slicing.GENERATION and image \
+            and image.upper() != dynamic_slicing.OS_IMAGE:
+        yield Finding(f"image type {image}: TPU7x nodes of a cluster with the slice controller run "
+                      f"Container-Optimized OS ({dynamic_slicing.OS_IMAGE})")
+
+
+SLICING_CLUSTER_RULES: tuple[GkeRule, ...] = (
+    GkeRule("slice-controller-standard", "cluster", "cluster.mode",
+            "the slice controller (TPU7x dynamic slicing) is turned on in Standard clusters only", DYNAMIC_SLICING,
+            _standard),
+    GkeRule("slice-controller-rapid-channel", "cluster", "cluster.release_channel",
+            "a cluster with the slice controller is enrolled in the Rapid channel", DYNAMIC_SLICING, _rapid),
+    GkeRule("slice-controller-version", "cluster", "cluster.version",
+            f"a pinned version of a cluster with the slice controller is at least "
+            f"{dynamic_slicing.SUPER_SLICING_MIN_VERSION} ({dynamic_slicing.SUB_SLICING_MIN_VERSION} for "
+            "sub-slicing)", DYNAMIC_SLICING, _version),
+)
+
+SLICING_POOL_RULES: tuple[GkeRule, ...] = (
+    GkeRule("slice-controller-os-image", "node pool", "generation",
+            "TPU7x nodes of a cluster with the slice controller run Container-Optimized OS", DYNAMIC_SLICING,
+            _os_image),
+)

@@ -1,0 +1,239 @@
+"""TPU7x dynamic slicing on stack `dynamic-slicing`: the sub-block pools, GKE's slice controller, the Topology over
+the partition labels, the slice controller's admission check on the flavor, the refusals of what GKE does not
+support at their config path, and `make admit` placing a slice on a partition as Kueue's TAS would. Before, a TPU7x
+reservation could only be carved into fixed slices: `dynamic_slicing` was an unknown key."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gke_ai_batch.admission.decision import admit_in
+from gke_ai_batch.model.errors import ConfigError
+from gke_ai_batch.model.gke_rules import cluster_findings, pool_findings
+from gke_ai_batch.model.topologies import BLOCK, HOSTNAME, PARTITION_4X4X4
+from gke_ai_batch.offline.admit import cluster_of
+from gke_ai_batch.plan.platform import build_platform
+
+from .conftest import ROOT, by_type, platform_of
+
+TOPOLOGY = "gke-block-partition-hostname"
+REQUIRED = "kueue.x-k8s.io/podset-required-topology"
+WORKLOADS = ROOT / "examples" / "workloads"
+
+
+def _one(regs, suffix: str, name: str):
+    return next(r for r in by_type(regs, suffix) if r.inputs["metadata"]["name"] == name)
+
+
+def test_the_flavor_names_the_partition_topology_and_the_slice_controllers_check(plan):
+    regs = plan("dynamic-slicing")
+    (topology,) = by_type(regs, ":Topology")
+    assert topology.inputs["metadata"]["name"] == TOPOLOGY
+    assert [lv["nodeLabel"] for lv in topology.inputs["spec"]["levels"]] == [BLOCK, PARTITION_4X4X4, HOSTNAME]
+    flavor = _one(regs, ":ResourceFlavor", "ironwood").inputs["spec"]
+    assert flavor["topologyName"] == TOPOLOGY
+    # the accelerator, not a slice shape: the slice controller sets the shape when a slice forms
+    assert flavor["nodeLabels"]["cloud.google.com/gke-tpu-accelerator"] == "tpu7x"
+    assert "cloud.google.com/gke-tpu-topology" not in flavor["nodeLabels"]
+    check = _one(regs, ":AdmissionCheck", "dynamic-slicing").inputs
+    assert check["spec"] == {"controllerName": "accelerator.gke.io/slice"}
+    cq = _one(regs, ":ClusterQueue", "llm").inputs["spec"]
+    assert cq["admissionChecksStrategy"] == {"admissionChecks": [{"name": "dynamic-slicing",
+                                                                  "onFlavors": ["ironwood"]}]}
+
+
+def test_sub_blocks_are_node_pools_of_a_provision_only_policy_on_a_cluster_with_the_slice_controller(plan):
+    regs = plan("dynamic-slicing")
+    (cluster,) = by_type(regs, "cluster:Cluster")
+    assert cluster.inputs["addonsConfig"]["sliceControllerConfig"] == {"enabled": True}
+    (policy,) = by_type(regs, "resourcePolicy:ResourcePolicy")
+    assert policy.inputs["workloadPolicy"] == {"type": "HIGH_THROUGHPUT", "acceleratorTopology": "4x4x4",
+                                               "acceleratorTopologyMode": "PROVISION_ONLY"}
+    pools = [p for p in by_type(regs, "nodePool:NodePool") if p.inputs["nodeConfig"]["machineType"].startswith("tpu7x")]
+    assert sorted(p.inputs["name"] for p in pools) == [f"ironwood-{i}" for i in range(4)]
+    assert {p.inputs["nodeCount"] for p in pools} == {16}
+    assert {p.inputs["nodeConfig"]["reservationAffinity"]["consumeReservationType"] for p in pools} == \
+        {"SPECIFIC_RESERVATION"}
+
+
+def test_fixed_slice_stacks_send_no_slice_controller_and_no_slice_check(plan):
+    regs = plan("multislice")
+    (cluster,) = by_type(regs, "cluster:Cluster")
+    assert "sliceControllerConfig" not in cluster.inputs["addonsConfig"]
+    assert not [r for r in by_type(regs, ":AdmissionCheck")
+                if r.inputs["spec"]["controllerName"] == "accelerator.gke.io/slice"]
+
+
+def ironwood(**change) -> dict:
+    cfg = platform_of("dynamic-slicing")
+    cfg["tpu_pools"][0].update(change)
+    return cfg
+
+
+@pytest.mark.parametrize("cfg, path, says", [
+    (ironwood(generation="v6e"), "platform.tpu_pools[0].generation",
+     "'v6e': dynamic slicing is a TPU7x (Ironwood) feature"),
+    (ironwood(topology="4x4x8"), "platform.tpu_pools[0].topology",
+     "'4x4x8': a dynamically sliced pool is provisioned in sub-blocks of 4x4x4"),
+    (ironwood(capacity="on-demand", reservation=None), "platform.tpu_pools[0].capacity",
+     "dynamic slicing runs on All Capacity mode reservations only"),
+    (ironwood(capacity="spot", reservation=None), "platform.tpu_pools[0].capacity", "'spot': dynamic slicing"),
+])
+def test_what_dynamic_slicing_does_not_support_is_refused_at_its_path(cfg, path, says):
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == path and says in e.value.message, str(e.value)
+
+
+def test_autopilot_is_refused_at_the_pools_dynamic_slicing_key():
+    cfg = platform_of("dynamic-slicing")
+    cfg["cluster"]["mode"] = "autopilot"
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == "platform.tpu_pools[0].dynamic_slicing"
+    assert "dynamic slicing runs on GKE Standard clusters only" in e.value.message
+
+
+def test_the_policy_pack_refuses_a_slice_controller_where_gke_does_not_run_one(plan):
+    cluster = copy.deepcopy(by_type(plan("dynamic-slicing"), "cluster:Cluster")[0].inputs)
+    assert not list(cluster_findings(cluster))
+    autopilot = {**cluster, "enableAutopilot": True}
+    assert [r.id for r, _ in cluster_findings(autopilot)] == ["slice-controller-standard"]
+    pool = copy.deepcopy(next(p.inputs for p in by_type(plan("dynamic-slicing"), "nodePool:NodePool")
+                              if p.inputs["name"] == "ironwood-0"))
+    assert not list(pool_findings(pool, cluster))
+    pool["nodeConfig"]["imageType"] = "UBUNTU_CONTAINERD"
+    ((rule, finding),) = pool_findings(pool, cluster)
+    assert rule.id == "slice-controller-os-image" and "run Container-Optimized OS" in finding.message
+
+
+def workload(path: Path) -> dict:
+    return yaml.safe_load(path.read_text())
+
+
+def test_make_admit_places_a_4x4x4_slice_in_one_partition_behind_the_slice_check(plan):
+    result = admit_in(cluster_of(plan("dynamic-slicing")), workload(WORKLOADS / "dynamic-slicing.yaml"))
+    assert result.admitted, result.problems
+    assert list(result.checks) == ["dynamic-slicing"]
+
+
+def test_make_admit_refuses_a_slice_a_partition_cannot_hold_in_kueues_words(plan):
+    result = admit_in(cluster_of(plan("dynamic-slicing")), workload(ROOT / "examples" / "refused" /
+                                                                    "dynamic-slicing-oversize.yaml"))
+    assert not result.quota_reserved
+    assert result.reason == ('couldn\'t assign flavors to pod set slice: topology "gke-block-partition-hostname" '
+                             "allows to fit only 16 out of 32 pod(s)")
+
+
+def test_a_4x4x8_slice_stitches_two_sub_blocks_of_the_block(plan):
+    doc = workload(ROOT / "examples" / "refused" / "dynamic-slicing-oversize.yaml")
+    template = doc["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    template["metadata"]["annotations"][REQUIRED] = BLOCK
+    assert admit_in(cluster_of(plan("dynamic-slicing")), doc).admitted
+
+
+def test_a_slice_of_part_of_a_sub_block_is_refused_as_no_slice_the_controller_forms(plan):
+    doc = workload(ROOT / "examples" / "refused" / "dynamic-slicing-oversize.yaml")
+    job = doc["spec"]["replicatedJobs"][0]["template"]["spec"]
+    job.update(parallelism=24, completions=24)
+    job["template"]["metadata"]["annotations"] = {REQUIRED: BLOCK}
+    result = admit_in(cluster_of(plan("dynamic-slicing")), doc)
+    assert result.quota_reserved and not result.admitted
+    assert any("the slice controller forms slices of whole 16-VM sub-blocks" in w for w in result.warnings)
+
+
+# Day two: the same reservation, fixed slices one day and dynamically sliced the next, or back.
+def test_turning_dynamic_slicing_off_a_live_flavor_is_refused_as_the_api_server_would(tmp_path):
+    from .test_diff_both_sides import FLAVOR, Diffed, edited
+    d = Diffed(*edited("dynamic-slicing", lambda c: c["tpu_pools"][0].update(dynamic_slicing=False)), tmp_path)
+    [line] = d.refusals("update ResourceFlavor ironwood")
+    assert "immutable when topologyName is set" in line and d.op(FLAVOR, "queues-flavor-ironwood") == "update"
+
+
+def test_turning_dynamic_slicing_on_replaces_the_sub_blocks_only_with_an_acknowledgement(tmp_path):
+    """The VMs of a pool are created with their policy's connection mode: a new policy (its own name) that the
+    node pools name, so they are replaced, which the stack file must acknowledge; before, the policy was replaced
+    under its old name beneath pools that kept AUTO_CONNECT."""
+    from .test_diff_both_sides import NODE_POOL, Diffed
+    now = platform_of("dynamic-slicing")
+    base = copy.deepcopy(now)
+    base["tpu_pools"][0]["dynamic_slicing"] = False
+    d = Diffed(base, now, tmp_path)
+    assert {d.op(NODE_POOL, f"ironwood-slice-{i}") for i in range(4)} == {"replace"}
+    assert any('placementPolicy.policyName: "ironwood-ironwood-wp" -> "ironwood-ironwood-ds-wp"' in ln
+               for ln in d.lines(NODE_POOL, "ironwood-slice-0"))
+    assert len(d.refusals("replace node pool ironwood", "acknowledge: [{node_pool: ironwood")) == 4
+    assert not d.refusals("ResourceFlavor")  # turning topology-aware scheduling on is an update
+    now["acknowledge"] = [{"node_pool": "ironwood", "reason": "the reservation's sub-blocks become dynamically sliced"}]
+    (tmp_path / "ack").mkdir()
+    assert not Diffed(base, now, tmp_path / "ack").refused
+
+
+@pytest.mark.parametrize("shape, says", [
+    ("4x8x4", "4x8x4: dimensions are in non-decreasing order (4x4x8)"),
+    ("2x4x4", "2x4x4: each dimension is a multiple of 4 (a shape smaller than 4x4x4, sub-slicing, is not planned"),
+    ("4x4x4", "32 pods x 4 google.com/tpu = 128 chips per slice, but cloud.google.com/gke-tpu-slice-topology 4x4x4 "
+              "has 64"),
+])
+def test_a_slice_shape_the_slice_controller_refuses_is_said(plan, shape, says):
+    """The Slice reference's rules for a tpu7x topology, and one pod per VM of it."""
+    doc = workload(ROOT / "examples" / "refused" / "dynamic-slicing-oversize.yaml")
+    annotations = doc["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]["annotations"]
+    annotations.update({REQUIRED: BLOCK, "cloud.google.com/gke-tpu-slice-topology": shape})
+    result = admit_in(cluster_of(plan("dynamic-slicing")), doc)
+    assert result.quota_reserved and not result.admitted
+    assert any(says in w for w in result.warnings), result.warnings
+
+
+def test_the_slice_references_largest_slice():
+    from gke_ai_batch.model.dynamic_slicing import slice_shape_problem
+    assert slice_shape_problem("16x24x24") is None  # 9,216 chips, the whole pod
+    assert "above the 9,216" in str(slice_shape_problem("16x24x28"))
+
+
+def test_the_component_door_refuses_dynamic_slicing_which_its_cluster_could_not_serve():
+    """GkeCluster plans the slice controller from the platform's pools, which it does not take: a TpuSlicePool or
+    KueueLayer that asked for dynamic slicing would get sub-blocks and a check no controller answers."""
+    from gke_ai_batch.components.kueue_layer import KueueLayer
+    from gke_ai_batch.components.tpu_slice_pool import TpuSlicePool
+    from gke_ai_batch.offline.runtime import record
+
+    from .test_components import TARGET
+    sliced = {"generation": "tpu7x", "topology": "4x4x4", "capacity": "reservation", "reservation": "r",
+              "dynamic_slicing": True}
+    errors: list[Exception] = []
+
+    def program():
+        for make in (lambda: TpuSlicePool("iw", {**TARGET, **sliced, "zones": ["us-east5-b"]}),
+                     lambda: KueueLayer("batch", {"region": "us-east5", "zones": ["us-east5-b"],
+                                                  "tpu_pools": [{"name": "iw", **sliced}], "teams": []})):
+            try:
+                make()
+            except Exception as e:  # what `pulumi up` prints, before the component registers
+                errors.append(e)
+
+    regs = record(program, "direct")
+    assert [r.type for r in regs] == ["pulumi:pulumi:Stack"]
+    assert "at dynamic_slicing: unknown key `dynamic_slicing`" in str(errors[0])
+    assert "at tpu_pools[0].dynamic_slicing: a KueueLayer beside a GkeCluster cannot turn on" in str(errors[1])
+
+
+def test_a_slice_check_on_a_cluster_without_the_slice_controller_is_a_mandatory_violation():
+    from gke_ai_batch.model.promises import Res
+    from gke_ai_batch.offline.check import violations
+    from gke_ai_batch.policies import stack_rules
+
+    from .conftest import run_config
+    regs = run_config(platform_of("dynamic-slicing"), "dynamic-slicing")
+    found = [v for v in violations(regs) if v["policy"] == "slice-controller-enabled"]
+    assert not found
+    # a hand-built program: the same objects, the cluster without the controller
+    resources = [Res(r.type, r.urn, copy.deepcopy(r.inputs)) for r in regs if r.custom]
+    for r in resources:
+        if r.type == "gcp:container/cluster:Cluster":
+            r.props["addonsConfig"].pop("sliceControllerConfig")
+    [(urn, message)] = stack_rules.slice_controller_enabled(resources)
+    assert urn.endswith("queues-check-dynamic-slicing") and "wait forever" in message
