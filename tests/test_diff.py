@@ -28,6 +28,7 @@ from gke_ai_batch.offline.diff import (
     show,
     update_or_replace,
 )
+from gke_ai_batch.offline.kueue_restart import RESTART
 from gke_ai_batch.offline.renames import RenameError, follow_rename
 
 from .conftest import planned
@@ -312,7 +313,29 @@ def test_kueues_embedded_configuration_is_diffed_key_by_key() -> None:
                 config.replace("waitForPodsReady:\n  timeout: 30m\n", "waitForPodsReady:\n  timeout: 45m\n"))
     [(op, _, lines)] = compare([old], [new]).steps
     assert op == "update"
-    assert lines == ['values.managerConfig.controllerManagerConfigYaml.waitForPodsReady.timeout: "30m" -> "45m"']
+    assert lines == ['values.managerConfig.controllerManagerConfigYaml.waitForPodsReady.timeout: "30m" -> "45m"',
+                     RESTART]
+
+
+def test_a_kueue_configuration_change_says_the_controller_restarts_and_what_running_work_sees() -> None:
+    """A feature gate flipped in Kueue's configuration: the release changes one key, and applying it rolls Kueue's
+    controller (it reads the file only at startup); a release change outside the configuration does not say so."""
+    release = next(r for r in planned("dev") if r.type == "kubernetes:helm.sh/v3:Release" and "kueue" in r.name)
+    old = {"urn": release.urn, "type": release.type, "name": release.name, "inputs": release.inputs}
+    config = old["inputs"]["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    flipped = config.replace("ElasticJobsViaWorkloadSlices: false", "ElasticJobsViaWorkloadSlices: true")
+    assert flipped != config
+    _, _, lines = update_or_replace(old, _with(old, "values.managerConfig.controllerManagerConfigYaml", flipped))
+    assert lines[-1] == RESTART == (
+        "Kueue's controller restarts to read this: Kueue reads its configuration only at startup (kueue v0.19.2 "
+        "cmd/kueue/main.go), and the chart's config-checksum annotation rolls the controller-manager Deployment one "
+        "replica at a time. Running workloads keep running; admission pauses while the leader hands over and the "
+        "new one rebuilds its queues; then the new settings apply to every workload, admitted ones too (a shorter "
+        "waitForPodsReady timeout can evict those not ready in time, new preemption or fair-sharing settings can "
+        "preempt running ones)")
+    assert lines[0].endswith('featureGates.ElasticJobsViaWorkloadSlices: false -> true')
+    _, _, timeout = update_or_replace(old, {**old, "inputs": {**old["inputs"], "timeout": 1200}})
+    assert timeout[0].startswith("timeout: ") and RESTART not in timeout
 
 
 def test_a_secret_value_change_shows_without_its_value(runs: dict[str, Run]) -> None:
