@@ -14,10 +14,11 @@ size: gke_ai_batch.offline.essentials). A Kubernetes provider replaced takes eve
 (cascade). A change of Kueue's configuration says that Kueue's controller restarts to read it, and what
 running workloads see (gke_ai_batch.offline.kueue_restart). A deletion or replacement of what holds running
 work or data needs the stack file's decision (gke_ai_batch.offline.decisions), and what the API server, GKE
-or the engine would refuse is refused with the way to do it (gke_ai_batch.offline.api_refusals): each one is named after the diff.
-After the diff come both sides' policy results and each team's accelerator quotas before and after. Exit 0
-with the diff, 1 with the diff and the refused changes (undecided deletions and replacements, changes the API
-server or GKE would refuse, a downgrade or skipped upgrade step), 2 if BASE or the stack cannot be planned.
+or the engine would refuse is refused with the way to do it (gke_ai_batch.offline.api_refusals): each one is
+named after the diff. After the diff come both sides' policy results and each team's accelerator quotas before
+and after. Exit 0 with the diff, 1 with the diff and the refused changes (undecided deletions and replacements,
+changes the API server or GKE would refuse, a downgrade or skipped upgrade step), 2 if BASE or the stack cannot
+be planned.
 """
 from __future__ import annotations
 
