@@ -137,9 +137,10 @@ def test_a_quota_change_shows_its_path_with_old_and_new_value(runs: dict[str, Ru
     assert dev.code == 1, dev.err  # the removed team's refusal (below)
     # the cpu and memory that come with the chips follow them
     assert block(dev.out, "update", "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "queues-cq-research") == [
-        'spec.resourceGroups[0].flavors[3].resources[0].nominalQuota: "717920m" -> "1435840m"',
-        'spec.resourceGroups[0].flavors[3].resources[1].nominalQuota: "2862048Mi" -> "5724097Mi"',
-        "spec.resourceGroups[0].flavors[3].resources[2].nominalQuota: 16 -> 32"]
+        'spec.resourceGroups[0].flavors[name="v6e-flex"].resources[name="cpu"].nominalQuota: "717920m" -> "1435840m"',
+        'spec.resourceGroups[0].flavors[name="v6e-flex"].resources[name="memory"].nominalQuota: "2862048Mi" -> '
+        '"5724097Mi"',
+        'spec.resourceGroups[0].flavors[name="v6e-flex"].resources[name="google.com/tpu"].nominalQuota: 16 -> 32']
 
 
 def test_base_is_planned_with_its_own_code(runs: dict[str, Run]) -> None:
@@ -280,6 +281,44 @@ def test_paths_index_lists_of_objects_and_show_absent_keys() -> None:
         "spec.groups[0].n: 1 -> 2", 'spec.groups[1]: (absent) -> {"n": 3}', 'spec.ns: ["a", "b"] -> ["a"]',
         'metadata.labels["x.io/q"]: "a" -> "b"', 'metadata.annotations: {"k": 1} -> (absent)',
         "parent: t:index:Team x -> t:index:Team z", "dependencies: - k y"]
+
+
+def _research_queue() -> dict:
+    queue = next(r for r in planned("dev") if r.type.endswith(":ClusterQueue") and r.name == "queues-cq-research")
+    return {"urn": queue.urn, "type": queue.type, "name": queue.name, "inputs": json.loads(json.dumps(queue.inputs))}
+
+
+def test_removing_the_first_named_item_of_a_list_is_one_removal_by_name() -> None:
+    """A ClusterQueue losing the first of its flavors: compared by position, every later flavor would show as
+    changed into the next one; compared by name, only the removed one is listed."""
+    old = _research_queue()
+    flavors = old["inputs"]["spec"]["resourceGroups"][0]["flavors"]
+    first, later = flavors[0]["name"], [f["name"] for f in flavors[1:]]
+    assert len(later) >= 2
+    new = json.loads(json.dumps(old))
+    del new["inputs"]["spec"]["resourceGroups"][0]["flavors"][0]
+    [line] = update_or_replace(old, new)[2]
+    assert line.startswith(f'spec.resourceGroups[0].flavors[name="{first}"]: {{"resources": ') \
+        and line.endswith(" -> (absent)")
+
+
+def test_a_list_of_named_items_shows_an_added_item_and_a_new_order_by_name() -> None:
+    old = _research_queue()
+    new = json.loads(json.dumps(old))
+    flavors = new["inputs"]["spec"]["resourceGroups"][0]["flavors"]
+    names = [f["name"] for f in flavors]
+    flavors.reverse()
+    flavors.append({"name": "extra", "resources": [{"name": "cpu", "nominalQuota": 1}]})
+    assert update_or_replace(old, new)[2] == [
+        'spec.resourceGroups[0].flavors[name="extra"]: (absent) -> {"name": "extra", "resources": [{"name": "cpu", '
+        '"nominalQuota": 1}]}',
+        f"spec.resourceGroups[0].flavors[*].name (order): {json.dumps(names)} -> {json.dumps(names[::-1])}"]
+
+
+def test_items_with_a_repeated_name_are_compared_by_index() -> None:
+    old = {"urn": "u", "type": "t", "inputs": {"l": [{"name": "a", "v": 1}, {"name": "a", "v": 2}]}}
+    new = {"urn": "u", "type": "t", "inputs": {"l": [{"name": "a", "v": 1}, {"name": "a", "v": 3}]}}
+    assert update_or_replace(old, new)[2] == ["l[1].v: 2 -> 3"]
 
 
 def test_long_values_are_cut_between_tokens_never_inside_one() -> None:
