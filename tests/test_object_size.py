@@ -155,7 +155,8 @@ def _depth(schema: dict[str, Any], defs: dict[str, Any]) -> int:
 def test_no_field_of_a_judged_kind_nests_deeper_than_the_walk(spec):
     defs = _definitions()
     depth = _depth(_jobset_spec() if spec == "JobSet" else defs[spec], defs)
-    assert depth <= 18 and depth < WALK_DEPTH  # the walk counts strings at WALK_DEPTH, refuses maps and lists
+    # the spec is the walk's first level; a map or list at WALK_DEPTH is refused: three levels to spare
+    assert depth <= WALK_DEPTH - 4 and (spec != "JobSet" or depth == 17)
 
 
 def _every_field(schema: dict[str, Any], defs: dict[str, Any]) -> Any:

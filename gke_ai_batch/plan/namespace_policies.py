@@ -40,8 +40,9 @@ WORKLOADS = [r for _, rs, _ in PRIORITY_SHAPES for r in rs]
 # How deep the size cap walks: one level per map or list, from the object's spec. The deepest string a schema of
 # the judged kinds holds (Kubernetes 1.33, JobSet v0.12.0) is a JobSet's
 # spec.replicatedJobs[].template.spec.template.spec.volumes[].projected.sources[].clusterTrustBundle.labelSelector
-# .matchExpressions[].values[], 18 maps and lists deep (tests/test_object_size.py derives it from the schemas);
-# three more levels leave room for fields later versions add. A map or list at the last level is refused.
+# .matchExpressions[].values[], in 17 maps and lists, the spec included (tests/test_object_size.py derives it from
+# the schemas); the walk reads maps and lists to 20 deep, leaving room for fields later versions add, and refuses
+# one at WALK_DEPTH.
 WALK_DEPTH = 21
 _TOO_DEEP = 2**40  # what a map or list at WALK_DEPTH counts: more than any cap, so it is refused
 # The metadata a member sets that Kueue's caches keep; name, namespace and generateName are bounded (253), and
@@ -74,11 +75,14 @@ def _text_bytes(o: str) -> str:
     every field of every version, and refuses what nests deeper than any schema (WALK_DEPTH). CEL has no
     serialisation and no recursion, so the walk is spelled out level by level (`_walk`).
 
-    Its cost: a few tens of units of CEL cost per value (cel-go's cost of a comprehension step, a list literal
-    and the type tests), against the API server's per-expression limit of 1,000,000 (k8s.io/apiserver
-    pkg/apis/cel/config.go PerCallLimit): some 20,000 values. Every value counts at least one byte, so an object
-    under a cap of 16 KiB stays far inside it; past the limit the evaluation fails and the request is refused
-    (failurePolicy Fail), as the cap would refuse it."""
+    Its cost, by our count of cel-go's runtime costs (interpreter/runtimecost.go: 1 per identifier, select and
+    call, 10 per list made, which map() does per element; the Kubernetes list library's sum() 1 per element):
+    about 20 units per list element and 50 per map entry. Every element counts at least one byte and every entry
+    two, so at most some 35 units per byte counted: an object within the default cap (16 KiB, 20 KiB for a pod)
+    costs under 750,000 of the API server's limit of 1,000,000 per expression (k8s.io/apiserver
+    pkg/apis/cel/config.go PerCallLimit). Past the limit the evaluation fails and the request is refused
+    (failurePolicy Fail): with a team cap above some 28 KiB, an object of many tiny values can be refused for
+    its cost before its size. The object's status and managedFields are the API server's, and not counted."""
     return (f"([has({o}.spec) ? {o}.spec : {{}}] + {o}.metadata.filter(m, m in {_METADATA})"
             f".map(m, {o}.metadata[m])).map(e0, {_walk('e0', 1)}).sum()")
 
