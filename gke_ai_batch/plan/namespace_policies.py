@@ -29,8 +29,10 @@ from gke_ai_batch.vocabulary import (
 )
 
 # A pod may exceed its template's cap by this: the Job, JobSet and Kueue controllers label and annotate the pods
-# they create (job-name, controller-uid, jobset.sigs.k8s.io/*, kueue.x-k8s.io/podset...), so a template just
-# under the cap must not make pods over it.
+# they create (job-name, controller-uid, jobset.sigs.k8s.io/*, kueue.x-k8s.io/podset...), and the API server adds
+# an owner reference, the service account token volume and its mounts, and the default NoExecute tolerations
+# (some 2.2 KiB as the cap counts them, for a JobSet's pod), so a template just under the cap must not make pods
+# over it.
 POD_HEADROOM = 4096
 SERVICE_ACCOUNT_TOKENS = f"{PREFIX}-no-service-account-tokens"
 OBJECT_SIZE = f"{PREFIX}-object-size"
@@ -46,7 +48,7 @@ WORKLOADS = [r for _, rs, _ in PRIORITY_SHAPES for r in rs]
 WALK_DEPTH = 21
 _TOO_DEEP = 2**40  # what a map or list at WALK_DEPTH counts: more than any cap, so it is refused
 # The metadata a member sets that Kueue's caches keep; name, namespace and generateName are bounded (253), and
-# managedFields is the API server's.
+# Kueue's caches drop managedFields (kueue v0.19.2 pkg/config/config.go: TransformStripManagedFields).
 _METADATA = "['labels', 'annotations', 'finalizers', 'ownerReferences']"
 
 
@@ -82,7 +84,7 @@ def _text_bytes(o: str) -> str:
     costs under 750,000 of the API server's limit of 1,000,000 per expression (k8s.io/apiserver
     pkg/apis/cel/config.go PerCallLimit). Past the limit the evaluation fails and the request is refused
     (failurePolicy Fail): with a team cap above some 28 KiB, an object of many tiny values can be refused for
-    its cost before its size. The object's status and managedFields are the API server's, and not counted."""
+    its cost before its size. The object's status is the API server's and its controllers', and not counted."""
     return (f"([has({o}.spec) ? {o}.spec : {{}}] + {o}.metadata.filter(m, m in {_METADATA})"
             f".map(m, {o}.metadata[m])).map(e0, {_walk('e0', 1)}).sum()")
 
