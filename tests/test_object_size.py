@@ -195,3 +195,12 @@ def test_the_cap_counts_every_field_of_a_pod_spec():
     (expression,) = [v["expression"] for v in policy["spec"]["variables"] if v["name"] == "bytes"]
     counted = run_program(compile_expression(expression, ()), {"object": json_to_cel(obj)})
     assert counted == _text(spec) + _text(labels) > 10000
+
+
+def test_a_member_cannot_grow_a_suspended_job_past_the_cap_by_update():
+    """Created small, then patched: the tolerations a member adds to a suspended Job count as at create."""
+    from gke_ai_batch.apiserver.cel_policies import evaluate
+    policies, bindings, namespace = prod_policies("research")
+    small = job("research", "big", "research-queue")
+    [denial] = evaluate(policies, bindings, inflated_job("tolerations"), namespace, "UPDATE", old_object=small)
+    assert denial.policy == OBJECT_SIZE and denial.message.startswith("the object holds ")
