@@ -95,9 +95,9 @@ def test_a_1mib_pod_template_is_refused():
     blob = [{"name": "BLOB", "value": "x" * 2**20}]
     big = job("research", "big", "research-queue", containers=[container(env=blob)])
     assert verdict("prod", big) == (
-        "refused: research/big: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 1048619 bytes "
-        "of labels, annotations, commands, arguments, environment, probes, hooks and volume attributes; namespace "
-        "research allows 16384 per object "
+        "refused: research/big: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 1048780 bytes "
+        "of text (every key and string of its spec, labels, annotations, finalizers and owner references, and one "
+        "per value); namespace research allows 16384 per object "
         "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put large data in a bucket or "
         "a ConfigMap volume")
 
@@ -338,25 +338,26 @@ def prod_policies(ns: str) -> tuple[list, list, dict]:
 
 def test_an_update_cannot_grow_a_job_past_the_size_cap_but_may_leave_an_old_one_as_it_is():
     """A suspended Job's template may be edited; growing it past the cap is refused. An object made before the cap
-    (or before its team's cap was lowered) still takes an update that does not grow it: a finalizer, a label."""
+    (or before its team's cap was lowered) still takes an update that does not grow it: a finalizer removed."""
     from gke_ai_batch.apiserver.cel_policies import evaluate
     policies, bindings, namespace = prod_policies("research")
     small = job("research", "j", "research-queue")
     grown = job("research", "j", "research-queue", containers=[container(args=["x" * 20000])])
     [denial] = evaluate(policies, bindings, grown, namespace, "UPDATE", old_object=small)
-    assert denial.policy == "gke-ai-batch-object-size" and denial.message.startswith("the object holds 20039 bytes")
-    kept = {**grown, "metadata": {**grown["metadata"], "finalizers": ["batch.kubernetes.io/job-tracking"]}}
-    assert evaluate(policies, bindings, kept, namespace, "UPDATE", old_object=grown) == []
+    assert denial.policy == "gke-ai-batch-object-size" and denial.message.startswith("the object holds 20190 bytes")
+    finalized = {**grown, "metadata": {**grown["metadata"], "finalizers": ["example.com/cleanup"]}}
+    assert evaluate(policies, bindings, grown, namespace, "UPDATE", old_object=finalized) == []
 
 
 def test_a_pod_may_carry_what_its_controllers_add_to_a_template_under_the_cap():
     """Job, JobSet and Kueue label and annotate the pods they make: a pod has 4 KiB more than its template."""
     from gke_ai_batch.apiserver.cel_policies import evaluate
     policies, bindings, namespace = prod_policies("research")
-    labels = {"kueue.x-k8s.io/queue-name": "research-queue"}  # 39 bytes
-    fits = pod("research", "p", labels=labels, containers=[container(args=["x" * (16384 + 4096 - 39)])])
+    labels = {"kueue.x-k8s.io/queue-name": "research-queue"}
+    base = 133  # the pod's other keys and strings (the label's 39, spec, containers, ...), one per value
+    fits = pod("research", "p", labels=labels, containers=[container(args=["x" * (16384 + 4096 - base)])])
     assert evaluate(policies, bindings, fits, namespace, "CREATE") == []
-    over = pod("research", "p", labels=labels, containers=[container(args=["x" * (16384 + 4096 - 38)])])
+    over = pod("research", "p", labels=labels, containers=[container(args=["x" * (16384 + 4096 - base + 1)])])
     [denial] = evaluate(policies, bindings, over, namespace, "CREATE")
     assert denial.message.startswith("the object holds 20481 bytes") and "allows 20480 per object" in denial.message
 
@@ -385,7 +386,7 @@ def test_kueue_can_start_a_job_near_the_size_cap_but_a_member_cannot_grow_it():
     still are."""
     from gke_ai_batch.apiserver.cel_policies import evaluate
     policies, bindings, namespace = prod_policies("research")
-    near = job("research", "nearcap", "research-queue", containers=[container(args=["x" * 16300])])
+    near = job("research", "nearcap", "research-queue", containers=[container(args=["x" * 16150])])  # 16340
     near["spec"]["suspend"] = True  # as Kueue's job webhook leaves it; a running Job's template is immutable
     started = yaml.safe_load(yaml.safe_dump(near))
     started["spec"]["template"]["metadata"] = {"annotations": PROVISIONING}
@@ -395,9 +396,9 @@ def test_kueue_can_start_a_job_near_the_size_cap_but_a_member_cannot_grow_it():
     [denial] = evaluate(policies, bindings, started, namespace, "UPDATE", own_sa, near)
     assert denial.policy == "gke-ai-batch-object-size"
     assert verdict_of_update(started, near) == (
-        "refused: research/nearcap: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 16472 bytes "
-        "of labels, annotations, commands, arguments, environment, probes, hooks and volume attributes; namespace "
-        "research allows 16384 per object "
+        "refused: research/nearcap: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 16496 bytes "
+        "of text (every key and string of its spec, labels, annotations, finalizers and owner references, and one "
+        "per value); namespace research allows 16384 per object "
         "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put large data in a bucket or a "
         "ConfigMap volume")
 

@@ -28,6 +28,7 @@ from gke_ai_batch.offline.diff import (
     show,
     update_or_replace,
 )
+from gke_ai_batch.offline.kueue_restart import RESTART
 from gke_ai_batch.offline.renames import RenameError, follow_rename
 
 from .conftest import planned
@@ -136,9 +137,10 @@ def test_a_quota_change_shows_its_path_with_old_and_new_value(runs: dict[str, Ru
     assert dev.code == 1, dev.err  # the removed team's refusal (below)
     # the cpu and memory that come with the chips follow them
     assert block(dev.out, "update", "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "queues-cq-research") == [
-        'spec.resourceGroups[0].flavors[3].resources[0].nominalQuota: "717920m" -> "1435840m"',
-        'spec.resourceGroups[0].flavors[3].resources[1].nominalQuota: "2862048Mi" -> "5724097Mi"',
-        "spec.resourceGroups[0].flavors[3].resources[2].nominalQuota: 16 -> 32"]
+        'spec.resourceGroups[0].flavors[name="v6e-flex"].resources[name="cpu"].nominalQuota: "717920m" -> "1435840m"',
+        'spec.resourceGroups[0].flavors[name="v6e-flex"].resources[name="memory"].nominalQuota: "2862048Mi" -> '
+        '"5724097Mi"',
+        'spec.resourceGroups[0].flavors[name="v6e-flex"].resources[name="google.com/tpu"].nominalQuota: 16 -> 32']
 
 
 def test_base_is_planned_with_its_own_code(runs: dict[str, Run]) -> None:
@@ -281,6 +283,44 @@ def test_paths_index_lists_of_objects_and_show_absent_keys() -> None:
         "parent: t:index:Team x -> t:index:Team z", "dependencies: - k y"]
 
 
+def _research_queue() -> dict:
+    queue = next(r for r in planned("dev") if r.type.endswith(":ClusterQueue") and r.name == "queues-cq-research")
+    return {"urn": queue.urn, "type": queue.type, "name": queue.name, "inputs": json.loads(json.dumps(queue.inputs))}
+
+
+def test_removing_the_first_named_item_of_a_list_is_one_removal_by_name() -> None:
+    """A ClusterQueue losing the first of its flavors: compared by position, every later flavor would show as
+    changed into the next one; compared by name, only the removed one is listed."""
+    old = _research_queue()
+    flavors = old["inputs"]["spec"]["resourceGroups"][0]["flavors"]
+    first, later = flavors[0]["name"], [f["name"] for f in flavors[1:]]
+    assert len(later) >= 2
+    new = json.loads(json.dumps(old))
+    del new["inputs"]["spec"]["resourceGroups"][0]["flavors"][0]
+    [line] = update_or_replace(old, new)[2]
+    assert line.startswith(f'spec.resourceGroups[0].flavors[name="{first}"]: {{"resources": ') \
+        and line.endswith(" -> (absent)")
+
+
+def test_a_list_of_named_items_shows_an_added_item_and_a_new_order_by_name() -> None:
+    old = _research_queue()
+    new = json.loads(json.dumps(old))
+    flavors = new["inputs"]["spec"]["resourceGroups"][0]["flavors"]
+    names = [f["name"] for f in flavors]
+    flavors.reverse()
+    flavors.append({"name": "extra", "resources": [{"name": "cpu", "nominalQuota": 1}]})
+    assert update_or_replace(old, new)[2] == [
+        'spec.resourceGroups[0].flavors[name="extra"]: (absent) -> {"name": "extra", "resources": [{"name": "cpu", '
+        '"nominalQuota": 1}]}',
+        f"spec.resourceGroups[0].flavors[*].name (order): {json.dumps(names)} -> {json.dumps(names[::-1])}"]
+
+
+def test_items_with_a_repeated_name_are_compared_by_index() -> None:
+    old = {"urn": "u", "type": "t", "inputs": {"l": [{"name": "a", "v": 1}, {"name": "a", "v": 2}]}}
+    new = {"urn": "u", "type": "t", "inputs": {"l": [{"name": "a", "v": 1}, {"name": "a", "v": 3}]}}
+    assert update_or_replace(old, new)[2] == ["l[1].v: 2 -> 3"]
+
+
 def test_long_values_are_cut_between_tokens_never_inside_one() -> None:
     """A cut inside a number would show another number: 12345678 cut to 1234… reads as a value."""
     numbers = show(list(range(10_000_000, 10_000_020)))
@@ -312,7 +352,29 @@ def test_kueues_embedded_configuration_is_diffed_key_by_key() -> None:
                 config.replace("waitForPodsReady:\n  timeout: 30m\n", "waitForPodsReady:\n  timeout: 45m\n"))
     [(op, _, lines)] = compare([old], [new]).steps
     assert op == "update"
-    assert lines == ['values.managerConfig.controllerManagerConfigYaml.waitForPodsReady.timeout: "30m" -> "45m"']
+    assert lines == ['values.managerConfig.controllerManagerConfigYaml.waitForPodsReady.timeout: "30m" -> "45m"',
+                     RESTART]
+
+
+def test_a_kueue_configuration_change_says_the_controller_restarts_and_what_running_work_sees() -> None:
+    """A feature gate flipped in Kueue's configuration: the release changes one key, and applying it rolls Kueue's
+    controller (it reads the file only at startup); a release change outside the configuration does not say so."""
+    release = next(r for r in planned("dev") if r.type == "kubernetes:helm.sh/v3:Release" and "kueue" in r.name)
+    old = {"urn": release.urn, "type": release.type, "name": release.name, "inputs": release.inputs}
+    config = old["inputs"]["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    flipped = config.replace("ElasticJobsViaWorkloadSlices: false", "ElasticJobsViaWorkloadSlices: true")
+    assert flipped != config
+    _, _, lines = update_or_replace(old, _with(old, "values.managerConfig.controllerManagerConfigYaml", flipped))
+    assert lines[-1] == RESTART == (
+        "Kueue's controller restarts to read this: Kueue reads its configuration only at startup (kueue v0.19.2 "
+        "cmd/kueue/main.go), and the chart's config-checksum annotation rolls the controller-manager Deployment one "
+        "replica at a time. Running workloads keep running; admission pauses while the leader hands over and the "
+        "new one rebuilds its queues; then the new settings apply to every workload, admitted ones too (a shorter "
+        "waitForPodsReady timeout can evict those not ready in time, new preemption or fair-sharing settings can "
+        "preempt running ones)")
+    assert lines[0].endswith('featureGates.ElasticJobsViaWorkloadSlices: false -> true')
+    _, _, timeout = update_or_replace(old, {**old, "inputs": {**old["inputs"], "timeout": 1200}})
+    assert timeout[0].startswith("timeout: ") and RESTART not in timeout
 
 
 def test_a_secret_value_change_shows_without_its_value(runs: dict[str, Run]) -> None:

@@ -214,8 +214,8 @@ class ObjectQuotas(Model):
     storage: Quantity = "1Ti"
     """The storage all its PersistentVolumeClaims may request together (requests.storage)."""
     object_size: int = Field(16384, ge=4096, le=262144, strict=True)
-    """Bytes of free text (annotations, labels, commands, arguments, environment, probes, hooks, CSI volume
-    attributes) one Pod, Job, JobSet, Deployment or StatefulSet may hold: Kueue keeps every such object and its
+    """Bytes of text (every key and string of its spec, labels, annotations, finalizers and owner references, and
+    one per value) one Pod, Job, JobSet, Deployment or StatefulSet may hold: Kueue keeps every such object and its
     Workload in memory, so its memory is sized by objects x this (docs/queues.md, "Kueue's memory")."""
 
     @field_validator("storage")

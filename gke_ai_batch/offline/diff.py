@@ -11,12 +11,14 @@ Kubernetes' immutable fields, the program's replaceOnChanges) says it, with the 
 order the engine would replace in; in-place node pool updates that GKE applies by recreating the nodes are
 marked. A created or deleted resource shows what a reviewer approves or loses (its quotas, its shape and
 size: gke_ai_batch.offline.essentials). A Kubernetes provider replaced takes every object on it with it
-(cascade). A deletion or replacement of what holds running work or data needs the stack file's decision
-(gke_ai_batch.offline.decisions), and what the API server, GKE or the engine would refuse is refused with
-the way to do it (gke_ai_batch.offline.api_refusals): each one is named after the diff.
-After the diff come both sides' policy results and each team's accelerator quotas before and after. Exit 0
-with the diff, 1 with the diff and the refused changes (undecided deletions and replacements, changes the API
-server or GKE would refuse, a downgrade or skipped upgrade step), 2 if BASE or the stack cannot be planned.
+(cascade). A change of Kueue's configuration says that Kueue's controller restarts to read it, and what
+running workloads see (gke_ai_batch.offline.kueue_restart). A deletion or replacement of what holds running
+work or data needs the stack file's decision (gke_ai_batch.offline.decisions), and what the API server, GKE
+or the engine would refuse is refused with the way to do it (gke_ai_batch.offline.api_refusals): each one is
+named after the diff. After the diff come both sides' policy results and each team's accelerator quotas before
+and after. Exit 0 with the diff, 1 with the diff and the refused changes (undecided deletions and replacements,
+changes the API server or GKE would refuse, a downgrade or skipped upgrade step), 2 if BASE or the stack cannot
+be planned.
 """
 from __future__ import annotations
 
@@ -41,6 +43,7 @@ from . import api_refusals
 from .decisions import Decisions, read_decisions, refusals
 from .essentials import essentials
 from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
+from .kueue_restart import restart_lines
 from .quota_changes import quota_lines
 from .renames import RenameError, follow_rename
 from .stackfile import project
@@ -298,7 +301,7 @@ def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list
     if new["type"] == NODE_POOL and evicting_taints(a, b):
         disruptive |= {p: "a NoExecute taint added: evicts every running pod that does not tolerate it"
                        for p in paths if p.startswith("nodeConfig.taints")}
-    return "update", new, [*_marked(inputs, disruptive), *relations]
+    return "update", new, [*_marked(inputs, disruptive), *restart_lines(new["type"], paths), *relations]
 
 
 def ignored(path: str, ignore_changes: list[str]) -> bool:

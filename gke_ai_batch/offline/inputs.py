@@ -24,10 +24,16 @@ class _Absent:
 ABSENT: Any = _Absent()
 
 
+# The fields that name a list's items (a ClusterQueue's flavors and resources, a binding's subjects, a policy's
+# variables, containers, authorized networks, taints), tried in this order.
+IDENTITIES = ("name", "displayName", "cidrBlock", "key")
+
+
 def changes(old: Any, new: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
-    """The leaf paths where two input values differ: dict keys by name, lists of objects by index, lists of
-    plain values as a whole (a namespace list reads better whole than item by item), and a YAML document
-    held in a string (Kueue's configuration in the Helm values) key by key, as if it were inputs."""
+    """The leaf paths where two input values differ: dict keys by name, lists of objects by the name their
+    items carry (`flavors[name="v5p-res"]`, identity()) or else by index, lists of plain values as a whole (a
+    namespace list reads better whole than item by item), and a YAML document held in a string (Kueue's
+    configuration in the Helm values) key by key, as if it were inputs."""
     if old == new:
         return
     if (docs := (embedded(old), embedded(new)))[0] is not None and docs[1] is not None:
@@ -35,12 +41,36 @@ def changes(old: Any, new: Any, path: str = "") -> Iterator[tuple[str, Any, Any]
     elif isinstance(old, dict) and isinstance(new, dict):
         for key in [*old, *(k for k in new if k not in old)]:
             yield from changes(old.get(key, ABSENT), new.get(key, ABSENT), join(path, str(key)))
+    elif isinstance(old, list) and isinstance(new, list) and (field := identity(old, new)) is not None:
+        yield from _named_changes(old, new, path, field)
     elif isinstance(old, list) and isinstance(new, list) and any(isinstance(v, dict | list) for v in old + new):
         for i in range(max(len(old), len(new))):
             yield from changes(old[i] if i < len(old) else ABSENT, new[i] if i < len(new) else ABSENT,
                                f"{path}[{i}]")
     else:
         yield path, old, new
+
+
+def identity(old: list[Any], new: list[Any]) -> str | None:
+    """The field that names every item of both lists, once per list; None when none does (then items are
+    compared by index). Removing the first of three named items is then one removal, not three changes."""
+    items = old + new
+    for field in IDENTITIES:
+        if items and all(isinstance(v, dict) and isinstance(v.get(field), str) for v in items) and \
+                all(len({v[field] for v in side}) == len(side) for side in (old, new)):
+            return field
+    return None
+
+
+def _named_changes(old: list[Any], new: list[Any], path: str, field: str) -> Iterator[tuple[str, Any, Any]]:
+    """Each item's changes under its name, old items first in their order, then the added ones; and the order
+    of the items both sides hold, where it changed (a ClusterQueue tries its flavors in order)."""
+    was, now = {v[field]: v for v in old}, {v[field]: v for v in new}
+    for name in [*was, *(n for n in now if n not in was)]:
+        yield from changes(was.get(name, ABSENT), now.get(name, ABSENT), f"{path}[{field}={json.dumps(name)}]")
+    kept = ([n for n in was if n in now], [n for n in now if n in was])
+    if kept[0] != kept[1]:
+        yield f"{path}[*].{field} (order)", kept[0], kept[1]
 
 
 def embedded(value: Any) -> dict[str, Any] | None:

@@ -4,11 +4,11 @@
 - no `kubernetes.io/service-account-token` Secret: the token controller would fill it with a token of the
   namespace's service account that never expires (Kubernetes "Service account token Secrets"), outliving
   the member who made it and every rotation; pods get short-lived projected tokens instead;
-- a cap on the free text of one Pod, Job, JobSet, Deployment or StatefulSet (annotations and labels, its
-  templates' too, container commands, arguments, environment, probes and lifecycle hooks, CSI volume
-  attributes): Kueue caches each of them, and a Workload copy of each job's pod
-  templates, in every replica (plan.installs sizes its memory by count x this cap), so a flood of large
-  objects would OOM-kill it and, with its webhooks failing closed, stop every team;
+- a cap on the text of one Pod, Job, JobSet, Deployment or StatefulSet (every key and string of its spec,
+  templates included, and of its labels, annotations, finalizers and owner references): Kueue caches each of
+  them, and a Workload copy of each job's pod templates, in every replica (plan.installs sizes its memory by
+  count x this cap), so a flood of large objects would OOM-kill it and, with its webhooks failing closed, stop
+  every team;
 - a privileged namespace runs on the flavors its Pod Security exception names, and on no other: its pods
   and templates must select one of them by the flavor node label (`gke-ai-batch.io/flavor`), so the
   scheduler can place them on those pools only and Kueue assigns no other flavor.
@@ -29,63 +29,64 @@ from gke_ai_batch.vocabulary import (
 )
 
 # A pod may exceed its template's cap by this: the Job, JobSet and Kueue controllers label and annotate the pods
-# they create (job-name, controller-uid, jobset.sigs.k8s.io/*, kueue.x-k8s.io/podset...), so a template just
-# under the cap must not make pods over it.
+# they create (job-name, controller-uid, jobset.sigs.k8s.io/*, kueue.x-k8s.io/podset...), and the API server adds
+# an owner reference, the service account token volume and its mounts, and the default NoExecute tolerations
+# (some 2.2 KiB as the cap counts them, for a JobSet's pod), so a template just under the cap must not make pods
+# over it.
 POD_HEADROOM = 4096
 SERVICE_ACCOUNT_TOKENS = f"{PREFIX}-no-service-account-tokens"
 OBJECT_SIZE = f"{PREFIX}-object-size"
 PRIVILEGED_FLAVORS = f"{PREFIX}-privileged-flavors"
 WORKLOADS = [r for _, rs, _ in PRIORITY_SHAPES for r in rs]
 
-# The templates' metadata of each shape (a Pod's own metadata is the object's): a JobSet's Job templates and
-# their pod templates, a Job's, Deployment's or StatefulSet's pod template.
-_TEMPLATE_METAS = ("{o}.kind == 'Pod' ? [] : {o}.kind == 'JobSet' ? "
-                   "{o}.spec.replicatedJobs.map(r, has(r.template.metadata) ? r.template.metadata : {{}}) + "
-                   "{o}.spec.replicatedJobs.map(r, has(r.template.spec.template.metadata) ? "
-                   "r.template.spec.template.metadata : {{}}) : "
-                   "[has({o}.spec.template.metadata) ? {o}.spec.template.metadata : {{}}]")
+# How deep the size cap walks: one level per map or list, from the object's spec. The deepest string a schema of
+# the judged kinds holds (Kubernetes 1.33, JobSet v0.12.0) is a JobSet's
+# spec.replicatedJobs[].template.spec.template.spec.volumes[].projected.sources[].clusterTrustBundle.labelSelector
+# .matchExpressions[].values[], in 17 maps and lists, the spec included (tests/test_object_size.py derives it from
+# the schemas); the walk reads maps and lists to 20 deep, leaving room for fields later versions add, and refuses
+# one at WALK_DEPTH.
+WALK_DEPTH = 21
+_TOO_DEEP = 2**40  # what a map or list at WALK_DEPTH counts: more than any cap, so it is refused
+# The metadata a member sets that Kueue's caches keep; name, namespace and generateName are bounded (253), and
+# Kueue's caches drop managedFields (kueue v0.19.2 pkg/config/config.go: TransformStripManagedFields).
+_METADATA = "['labels', 'annotations', 'finalizers', 'ownerReferences']"
 
 
-def _map_bytes(m: str, field: str) -> str:
-    """Keys and values of a metadata map (labels or annotations), in bytes (CEL's size() of a string counts
-    code points; the free text is ASCII in practice and the cap is an order of magnitude, not a byte count)."""
-    return f"(has({m}.{field}) ? {m}.{field}.map(k, size(k) + size({m}.{field}[k])).sum() : 0)"
-
-
-def _strings(c: str, field: str) -> str:
-    return f"(has({c}.{field}) ? {c}.{field}.map(x, size(x)).sum() : 0)"
-
-
-def _handler(h: str) -> str:
-    """A probe's or lifecycle hook's free text (core/v1 Probe, LifecycleHandler): exec's command, httpGet's path
-    and headers."""
-    return (f"(has({h}.exec) ? {_strings(f'{h}.exec', 'command')} : 0) + (has({h}.httpGet) ? "
-            f"(has({h}.httpGet.path) ? size({h}.httpGet.path) : 0) + (has({h}.httpGet.httpHeaders) ? "
-            f"{h}.httpGet.httpHeaders.map(x, size(x.name) + size(x.value)).sum() : 0) : 0)")
-
-
-_HANDLERS = " + ".join(
-    [f"(has(c.{p}) ? {_handler(f'c.{p}')} : 0)" for p in ("livenessProbe", "readinessProbe", "startupProbe")] +
-    [f"(has(c.lifecycle) && has(c.lifecycle.{h}) ? {_handler(f'c.lifecycle.{h}')} : 0)"
-     for h in ("postStart", "preStop")])
-_CONTAINER_BYTES = (f"{_strings('c', 'command')} + {_strings('c', 'args')} + "
-                    "(has(c.env) ? c.env.map(e, size(e.name) + (has(e.value) ? size(e.value) : 0)).sum() : 0) + "
-                    f"{_HANDLERS}")
-_VOLUME_BYTES = f"(has(v.csi) ? {_map_bytes('v.csi', 'volumeAttributes')} : 0)"
+def _walk(v: str, depth: int) -> str:
+    """CEL: the text of the value bound to identifier `v`: a string its length, a map the length of its keys and
+    a list or map one per element, plus their values' text. The value's next level appears once in the expression
+    (a map's values are listed, then walked as a list's elements), so the expression grows with the depth, not
+    exponentially."""
+    collection = f"(type({v}) == map || type({v}) == list)"
+    if depth == WALK_DEPTH:
+        return f"({collection} ? {_TOO_DEEP} : type({v}) == string ? size({v}) : 0)"
+    k, e = f"k{depth}", f"e{depth}"
+    return (f"(type({v}) == string ? size({v}) : {collection} ? "
+            f"(type({v}) == map ? {v}.map({k}, size({k})).sum() : 0) + "
+            f"(type({v}) == map ? {v}.map({k}, {v}[{k}]) : {v}).map({e}, 1 + {_walk(e, depth + 1)}).sum() : 0)")
 
 
 def _text_bytes(o: str) -> str:
-    """One CEL expression: the bytes of free text of object `o` (its metadata and its templates', then every
-    container's command, arguments, environment, probes' and lifecycle hooks' commands, paths and headers, and
-    the CSI volumes' attributes). Each list and map of the object is walked once, at a few units of CEL cost per
-    element: the API server's 3 MiB request limit bounds an object to some 10^6 elements, inside the 10,000,000
-    budget per binding; and an object past it would be refused (failurePolicy Fail), as the cap would."""
-    metas = f"([{o}.metadata] + ({_TEMPLATE_METAS.format(o=o)}))"
-    specs = f"({POD_SPECS.format(o=o)})"
-    return (f"{metas}.map(m, {_map_bytes('m', 'labels')} + {_map_bytes('m', 'annotations')}).sum() + "
-            f"{specs}.map(s, ((has(s.initContainers) ? s.initContainers : []) + s.containers)"
-            f".map(c, {_CONTAINER_BYTES}).sum() + "
-            f"(has(s.volumes) ? s.volumes.map(v, {_VOLUME_BYTES}).sum() : 0)).sum()")
+    """One CEL expression: the text of object `o`: its spec (templates and their metadata included) and the
+    labels, annotations, finalizers and ownerReferences of its metadata, walked whole.
+
+    Why the whole spec, and not a list of the fields a member could inflate: a pod spec has some 200 strings,
+    lists and maps a member sets (affinity terms, tolerations, host aliases, DNS options, security contexts,
+    resource claims, ...), Kueue copies every one of them into a Workload's pod sets, and each Kubernetes minor
+    adds more; a list misses some (the review of issue 36 found eleven). A walk bounded by depth counts
+    every field of every version, and refuses what nests deeper than any schema (WALK_DEPTH). CEL has no
+    serialisation and no recursion, so the walk is spelled out level by level (`_walk`).
+
+    Its cost, by our count of cel-go's runtime costs (interpreter/runtimecost.go: 1 per identifier, select and
+    call, 10 per list made, which map() does per element; the Kubernetes list library's sum() 1 per element):
+    about 20 units per list element and 50 per map entry. Every element counts at least one byte and every entry
+    two, so at most some 35 units per byte counted: an object within the default cap (16 KiB, 20 KiB for a pod)
+    costs under 750,000 of the API server's limit of 1,000,000 per expression (k8s.io/apiserver
+    pkg/apis/cel/config.go PerCallLimit). Past the limit the evaluation fails and the request is refused
+    (failurePolicy Fail): with a team cap above some 28 KiB, an object of many tiny values can be refused for
+    its cost before its size. The object's status is the API server's and its controllers', and not counted."""
+    return (f"([has({o}.spec) ? {o}.spec : {{}}] + {o}.metadata.filter(m, m in {_METADATA})"
+            f".map(m, {o}.metadata[m])).map(e0, {_walk('e0', 1)}).sum()")
 
 
 # Which requests the size cap judges: every create (a controller's pods copy a member's template), and the updates
@@ -103,9 +104,10 @@ _JUDGED = {"name": "member-or-create",
 
 
 def object_size_policy() -> tuple[Manifest, Manifest]:
-    """The free text of one workload object against its namespace's cap (the Kubernetes CEL list library's
-    sum(); a request whose evaluation runs past the API server's CEL cost budget of 10,000,000 per binding,
-    k8s.io/apiserver pkg/apis/cel RuntimeCELCostBudget, fails and so is refused: failurePolicy Fail). An
+    """The text of one workload object (`_text_bytes`) against its namespace's cap (the Kubernetes CEL list
+    library's sum(); a request whose evaluation runs past the API server's CEL cost limits, 1,000,000 per
+    expression and 10,000,000 per binding, k8s.io/apiserver pkg/apis/cel/config.go, fails and so is refused:
+    failurePolicy Fail). An
     update that does not grow the text passes, so objects made before the cap (or before a team's cap was
     lowered) can still take a controller's finalizer or status-driven change; a controller's update (`_JUDGED`)
     is not judged, so Kueue can start a job near the cap."""
@@ -117,9 +119,11 @@ def object_size_policy() -> tuple[Manifest, Manifest]:
     ], [
         {"expression": "variables.bytes <= variables.cap || "
                        "(request.operation == 'UPDATE' && variables.bytes <= variables.oldBytes)",
-         "messageExpression": "'the object holds ' + string(variables.bytes) + ' bytes of labels, annotations, "
-                              "commands, arguments, environment, probes, hooks and volume attributes; namespace ' "
-                              "+ namespaceObject.metadata.name + "
+         "messageExpression": f"(variables.bytes >= {_TOO_DEEP} ? 'the object nests maps and lists more than "
+                              f"{WALK_DEPTH - 1} deep, deeper than any field of its kind; ' : "
+                              "'the object holds ' + string(variables.bytes) + ' bytes of text (every key and "
+                              "string of its spec, labels, annotations, finalizers and owner references, and one "
+                              "per value); ') + 'namespace ' + namespaceObject.metadata.name + "
                               "' allows ' + string(variables.cap) + ' per object "
                               "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put "
                               "large data in a bucket or a ConfigMap volume'",

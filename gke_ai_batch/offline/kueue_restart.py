@@ -1,0 +1,33 @@
+"""What a change of Kueue's configuration does on the cluster, for `make diff`: the diff shows the configuration
+key by key (offline.inputs), and a reviewer must also know that applying it restarts Kueue's controller.
+
+Kueue reads its Configuration once, at startup: cmd/kueue/main.go (kubernetes-sigs/kueue v0.19.2) loads the file
+named by `--config` (`apply(configFile)`, pkg/config `Load`) before it builds the manager, and the chart mounts
+the ConfigMap into the manager with a subPath, which the kubelet never refreshes in a running container
+(charts/kueue/templates/manager/manager.yaml). The same template annotates the pod with
+`charts.kueue.x-k8s.io/config-checksum`, a sha256 of the rendered ConfigMap, so the Helm release (plan.installs
+sets the configuration as `managerConfig.controllerManagerConfigYaml`) changes the Deployment's pod template and
+the Deployment rolls: one replica at a time (its default RollingUpdate, maxUnavailable 25% of 2 rounds to 0; our
+PodDisruptionBudget keeps one), the other replica answering the webhooks meanwhile. The leader steps down as it
+stops (pkg/config/config.go: `LeaderElectionReleaseOnCancel` when leader election is on) and the next replica
+takes the lease and rebuilds its queues and cache from the API before it admits.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gke_ai_batch.vocabulary import HELM_RELEASE
+
+CONFIGURATION = "values.managerConfig.controllerManagerConfigYaml"
+RESTART = ("Kueue's controller restarts to read this: Kueue reads its configuration only at startup "
+           "(kueue v0.19.2 cmd/kueue/main.go), and the chart's config-checksum annotation rolls the "
+           "controller-manager Deployment one replica at a time. Running workloads keep running; admission pauses "
+           "while the leader hands over and the new one rebuilds its queues; then the new settings apply to "
+           "every workload, admitted ones too (a shorter waitForPodsReady timeout can evict those not ready in "
+           "time, new preemption or fair-sharing settings can preempt running ones)")
+
+
+def restart_lines(type_: str, changed: Sequence[str]) -> list[str]:
+    """The restart line for an update of Kueue's release that changes its configuration, else none."""
+    configured = any(p == CONFIGURATION or p.startswith((f"{CONFIGURATION}.", f"{CONFIGURATION}[")) for p in changed)
+    return [RESTART] if type_ == HELM_RELEASE and configured else []
