@@ -386,7 +386,7 @@ def test_kueue_can_start_a_job_near_the_size_cap_but_a_member_cannot_grow_it():
     still are."""
     from gke_ai_batch.apiserver.cel_policies import evaluate
     policies, bindings, namespace = prod_policies("research")
-    near = job("research", "nearcap", "research-queue", containers=[container(args=["x" * 16150])])  # 16340
+    near = job("research", "nearcap", "research-queue", containers=[container(args=["x" * 16150])])  # 16348
     near["spec"]["suspend"] = True  # as Kueue's job webhook leaves it; a running Job's template is immutable
     started = yaml.safe_load(yaml.safe_dump(near))
     started["spec"]["template"]["metadata"] = {"annotations": PROVISIONING}
@@ -396,7 +396,7 @@ def test_kueue_can_start_a_job_near_the_size_cap_but_a_member_cannot_grow_it():
     [denial] = evaluate(policies, bindings, started, namespace, "UPDATE", own_sa, near)
     assert denial.policy == "gke-ai-batch-object-size"
     assert verdict_of_update(started, near) == (
-        "refused: research/nearcap: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 16496 bytes "
+        "refused: research/nearcap: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 16504 bytes "
         "of text (every key and string of its spec, labels, annotations, finalizers and owner references, and one "
         "per value); namespace research allows 16384 per object "
         "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put large data in a bucket or a "
