@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .conftest import ROOT
 
 PAGE = ROOT / "docs" / "getting-started.md"
@@ -104,9 +106,11 @@ def test_the_pages_cloud_commands_are_the_ones_the_plan_prints():
     assert urn and f"--exclude {urn.group(1)} \\\n       --exclude-dependents" in page
 
 
-def test_the_first_install_shows_pips_progress():
-    """The planning install ran pip with -q: a fresh clone's `make plan` printed nothing for two minutes."""
-    r = subprocess.run(["make", "-n", "-W", "requirements.txt", ".venv/.planning"], cwd=ROOT, capture_output=True,
-                       text=True, check=True)
-    (install,) = [line for line in r.stdout.splitlines() if "pip install" in line]
-    assert "-r requirements.txt" in install and "--progress-bar on" in install and " -q" not in install
+@pytest.mark.parametrize("requirements, step", [("requirements.txt", ".venv/.planning"),
+                                                 ("requirements-dev.txt", ".venv/.tools")])
+def test_the_first_install_shows_pips_progress(requirements, step):
+    """The planning install ran pip with -q: a fresh clone's `make plan` printed nothing for two minutes; then
+    `make test` added the test tools with -q, silent for another one and a half."""
+    r = subprocess.run(["make", "-n", "-W", requirements, step], cwd=ROOT, capture_output=True, text=True, check=True)
+    (install,) = [line for line in r.stdout.splitlines() if f"-r {requirements}" in line]
+    assert "pip install" in install and "--progress-bar on" in install and " -q" not in install
