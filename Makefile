@@ -86,7 +86,8 @@ reuse: setup  ## build the sdist and wheel, install the wheel in a fresh virtual
 	$(REUSE)/venv/bin/pip install -q --disable-pip-version-check $(REUSE)/dist/*.whl
 	cd examples/reuse && $(CURDIR)/$(REUSE)/venv/bin/python -m gke_ai_batch.offline check dev | tail -n 1
 	@# the same program with a misspelt argument: one error line, exit 2
-	cp -r examples/reuse $(REUSE)/misspelt && rm -rf $(REUSE)/misspelt/out && sed -i 's/"capacity": "spot"/"capacty": "spot"/' $(REUSE)/misspelt/__main__.py
+	cp -r examples/reuse $(REUSE)/misspelt && rm -rf $(REUSE)/misspelt/out
+	sed 's/"capacity": "spot"/"capacty": "spot"/' examples/reuse/__main__.py > $(REUSE)/misspelt/__main__.py
 	cd $(REUSE)/misspelt && { $(CURDIR)/$(REUSE)/venv/bin/python -m gke_ai_batch.offline plan dev 2>&1; test $$? -eq 2; }
 	$(REUSE)/venv/bin/python -c "import importlib.resources as r; r.files('gke_ai_batch').joinpath('schema.json').read_text()"
 
