@@ -9,9 +9,13 @@ out_flag = $(if $(OUT),--out $(OUT))
 
 WORKLOAD ?= examples/workloads
 
-.PHONY: setup plan check diff report admit admit-all access test lint reuse provider conform check-all golden docs package-schema schema bench lock clean
+.DEFAULT_GOAL := help
+# Every target with a `##` comment, as `make <target> <its arguments>: what it does`.
+help:  ## this list
+	@awk -F':.*## ' '/^[a-z-]+:.*## /{c=$$2; sub("^make "$$1" ?","",c); printf "make %s%s%s\n", $$1, (c ~ /^[A-Z[]/ ? " " : ": "), c}' $(MAKEFILE_LIST)
 
-PIP := $(VENV)/bin/pip install -q --disable-pip-version-check
+.PHONY: help setup plan check diff report admit admit-all access test lint reuse provider conform check-all golden docs package-schema schema bench lock clean
+
 PLANNING := $(VENV)/.planning
 TOOLS := $(VENV)/.tools
 
@@ -27,16 +31,16 @@ $(PLANNING): requirements.txt pyproject.toml
 # The rest, for tests, lint and `make conform`: requirements-dev.txt.
 $(TOOLS): $(PLANNING) requirements-dev.txt
 	@echo "adding the test and lint tools to $(VENV): pytest, ruff, mypy, build, and make conform's"
-	@echo "  jsonschema and kubernetes-validate (about 200 MB more)"
-	@$(PIP) -r requirements-dev.txt
+	@echo "  jsonschema and kubernetes-validate, and the observability and report tests' clients (about 300 MB more)"
+	@$(VENV)/bin/pip install --disable-pip-version-check --progress-bar on -r requirements-dev.txt
 	@touch $@
 
 setup: $(TOOLS)  ## everything: planning, tests and lint
 
-plan: $(PLANNING)  ## make plan STACK=<name|path> [OUT=dir]
+plan: $(PLANNING)  ## make plan STACK=<name|path> [OUT=dir]: the offline plan, its summary and out/<stack>/
 	$(PY) -m gke_ai_batch.offline plan $(STACK) $(out_flag)
 
-check: $(PLANNING)  ## make check STACK=<name|path> [OUT=dir] [POLICY_CONFIG=file.json]
+check: $(PLANNING)  ## make check STACK=<name|path> [OUT=dir] [POLICY_CONFIG=file.json]: the plan and every policy; exit 1 on a mandatory violation
 	$(PY) -m gke_ai_batch.offline check $(STACK) $(out_flag) $(if $(POLICY_CONFIG),--policy-config $(POLICY_CONFIG))
 
 # BASE: the git ref `make diff` compares with; origin/main if this clone has it, else main.
@@ -57,7 +61,7 @@ admit-all: $(PLANNING)  ## every sample workload against the stack it is named a
 access: $(PLANNING)  ## make access STACK=<name|path> TEAM=<team> [CHECK="VERB RESOURCE NAMESPACE"]: what the team's groups may do (RBAC)
 	$(PY) -m gke_ai_batch.offline.access $(STACK) $(TEAM) $(if $(CHECK),--check "$(CHECK)")
 
-test: setup
+test: setup  ## the test suite
 	$(PY) -m pytest
 
 TYPECHECK := build/typecheck
@@ -82,7 +86,8 @@ reuse: setup  ## build the sdist and wheel, install the wheel in a fresh virtual
 	$(REUSE)/venv/bin/pip install -q --disable-pip-version-check $(REUSE)/dist/*.whl
 	cd examples/reuse && $(CURDIR)/$(REUSE)/venv/bin/python -m gke_ai_batch.offline check dev | tail -n 1
 	@# the same program with a misspelt argument: one error line, exit 2
-	cp -r examples/reuse $(REUSE)/misspelt && rm -rf $(REUSE)/misspelt/out && sed -i 's/"capacity": "spot"/"capacty": "spot"/' $(REUSE)/misspelt/__main__.py
+	cp -r examples/reuse $(REUSE)/misspelt && rm -rf $(REUSE)/misspelt/out
+	sed 's/"capacity": "spot"/"capacty": "spot"/' examples/reuse/__main__.py > $(REUSE)/misspelt/__main__.py
 	cd $(REUSE)/misspelt && { $(CURDIR)/$(REUSE)/venv/bin/python -m gke_ai_batch.offline plan dev 2>&1; test $$? -eq 2; }
 	$(REUSE)/venv/bin/python -c "import importlib.resources as r; r.files('gke_ai_batch').joinpath('schema.json').read_text()"
 
@@ -115,8 +120,8 @@ package-schema: setup  ## rewrite gke_ai_batch/schema.json (the component packag
 	UPDATE_SCHEMA=1 $(PY) -m pytest -q tests/test_provider.py -k schema_is_current
 	$(PY) docs/components_docs.py
 
-bench: $(PLANNING)
+bench: $(PLANNING)  ## the scale benchmark (docs/scale.md; minutes of both cores)
 	$(PY) -m bench
 
-clean:
+clean:  ## remove out/
 	rm -rf out

@@ -18,7 +18,7 @@ from gke_ai_batch.admission.pod_sets import pod_requests
 from gke_ai_batch.admission.quantities import format_amount, resource_order
 from gke_ai_batch.admission.terms import BLOCK_UNDECLARED, IGNORE_UNDECLARED
 from gke_ai_batch.model.pool_facts import pool_facts
-from gke_ai_batch.offline.admit import OTHER_STACKS, cluster_of, main, placement, workloads
+from gke_ai_batch.offline.admit import OTHER_STACKS, WorkloadError, cluster_of, main, placement, workloads
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKLOADS = ROOT / "examples" / "workloads"
@@ -426,6 +426,17 @@ def test_a_workload_with_nothing_to_judge_is_one_line_and_exit_2(tmp_path, capsy
     out = capsys.readouterr()
     assert out.out == "" and out.err.count("\n") == 1, out.err
     assert words.format(path) in out.err
+
+
+def test_a_folder_of_other_stacks_samples_says_how_to_judge_one(tmp_path, capsys):
+    """`make admit STACK=lab` for a stack copied from dev (getting-started) read the default folder and listed
+    every sample with the same reason, ten times over, and no way to judge one against lab."""
+    for name in ("dev.yaml", "prod.yaml"):
+        (tmp_path / name).write_text("kind: Job\n")
+    with pytest.raises(WorkloadError) as e:
+        workloads([f"{tmp_path}/"], "lab", ["dev", "prod", "lab"])
+    assert str(e.value) == (f"folder {tmp_path}/ has nothing to judge for stack lab (skipped dev.yaml, prod.yaml: "
+                            f"{OTHER_STACKS}); WORKLOAD={tmp_path}/<file> judges one against stack lab")
 
 
 def test_cli_exit_codes(tmp_path, capsys):

@@ -19,8 +19,10 @@ import pytest
 
 from gke_ai_batch.offline.diff import (
     SIGNS,
+    DiffError,
     Planned,
     Side,
+    base_commit,
     compare,
     input_changes,
     policy_lines,
@@ -259,6 +261,17 @@ def test_an_unusable_base_is_one_clear_line(repo: Path, base: str, says: str) ->
     run = finish(start(repo, "dev", base))
     assert run.code == 2 and run.out == ""
     assert says in run.err and len(run.err.splitlines()) == 1 and "Traceback" not in run.err
+
+
+def test_a_base_only_the_remote_has_names_the_remote_branch(tmp_path: Path) -> None:
+    """`make diff STACK=dev BASE=main`, as the README says, in a clone on another branch (or CI's checkout) said
+    only that `main` was no branch: the clone has it as origin/main."""
+    git(tmp_path, "init", "-q", "-b", "topic")
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "x")
+    git(tmp_path, "update-ref", "refs/remotes/origin/main", "HEAD")
+    with pytest.raises(DiffError) as e:
+        base_commit(tmp_path, "main")
+    assert str(e.value) == "BASE 'main' is no branch of this clone, but its remote's is: BASE=origin/main"
 
 
 def test_secrets_stay_hidden() -> None:

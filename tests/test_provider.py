@@ -222,8 +222,10 @@ def test_the_provider_folder_works_outside_a_checkout(tmp_path: Path):
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     wheel = f"gke_ai_batch-{version}-py3-none-any.whl"
     assert (folder / "requirements.txt").read_text().splitlines()[-1] == f"./{wheel}"
-    subprocess.run(["make", "-s", "-C", str(ROOT), "provider", f"PROVIDER={folder}"], check=True, capture_output=True)
+    made = subprocess.run(["make", "-s", "-C", str(ROOT), "provider", f"PROVIDER={folder}"], check=True,
+                          capture_output=True, text=True)
     assert (folder / wheel).is_file()
+    assert "would be ignored" not in made.stderr  # setuptools' warning wall, once per data folder
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"

@@ -225,9 +225,9 @@ def test_the_plan_prints_the_stacks_own_get_credentials_line():
            "10.30.0.0/24 (ci-runners)" in prod
     # prod's first deploy creates the VPC its control plane answers in: the cloud resources first, from outside.
     (first,) = [b for b in plan_summary(planned("prod")).blocks if isinstance(b, str) and b.startswith("first")]
-    assert "pulumi up --stack prod --exclude 'urn:pulumi:prod::gke-ai-batch::gke-ai-batch:index:GkeCluster" \
-           "$pulumi:providers:kubernetes::gke-k8s' --exclude-dependents (cloud resources only), then pulumi up " \
-           "--stack prod from a runner in them" in first
+    assert "pulumi up --stack prod --policy-pack policies --exclude 'urn:pulumi:prod::gke-ai-batch::gke-ai-batch:" \
+           "index:GkeCluster$pulumi:providers:kubernetes::gke-k8s' --exclude-dependents (cloud resources only), then " \
+           "pulumi up --stack prod --policy-pack policies from a runner in them" in first
     assert not [b for b in plan_summary(planned("dev")).blocks if isinstance(b, str) and b.startswith("first")]
     cfg = platform_of("dev")  # no DNS endpoint, no private nodes: gcloud's default, the external IP endpoint
     cfg["cluster"].update(dns_endpoint=False, private_nodes=False, ip_endpoint="authorized")

@@ -7,7 +7,7 @@ change with `upgrade()`: the release notes to read for every release crossed (Ku
 "Minor releases: The .0 release notes for each new minor version you cross. Patch releases: The patch release
 notes up to and including your target version"), a storage migration where the stored API version changes,
 and a refusal for a downgrade or a skipped step. The manifests are checked against the CRDs of the default
-release (vendored in ../shared/schemas); the 0.19 patch releases keep them (cut from release-0.19, whose CRDs
+release (vendored in gke_ai_batch/conform/schemas); the 0.19 patch releases keep them (cut from release-0.19, whose CRDs
 match v0.19.2's; inference from the branch, the patch tags are not in the fetched repository).
 """
 from __future__ import annotations

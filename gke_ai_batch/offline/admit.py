@@ -102,14 +102,26 @@ def workloads(args: Sequence[str], stack: str, stacks: Sequence[str] = ()) -> Wo
         elif path.is_dir():
             judged, passed = _folder(path, stack, stacks)
             if not judged:
-                reasons = "; ".join(f"{p.name}: {why}" for p, why in passed)
                 raise WorkloadError(f"folder {arg} has nothing to judge for stack {stack}"
-                                    + (f" (skipped {reasons})" if reasons else ": it holds no file"))
+                                    + _why_none(arg, stack, passed))
             docs += judged
             skipped += passed
         else:
             raise WorkloadError(f"no such file or folder: {arg}")
     return Workloads(docs, skipped)
+
+
+def _why_none(arg: str, stack: str, skipped: Sequence[tuple[Path, str]]) -> str:
+    """What a folder with nothing to judge held, one clause per reason; for another stack's files (a stack copied
+    from `dev` has no sample of its own), how to judge one against this stack anyway."""
+    if not skipped:
+        return ": it holds no file"
+    groups: dict[str, list[str]] = {}
+    for path, why in skipped:
+        groups.setdefault(why, []).append(path.name)
+    clauses = "; ".join(f"{', '.join(names)}: {why}" for why, names in groups.items())
+    other = f"; WORKLOAD={arg.rstrip('/')}/<file> judges one against stack {stack}" if OTHER_STACKS in groups else ""
+    return f" (skipped {clauses}){other}"
 
 
 def _folder(path: Path, stack: str, stacks: Sequence[str]) -> tuple[list[tuple[Path, dict[str, Any]]],

@@ -16,6 +16,10 @@ from typing import Any
 
 Props = Mapping[str, Any]
 
+# Every deploy runs with the project's policy pack (getting-started, the workflow): without it, the mandatory
+# policies (a node pool running as the Compute Engine default account, ...) stop nothing.
+POLICY_PACK = "--policy-pack policies"
+
 
 def get_credentials(cluster: Props) -> str:
     """The command line, with --project so that it does not depend on gcloud's configured project."""
@@ -43,8 +47,9 @@ def first_deploy(cluster: Props, provider_urn: str) -> str | None:
     if endpoint_flag(cluster) == "--dns-endpoint":
         return None
     stack = provider_urn.removeprefix("urn:pulumi:").split("::", 1)[0]
-    return (f"first pulumi up, from outside those networks: pulumi up --stack {stack} --exclude '{provider_urn}' "
-            f"--exclude-dependents (cloud resources only), then pulumi up --stack {stack} from a runner in them")
+    up = f"pulumi up --stack {stack} {POLICY_PACK}"
+    return (f"first pulumi up, from outside those networks: {up} --exclude '{provider_urn}' --exclude-dependents "
+            f"(cloud resources only), then {up} from a runner in them")
 
 
 def reached_from(cluster: Props) -> str:

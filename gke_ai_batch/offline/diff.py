@@ -109,10 +109,22 @@ def repo_root(here: Path) -> Path:
     return Path(done.stdout.strip()).resolve()
 
 
+def remote_branches(repo: Path, name: str) -> list[str]:
+    """The remote-tracking branches of that name (`origin/main` for `main`): a clone on another branch, or a CI
+    checkout, has no local `main`, which the docs' `BASE=main` names."""
+    if name.startswith("-"):
+        return []
+    refs = git(repo, "for-each-ref", "--format=%(refname:short)", f"refs/remotes/*/{name}").stdout
+    return refs.split()
+
+
 def base_commit(repo: Path, base: str) -> str:
     """BASE as a commit id; a clear line if it is no ref of this repository or predates the package."""
     done = git(repo, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}")
     if base.startswith("-") or done.returncode != 0:
+        if remote := remote_branches(repo, base):
+            raise DiffError(f"BASE {base!r} is no branch of this clone, but its remote's is: "
+                            + " or ".join(f"BASE={r}" for r in remote))
         raise DiffError(f"BASE {base!r} is not a commit, branch or tag of {repo} (a shallow clone may lack it: "
                         "fetch with full history)")
     sha = done.stdout.strip()
