@@ -22,6 +22,7 @@ from gke_ai_batch.vocabulary import (
     FLAVORS_ANNOTATION,
     OBJECT_SIZE_ANNOTATION,
     POD_SECURITY_LABEL,
+    POD_MONITORING_COUNT,
     PRIORITIES_ANNOTATION,
     RBAC_GROUP,
     TEAM_LABEL,
@@ -138,13 +139,16 @@ def allowed_priorities(cfg: PlatformConfig, i: int, team: TeamConfig) -> tuple[s
 
 def object_quota(team: TeamConfig, ns: str) -> Manifest:
     """Every object a namespace may hold that costs the cluster something nothing else meters: Kueue's memory
-    (jobs, Workloads, pods), the service range and node ports, Cloud load balancers, disks and etcd."""
+    (jobs, Workloads, pods), the service range and node ports, Cloud load balancers, disks, etcd (CronJobs too)
+    and Managed Prometheus's one collector configuration (PodMonitorings). Every kind the team role may create
+    is counted (Kubernetes "Resource Quotas": `count/<resource>.<group>`, custom resources included)."""
     q = team.object_quotas
     hard = {"count/jobs.batch": q.jobs, "count/jobsets.jobset.x-k8s.io": q.jobsets, WORKLOAD_COUNT: q.workloads,
             "pods": q.pods, "count/deployments.apps": q.deployments, "count/replicasets.apps": q.replicasets,
-            "count/statefulsets.apps": q.statefulsets, "count/services": q.services,
-            "services.nodeports": q.node_ports, "services.loadbalancers": q.load_balancers,
-            "count/configmaps": q.configmaps, "count/secrets": q.secrets,
+            "count/statefulsets.apps": q.statefulsets, "count/cronjobs.batch": q.cronjobs,
+            "count/services": q.services, "services.nodeports": q.node_ports,
+            "services.loadbalancers": q.load_balancers, "count/configmaps": q.configmaps, "count/secrets": q.secrets,
+            POD_MONITORING_COUNT: q.pod_monitorings,
             "persistentvolumeclaims": q.persistent_volume_claims, "requests.storage": q.storage}
     return {"apiVersion": "v1", "kind": "ResourceQuota",
             "metadata": {"name": OBJECT_QUOTA, "namespace": ns, "labels": {TEAM_LABEL: team.name}},
