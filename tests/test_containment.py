@@ -452,3 +452,19 @@ def test_every_kind_the_team_role_creates_is_counted():
     created = {f"{r}.{rule['apiGroups'][0]}".rstrip(".") for rule in TEAM_RULES if "create" in rule["verbs"]
                for r in rule["resources"] if "/" not in r}
     assert {k for k in created if f"count/{k}" not in hard and k not in hard} == set()
+
+
+def test_a_stack_with_teams_cannot_stop_kueue_managing_jobs_without_a_queue():
+    """Attack (operator, day two): `kueue.manage_jobs_without_queue_name: false` in the next `pulumi up`. Kueue then
+    leaves a job without a queue-name label alone ("those jobs are not managed and if they are created
+    unsuspended, they will start immediately", kueue v0.19.2 apis/config/v1beta2/configuration_types.go), so a
+    member's TPU Job without the label runs on the v5p nodes charged to no quota; `make admit` called it
+    refused."""
+    platform = platform_of("prod")
+    platform["kueue"]["manage_jobs_without_queue_name"] = False
+    with pytest.raises(PlanError) as e:
+        run_config(platform, "unmanaged")
+    assert "platform.kueue.manage_jobs_without_queue_name" in str(e.value)
+    assert ("false: Kueue would leave a job or pod that names no queue unmanaged, and it would start at once, outside "
+            "every quota, in the namespaces of teams inference-eval, research, training; only true is allowed where teams "
+            "are declared") in str(e.value)

@@ -95,6 +95,17 @@ def check_version(cfg: PlatformConfig) -> None:
                           "or leave the version to the release channel")
 
 
+def check_queue_management(cfg: PlatformConfig) -> None:
+    """Kueue gates a team's jobs and pods that name no queue only with `manageJobsWithoutQueueName`: without it
+    "those jobs are not managed and if they are created unsuspended, they will start immediately" (kueue v0.19.2
+    apis/config/v1beta2/configuration_types.go), outside every quota."""
+    if cfg.teams and not cfg.kueue.manage_jobs_without_queue_name:
+        raise ConfigError(path_of("kueue", "manage_jobs_without_queue_name"), "false: Kueue would leave a job or pod "
+                          "that names no queue unmanaged, and it would start at once, outside every quota, in the "
+                          f"namespaces of teams {name_list(t.name for t in cfg.teams)}; only true is allowed where "
+                          "teams are declared")
+
+
 def check_groups(cfg: PlatformConfig, i: int, team: TeamConfig) -> None:
     """Groups in the platform's domains, where it names them."""
     if not cfg.group_domains:
