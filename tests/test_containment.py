@@ -465,6 +465,6 @@ def test_a_stack_with_teams_cannot_stop_kueue_managing_jobs_without_a_queue():
     with pytest.raises(PlanError) as e:
         run_config(platform, "unmanaged")
     assert "platform.kueue.manage_jobs_without_queue_name" in str(e.value)
-    assert ("false: Kueue would leave a job or pod that names no queue unmanaged, and it would start at once, outside "
-            "every quota, in the namespaces of teams inference-eval, research, training; only true is allowed where teams "
-            "are declared") in str(e.value)
+    assert ("false: Kueue would leave a job or pod that names no queue unmanaged, and it would start at once, "
+            "outside every quota, in the namespaces of teams inference-eval, research, training; only true is allowed "
+            "where teams are declared") in str(e.value)

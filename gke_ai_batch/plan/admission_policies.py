@@ -261,10 +261,10 @@ OWNED_APPS = (("apps", "deployments"), ("apps", "statefulsets"), ("apps", "repli
 def kueue_holds_policy(team: str, groups: tuple[str, ...]) -> tuple[Manifest, Manifest]:
     """A member of the team's groups keeps every pod, Job and JobSet of its namespaces in Kueue's hands: no
     removing Kueue's scheduling gates or `managed` label, no `pod-suspending-parent` annotation of their own, no
-    unsuspending, no growing a running Job, no controller owner set, changed or removed (on Deployments, StatefulSets and ReplicaSets
-    too). Kueue's and the workload controllers' service accounts
-    are in no team group, so they still ungate, unsuspend and own. Each expression is linear in the pod's gates,
-    the object's ownerReferences and the requester's groups times the teams' groups, far inside the API
+    unsuspending, no growing a running Job, no controller owner set, changed or removed (on Deployments,
+    StatefulSets and ReplicaSets too). Kueue's and the workload controllers' service accounts are in no team
+    group, so they still ungate, unsuspend and own. Each expression is linear in the pod's gates, the object's
+    ownerReferences and the requester's groups times the teams' groups, far inside the API
     server's CEL cost budget per evaluation."""
     old = f"{_ON_UPDATE} ? ({{l}}) : []"
     return _policy(f"{KUEUE_HOLDS}-{team}", [
