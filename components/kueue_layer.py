@@ -153,6 +153,8 @@ class ObjectQuotasSpec(TypedDict):
     """ReplicaSets (default 250)."""
     statefulsets: NotRequired[int]
     """StatefulSets (default 20)."""
+    cronjobs: NotRequired[int]
+    """CronJobs (default 20)."""
     services: NotRequired[int]
     """Services (default 20)."""
     node_ports: NotRequired[int]
@@ -163,6 +165,8 @@ class ObjectQuotasSpec(TypedDict):
     """ConfigMaps (default 100)."""
     secrets: NotRequired[int]
     """Secrets (default 100)."""
+    pod_monitorings: NotRequired[int]
+    """PodMonitorings (default 20)."""
     persistent_volume_claims: NotRequired[int]
     """PersistentVolumeClaims (default 20)."""
     storage: NotRequired[str]

@@ -193,6 +193,7 @@ RBAC_GROUP = "rbac.authorization.k8s.io"
 # Google Cloud Managed Service for Prometheus: the PodMonitoring API and the managed collector's
 # ServiceAccount, whose namespace depends on the cluster mode (GKE tutorial "kueue-cohort").
 GMP_API = "monitoring.googleapis.com/v1"
+POD_MONITORING_COUNT = f"count/podmonitorings.{GMP_API.split('/')[0]}"  # the object-count quota of PodMonitorings
 GMP_COLLECTOR = "collector"
 GMP_NAMESPACES = {ClusterMode.STANDARD: "gmp-system", ClusterMode.AUTOPILOT: "gke-gmp-system"}
 

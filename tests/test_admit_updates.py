@@ -4,12 +4,10 @@ template changed, and ResourceQuota on updates (a Service made a LoadBalancer, a
 from __future__ import annotations
 
 import copy
+import dataclasses
 
-from gke_ai_batch.apiserver.tenant_path import TenantPath
-from gke_ai_batch.offline.admit import cluster_of, describe
-from gke_ai_batch.offline.render import is_manifest, manifest_of
+from gke_ai_batch.offline.admit import describe
 
-from .conftest import platform_of, run_config
 from .test_escape import container, job, tenant_path
 from .test_time_limits import LIMIT
 
@@ -157,11 +155,12 @@ def test_a_stateful_set_without_a_queue_name_is_still_kueues_in_a_team_namespace
 
 def test_an_unmanaged_stateful_set_is_resized_by_its_controller():
     """With manageJobsWithoutQueueName off, one without a queue name (and no `default` LocalQueue) is not Kueue's:
-    its webhook neither validates nor its reconciler admits it."""
-    platform = platform_of("dev")
-    platform.setdefault("kueue", {})["manage_jobs_without_queue_name"] = False
-    regs = run_config(platform, "unmanaged")
-    path = TenantPath([manifest_of(r) for r in regs if is_manifest(r)], cluster_of(regs))
+    its webhook neither validates nor its reconciler admits it. No stack with teams may turn it off (the plan refuses
+    `kueue.manage_jobs_without_queue_name: false`), so Kueue's behaviour is tried on a copy of dev's cluster whose
+    Configuration has it off."""
+    path = copy.copy(tenant_path("dev"))
+    path.cluster = dataclasses.replace(path.cluster, config={**path.cluster.config,
+                                                             "manageJobsWithoutQueueName": False})
     assert describe(path.judge(stateful_set(3, queue=None), stateful_set(2, queue=None))) == (
         "updated: training/db (StatefulSet): scaled from 2 to 3 replicas: its controller adds or removes pods; Kueue "
         "does not manage it (no kueue.x-k8s.io/queue-name label)")

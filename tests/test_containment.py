@@ -7,6 +7,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from gke_ai_batch.apiserver.tenant_path import TenantPath
+from gke_ai_batch.offline.admit import cluster_of, describe
+from gke_ai_batch.offline.render import is_manifest, manifest_of
 from gke_ai_batch.offline.runtime import PlanError
 from gke_ai_batch.plan import monitoring, queries
 
@@ -51,9 +54,41 @@ def test_every_team_namespace_counts_what_floods_the_cluster():
     assert quota_of("prod", "research") == {
         "count/jobs.batch": "500", "count/jobsets.jobset.x-k8s.io": "100", "count/workloads.kueue.x-k8s.io": "1000",
         "pods": "2000", "count/deployments.apps": "20", "count/replicasets.apps": "250",
-        "count/statefulsets.apps": "20", "count/services": "20", "services.nodeports": "0",
-        "services.loadbalancers": "0", "count/configmaps": "100", "count/secrets": "100",
-        "persistentvolumeclaims": "20", "requests.storage": "1Ti"}
+        "count/statefulsets.apps": "20", "count/cronjobs.batch": "20", "count/services": "20",
+        "services.nodeports": "0", "services.loadbalancers": "0", "count/configmaps": "100", "count/secrets": "100",
+        "count/podmonitorings.monitoring.googleapis.com": "20", "persistentvolumeclaims": "20",
+        "requests.storage": "1Ti"}
+
+
+def cron_job(name: str) -> dict:
+    return {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": name, "namespace": "research"},
+            "spec": {"schedule": "0 3 * * *", "jobTemplate": job("research", name, "research-queue")}}
+
+
+def pod_monitoring(name: str) -> dict:
+    return {"apiVersion": "monitoring.googleapis.com/v1", "kind": "PodMonitoring",
+            "metadata": {"name": name, "namespace": "research"},
+            "spec": {"selector": {"matchLabels": {"app": "x"}}, "endpoints": [{"port": "metrics"}]}}
+
+
+@pytest.mark.parametrize("make, key, resource", [
+    (cron_job, "cronjobs", "count/cronjobs.batch"),
+    (pod_monitoring, "pod_monitorings", "count/podmonitorings.monitoring.googleapis.com"),
+])
+def test_cron_jobs_and_pod_monitorings_are_counted(make, key, resource):
+    """Attack (after issue 36): the team role creates CronJobs and PodMonitorings, which no quota counted. 10,000
+    CronJobs of 1.5 MiB fill etcd (Kueue never sees them, so no size cap judged them); a few thousand
+    PodMonitorings overflow the one ConfigMap (1 MiB) into which Managed Prometheus's operator writes every
+    PodMonitoring's scrape jobs (prometheus-engine v0.17.2 pkg/operator/collection.go `ensureCollectorConfig`), so
+    its update fails and no new scrape, Kueue's included, is configured for any team."""
+    platform = platform_of("prod")
+    platform["teams"][1]["object_quotas"] = {key: 0}
+    regs = run_config(platform, f"no-{key}")
+    assert quota_of("prod", "research", regs)[resource] == "0"
+    path = TenantPath((manifest_of(r) for r in regs if is_manifest(r)), cluster_of(regs))
+    obj = make("flood")
+    assert describe(path.judge(obj)) == QUOTA.format("flood") + f"requested: {resource}=1, used: {resource}=0, " \
+        f"limited: {resource}=0"
 
 
 def test_a_team_block_overrides_its_object_counts():
@@ -408,3 +443,29 @@ def verdict_of_update(new: dict, old: dict) -> str:
 
     from .test_escape import tenant_path
     return describe(tenant_path("prod").judge(new, old))
+
+
+def test_every_kind_the_team_role_creates_is_counted():
+    """The attack above, for any kind: what a member may create in numbers must be in the namespace's quota (the
+    specialized names `pods`, `persistentvolumeclaims` count those kinds, Kubernetes "Resource Quotas")."""
+    from gke_ai_batch.plan.tenancy import TEAM_RULES
+    hard = quota_of("prod", "research")
+    created = {f"{r}.{rule['apiGroups'][0]}".rstrip(".") for rule in TEAM_RULES if "create" in rule["verbs"]
+               for r in rule["resources"] if "/" not in r}
+    assert {k for k in created if f"count/{k}" not in hard and k not in hard} == set()
+
+
+def test_a_stack_with_teams_cannot_stop_kueue_managing_jobs_without_a_queue():
+    """Attack (operator, day two): `kueue.manage_jobs_without_queue_name: false` in the next `pulumi up`. Kueue then
+    leaves a job without a queue-name label alone ("those jobs are not managed and if they are created
+    unsuspended, they will start immediately", kueue v0.19.2 apis/config/v1beta2/configuration_types.go), so a
+    member's TPU Job without the label runs on the v5p nodes charged to no quota; `make admit` called it
+    refused."""
+    platform = platform_of("prod")
+    platform["kueue"]["manage_jobs_without_queue_name"] = False
+    with pytest.raises(PlanError) as e:
+        run_config(platform, "unmanaged")
+    assert "platform.kueue.manage_jobs_without_queue_name" in str(e.value)
+    assert ("false: Kueue would leave a job or pod that names no queue unmanaged, and it would start at once, "
+            "outside every quota, in the namespaces of teams inference-eval, research, training; only true is allowed "
+            "where teams are declared") in str(e.value)

@@ -569,3 +569,46 @@ def test_a_plain_plan_records_no_secret_digests(monkeypatch: pytest.MonkeyPatch)
     first = secret_digests(wire)
     monkeypatch.setenv(DIGEST_KEY, "k2")
     assert set(first) == {"kubeconfig"} and secret_digests(wire) != first and "tok" not in first["kubeconfig"]
+
+
+# --- a team's limits tightened under running work (offline.limit_changes) ------------------------------------
+
+def _planned_object(stack: str, type_: str, namespace: str) -> dict:
+    r = next(r for r in planned(stack) if r.type == type_ and
+             (r.inputs["metadata"].get("namespace") or r.inputs["metadata"].get("name")) == namespace)
+    return {"urn": r.urn, "type": r.type, "name": r.name, "inputs": r.inputs}
+
+
+def _lines(old: dict, new: dict) -> list[str]:
+    [(op, _, lines)] = compare([old], [new]).steps
+    assert op == "update"
+    return lines
+
+
+def test_a_tighter_team_limit_says_what_it_does_to_running_work() -> None:
+    """Attack (operator, day two): lower a team's object-size cap, limit/request ratio or pod count under jobs that
+    are running. The API server never re-judges what a namespace holds, but the Job controller's next pods are
+    created through the new limits, so a running job whose template they refuse stalls; `make diff` showed a bare
+    value change."""
+    ns = _planned_object("dev", "kubernetes:core/v1:Namespace", "research")
+    key = 'metadata.annotations["gke-ai-batch.io/object-size"]'
+    smaller = json.loads(json.dumps(ns))
+    smaller["inputs"]["metadata"]["annotations"]["gke-ai-batch.io/object-size"] = "8192"
+    assert _lines(ns, smaller) == [
+        f'{key}: "16384" -> "8192"  [a tighter object size cap: objects already made keep their size; every pod is '
+        "judged when created, so a running job whose pods it refuses can create no more of them and stalls]"]
+    limits = _planned_object("dev", "kubernetes:core/v1:LimitRange", "research")
+    assert _lines(limits, _with(limits, "spec.limits", [{**limits["inputs"]["spec"]["limits"][0],
+                                                         "maxLimitRequestRatio": {"cpu": "1", "memory": "1"}}])) == [
+        'spec.limits[0].maxLimitRequestRatio.cpu: "2" -> "1"  [a tighter limit/request ratio: pods already running '
+        "keep theirs; every pod created from now on is judged by it, so a running job whose pods it refuses can "
+        "create no more of them and stalls]"]
+    quota = _planned_object("dev", "kubernetes:core/v1:ResourceQuota", "research")
+    hard = quota["inputs"]["spec"]["hard"]
+    fewer = _with(quota, "spec.hard", {**hard, "pods": "100", "count/configmaps": "500"})
+    note = ("  [a tighter quota: what the namespace holds stays, but it creates no more until it is below (a running "
+            "job's new pods, Kueue's Workloads for new jobs)]")
+    assert sorted(_lines(quota, fewer)) == ['spec.hard.pods: "2000" -> "100"' + note,
+                                            'spec.hard["count/configmaps"]: "100" -> "500"']
+    unset = _with(quota, "spec.hard", {k: v for k, v in hard.items() if k != "count/cronjobs.batch"})
+    assert _lines(unset, quota) == ['spec.hard["count/cronjobs.batch"]: (absent) -> "20"' + note]

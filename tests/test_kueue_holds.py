@@ -15,7 +15,7 @@ from gke_ai_batch.offline.admit import describe
 
 from .conftest import ROOT
 from .test_escape import container, job, pod, tenant_path
-from .test_kueue_fidelity import deployment, judged_elastic
+from .test_kueue_fidelity import deployment, judged_elastic, kueue_alone, with_elastic_jobs
 
 NS, QUEUE = "research", "research-queue"  # dev's research team
 HOLDS = "refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-kueue-holds-research: "
@@ -116,6 +116,48 @@ def test_unsuspending_a_job_is_refused(annotations):
     assert judged(running(old), old) == HOLDS.format("j") + UNSUSPEND
 
 
+SCALE_UP = ("a running job's parallelism grows only while it is suspended: the Job controller starts the new pods "
+            "at once, before Kueue suspends a job whose admitted workload no longer matches, and they run, charged to "
+            "no quota, through their termination grace period; suspend the job, then change it, and Kueue admits it "
+            "again")
+
+
+def started(job_: dict, **spec) -> dict:
+    """A Job Kueue admitted and started, without completions (a work queue), then `spec` changed."""
+    old = running(job_)
+    old["spec"].pop("completions", None)
+    old["status"] = {"startTime": "2026-01-01T00:00:00Z", "active": 2}
+    new = copy.deepcopy(old)
+    new["spec"].update(spec)
+    return old, new
+
+
+def test_raising_a_running_jobs_parallelism_is_refused():
+    """Attack (after issue 36): unsuspending is refused, so raise a running Job's parallelism from 2 to 64 with a
+    day of termination grace. Kubernetes lets parallelism change at any time and the Job controller creates the 62
+    pods at once (they are not gated: their Job is Kueue's); Kueue v0.19.2 only then finds no matching workload and
+    suspends the Job (jobframework/reconciler.go `ensureOneWorkload`), and suspending deletes the pods gracefully
+    (KEP-2232), so they run outside the quota for terminationGracePeriodSeconds. `make admit` said only "Kueue
+    suspends it"."""
+    old, new = started(suspended_job(), parallelism=64)
+    new["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = 86400
+    old["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = 86400
+    assert judged(new, old) == HOLDS.format("j") + SCALE_UP
+    indexed_old, indexed_new = started(suspended_job(), parallelism=64, completions=64, completionMode="Indexed")
+    indexed_old["spec"].update(completions=2, completionMode="Indexed")
+    assert judged(indexed_new, indexed_old) == HOLDS.format("j") + SCALE_UP
+
+
+def test_lowering_a_running_jobs_parallelism_or_raising_a_suspended_ones_passes():
+    old, new = started(suspended_job(), parallelism=1)
+    assert judged(new, old) == ("updated: research/j (Job): Kueue suspends it: job with no matching workload (its "
+                                "pods no longer match the admitted workload)")
+    queued = suspended_job()
+    grown = copy.deepcopy(queued)
+    grown["spec"]["parallelism"] = 3
+    assert judged(grown, queued).startswith("admitted: research/j -> ClusterQueue research")
+
+
 def test_unsuspending_a_jobset_is_refused():
     assert judged(running(jobset()), jobset()) == HOLDS.format("js") + UNSUSPEND
 
@@ -142,8 +184,10 @@ def test_scaling_an_admitted_elastic_job_is_judged_as_a_new_slice_against_the_qu
     within, past = copy.deepcopy(old), copy.deepcopy(old)
     within["spec"]["parallelism"] = within["spec"]["completions"] = 10
     past["spec"]["parallelism"] = past["spec"]["completions"] = 10_000
-    assert judged_elastic("dev", within, old).startswith("admitted: training/shards -> ClusterQueue cpu-batch")
-    assert judged_elastic("dev", past, old).startswith("refused: training/shards: Kueue: ")
+    path = kueue_alone(with_elastic_jobs("dev"))  # a member's growth of a running Job is refused before Kueue
+    assert describe(path.judge(within, old)).startswith("admitted: training/shards -> ClusterQueue cpu-batch")
+    assert describe(path.judge(past, old)).startswith("refused: training/shards: Kueue: ")
+    assert judged_elastic("dev", within, old).startswith(HOLDS.replace("research", "training").format("shards"))
 
 
 # --- spoof an owner -----------------------------------------------------------------------------------------

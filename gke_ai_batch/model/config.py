@@ -186,7 +186,8 @@ class KueueConfig(Model):
     """BlockUndeclared (Kueue's default): a pod asking for a resource its ClusterQueue does not cover is
     not admitted. IgnoreUndeclared is refused: it let any team run unmetered on any node."""
     manage_jobs_without_queue_name: bool = True
-    """Gate jobs and pods in team namespaces that name no queue, so nothing runs outside quota."""
+    """Gate jobs and pods in team namespaces that name no queue, so nothing runs outside quota (false is refused
+    where teams are declared: such jobs would start at once, unmanaged)."""
     fair_sharing: bool = False
     """Kueue's fair sharing of borrowed quota within cohorts."""
     default_flavor: str = text(DNS_LABEL, "default-flavor", max_length=63)

@@ -199,6 +199,8 @@ class ObjectQuotas(Model):
     """ReplicaSets (count/replicasets.apps): a Deployment keeps 10 old ones by default (revisionHistoryLimit)."""
     statefulsets: int = Field(20, ge=0, strict=True)
     """StatefulSets (count/statefulsets.apps)."""
+    cronjobs: int = Field(20, ge=0, strict=True)
+    """CronJobs (count/cronjobs.batch), kept in etcd; Kueue never sees them, only the Jobs they create."""
     services: int = Field(20, ge=0, strict=True)
     """Services (count/services): every ClusterIP comes from the cluster's one service range."""
     node_ports: int = Field(0, ge=0, strict=True)
@@ -209,6 +211,9 @@ class ObjectQuotas(Model):
     """ConfigMaps (count/configmaps), kept in etcd."""
     secrets: int = Field(100, ge=0, strict=True)
     """Secrets (count/secrets), kept in etcd."""
+    pod_monitorings: int = Field(20, ge=0, strict=True)
+    """PodMonitorings (count/podmonitorings.monitoring.googleapis.com): Managed Prometheus writes every
+    PodMonitoring of the cluster into one collector ConfigMap, which cannot grow past 1 MiB."""
     persistent_volume_claims: int = Field(20, ge=0, strict=True)
     """PersistentVolumeClaims (persistentvolumeclaims): each a disk."""
     storage: Quantity = "1Ti"

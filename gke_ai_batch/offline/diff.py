@@ -44,6 +44,7 @@ from .decisions import Decisions, read_decisions, refusals
 from .essentials import essentials
 from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
 from .kueue_restart import restart_lines
+from .limit_changes import tightened
 from .quota_changes import quota_lines
 from .renames import RenameError, follow_rename
 from .stackfile import project
@@ -310,6 +311,7 @@ def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list
     disruptive = {path: "GKE recreates every node of the pool to apply it"
                   for path in recreating_nodes(new["type"], paths, a, b)}
     disruptive |= {path: BLOCK_KEPT for path in kept_blocks(new["type"], paths, a, b)}
+    disruptive |= tightened(new["type"], paths, a, b)
     if new["type"] == NODE_POOL and evicting_taints(a, b):
         disruptive |= {p: "a NoExecute taint added: evicts every running pod that does not tolerate it"
                        for p in paths if p.startswith("nodeConfig.taints")}

@@ -176,6 +176,7 @@ _LABEL = "(has({o}.metadata.labels) && '{k}' in {o}.metadata.labels ? {o}.metada
 _ANNOTATION = ("(has({o}.metadata.annotations) && '{k}' in {o}.metadata.annotations ? "
                "{o}.metadata.annotations['{k}'] : '')")
 _SUSPENDED = "(has({o}.spec.suspend) && {o}.spec.suspend)"
+_PARALLELISM = "(has({o}.spec.parallelism) ? {o}.spec.parallelism : 1)"  # the API server's default
 
 
 def _team_member(groups: tuple[str, ...]) -> list[dict[str, str]]:
@@ -214,6 +215,19 @@ KUEUE_HOLD_VALIDATIONS = (
                    f"{_SUSPENDED.format(o='object')}",
      "message": "only Kueue unsuspends a job (spec.suspend true to false), when it admits its workload: a job "
                 "unsuspended by hand would start its pods before Kueue charges them to the team's quota"},
+    # Kubernetes lets a Job's parallelism change while it runs, and the Job controller creates the new pods at once:
+    # they are not gated (their Job is Kueue's). Kueue v0.19.2 only then finds no workload matching the Job's counts
+    # and suspends it (jobframework/reconciler.go `ensureOneWorkload`: "job with no matching workload, suspending";
+    # elastic Jobs, which would be judged as a new slice, are off), and suspending deletes the pods gracefully
+    # (KEP-2232), so they would run outside the quota through their terminationGracePeriodSeconds. A suspended
+    # Job's parallelism may change: Kueue judges its new workload before any pod starts. (A JobSet's parallelism is
+    # immutable: JobSet v0.12.0's ElasticJobSet gate is alpha and off.)
+    {"expression": f"!{_ON_UPDATE} || object.kind != 'Job' || {_SUSPENDED.format(o='oldObject')} || "
+                   f"{_PARALLELISM.format(o='object')} <= {_PARALLELISM.format(o='oldObject')}",
+     "message": "a running job's parallelism grows only while it is suspended: the Job controller starts the new "
+                "pods at once, before Kueue suspends a job whose admitted workload no longer matches, and they run, "
+                "charged to no quota, through their termination grace period; suspend the job, then change it, and "
+                "Kueue admits it again"},
     # A controller knows its pods by their labels (a Job's selector, a ReplicaSet's pod-template-hash): one that no
     # longer matches is released (the controller drops its ownerReference itself) and replaced, and the released
     # pod runs on, outside the quota its job's workload charges. Adding a label changes no selector's match.
@@ -247,10 +261,10 @@ OWNED_APPS = (("apps", "deployments"), ("apps", "statefulsets"), ("apps", "repli
 def kueue_holds_policy(team: str, groups: tuple[str, ...]) -> tuple[Manifest, Manifest]:
     """A member of the team's groups keeps every pod, Job and JobSet of its namespaces in Kueue's hands: no
     removing Kueue's scheduling gates or `managed` label, no `pod-suspending-parent` annotation of their own, no
-    unsuspending, no controller owner set, changed or removed (on Deployments, StatefulSets and ReplicaSets
-    too). Kueue's and the workload controllers' service accounts
-    are in no team group, so they still ungate, unsuspend and own. Each expression is linear in the pod's gates,
-    the object's ownerReferences and the requester's groups times the teams' groups, far inside the API
+    unsuspending, no growing a running Job, no controller owner set, changed or removed (on Deployments,
+    StatefulSets and ReplicaSets too). Kueue's and the workload controllers' service accounts are in no team
+    group, so they still ungate, unsuspend and own. Each expression is linear in the pod's gates, the object's
+    ownerReferences and the requester's groups times the teams' groups, far inside the API
     server's CEL cost budget per evaluation."""
     old = f"{_ON_UPDATE} ? ({{l}}) : []"
     return _policy(f"{KUEUE_HOLDS}-{team}", [

@@ -559,6 +559,7 @@ def slice_check() -> Manifest:
 def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan],
                       fleet_flavors: Mapping[str, FlavorPlan] | None = None) -> SchedulingPlan:
     tenancy.check_version(cfg)
+    tenancy.check_queue_management(cfg)
     classes = plan_compute_classes(cfg, pools)
     flavors = derive_flavors(cfg, pools, fleet_flavors, classes)
     cohorts = derive_cohorts(cfg)

@@ -21,6 +21,7 @@ from gke_ai_batch.vocabulary import (
     CONTROLLER_PRIORITY,
     FLAVORS_ANNOTATION,
     OBJECT_SIZE_ANNOTATION,
+    POD_MONITORING_COUNT,
     POD_SECURITY_LABEL,
     PRIORITIES_ANNOTATION,
     RBAC_GROUP,
@@ -94,6 +95,17 @@ def check_version(cfg: PlatformConfig) -> None:
                           "or leave the version to the release channel")
 
 
+def check_queue_management(cfg: PlatformConfig) -> None:
+    """Kueue gates a team's jobs and pods that name no queue only with `manageJobsWithoutQueueName`: without it
+    "those jobs are not managed and if they are created unsuspended, they will start immediately" (kueue v0.19.2
+    apis/config/v1beta2/configuration_types.go), outside every quota."""
+    if cfg.teams and not cfg.kueue.manage_jobs_without_queue_name:
+        raise ConfigError(path_of("kueue", "manage_jobs_without_queue_name"), "false: Kueue would leave a job or pod "
+                          "that names no queue unmanaged, and it would start at once, outside every quota, in the "
+                          f"namespaces of teams {name_list(t.name for t in cfg.teams)}; only true is allowed where "
+                          "teams are declared")
+
+
 def check_groups(cfg: PlatformConfig, i: int, team: TeamConfig) -> None:
     """Groups in the platform's domains, where it names them."""
     if not cfg.group_domains:
@@ -138,13 +150,16 @@ def allowed_priorities(cfg: PlatformConfig, i: int, team: TeamConfig) -> tuple[s
 
 def object_quota(team: TeamConfig, ns: str) -> Manifest:
     """Every object a namespace may hold that costs the cluster something nothing else meters: Kueue's memory
-    (jobs, Workloads, pods), the service range and node ports, Cloud load balancers, disks and etcd."""
+    (jobs, Workloads, pods), the service range and node ports, Cloud load balancers, disks, etcd (CronJobs too)
+    and Managed Prometheus's one collector configuration (PodMonitorings). Every kind the team role may create
+    is counted (Kubernetes "Resource Quotas": `count/<resource>.<group>`, custom resources included)."""
     q = team.object_quotas
     hard = {"count/jobs.batch": q.jobs, "count/jobsets.jobset.x-k8s.io": q.jobsets, WORKLOAD_COUNT: q.workloads,
             "pods": q.pods, "count/deployments.apps": q.deployments, "count/replicasets.apps": q.replicasets,
-            "count/statefulsets.apps": q.statefulsets, "count/services": q.services,
-            "services.nodeports": q.node_ports, "services.loadbalancers": q.load_balancers,
-            "count/configmaps": q.configmaps, "count/secrets": q.secrets,
+            "count/statefulsets.apps": q.statefulsets, "count/cronjobs.batch": q.cronjobs,
+            "count/services": q.services, "services.nodeports": q.node_ports,
+            "services.loadbalancers": q.load_balancers, "count/configmaps": q.configmaps, "count/secrets": q.secrets,
+            POD_MONITORING_COUNT: q.pod_monitorings,
             "persistentvolumeclaims": q.persistent_volume_claims, "requests.storage": q.storage}
     return {"apiVersion": "v1", "kind": "ResourceQuota",
             "metadata": {"name": OBJECT_QUOTA, "namespace": ns, "labels": {TEAM_LABEL: team.name}},
