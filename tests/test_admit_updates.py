@@ -202,6 +202,36 @@ def test_a_suspended_jobs_scheduling_directives_may_change_and_nothing_else():
     assert judged("dev", moved, started) == IMMUTABLE
 
 
+def test_a_jobs_completions_and_other_immutable_fields_cannot_change():
+    """Review leftover: `make admit` said "left running" for a Job whose completions changed; the API server
+    refuses it (`ValidateJobSpecUpdate`: completions of a NonIndexed Job, selector, completionMode,
+    podFailurePolicy, backoffLimitPerIndex, managedBy, successPolicy are immutable, suspended or not)."""
+    old = cpu_job(False)
+    grown = copy.deepcopy(old)
+    grown["spec"]["completions"] = 4
+    assert judged("dev", grown, old) == ('refused: training/j: API server: Job.batch "j" is invalid: '
+                                         "spec.completions: Invalid value: 4: field is immutable")
+    for suspended in (False, True):
+        before = cpu_job(suspended)
+        after = copy.deepcopy(before)
+        after["spec"]["managedBy"] = "kueue.x-k8s.io/multikueue"
+        assert judged("dev", after, before) == ('refused: training/j: API server: Job.batch "j" is invalid: '
+                                                "spec.managedBy: Invalid value: ...: field is immutable")
+
+
+def test_an_indexed_jobs_completions_change_only_in_tandem_with_parallelism():
+    """`validateCompletions`: an Indexed Job's completions may change, but only to equal its parallelism."""
+    old = cpu_job(True)
+    old["spec"]["completionMode"] = "Indexed"
+    alone, tandem = copy.deepcopy(old), copy.deepcopy(old)
+    alone["spec"]["completions"] = 3
+    assert judged("dev", alone, old) == ('refused: training/j: API server: Job.batch "j" is invalid: '
+                                         "spec.completions: Invalid value: 3: can only be modified in tandem with "
+                                         "spec.parallelism")
+    tandem["spec"]["completions"] = tandem["spec"]["parallelism"] = 3
+    assert not tenant_path("dev").judge(tandem, old).refused
+
+
 def deployment(replicas: int = 1) -> dict:
     template = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [container()]}}
     return {"apiVersion": "apps/v1", "kind": "Deployment",

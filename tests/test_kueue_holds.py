@@ -181,6 +181,7 @@ def test_scaling_an_admitted_elastic_job_is_judged_as_a_new_slice_against_the_qu
     (workload slicing): it is admitted or not as a new one."""
     old = job("training", "shards", "preprocessing", pods=8, containers=[container({"cpu": "4", "memory": "16Gi"})])
     old["metadata"]["annotations"] = {"kueue.x-k8s.io/elastic-job": "true"}
+    old["spec"]["completionMode"] = "Indexed"  # completions may change, in tandem with parallelism, on Indexed Jobs
     within, past = copy.deepcopy(old), copy.deepcopy(old)
     within["spec"]["parallelism"] = within["spec"]["completions"] = 10
     past["spec"]["parallelism"] = past["spec"]["completions"] = 10_000

@@ -4,6 +4,10 @@
 `status.startTime`) may change its template's scheduling directives: node affinity, nodeSelector, tolerations,
 labels, annotations and scheduling gates. Anything else is refused as `spec.template: Invalid value: <the whole
 template>: field is immutable` (the value, printed by the API server as a Go struct, is elided here).
+`ValidateJobSpecUpdate` also holds `selector`, `completionMode`, `podFailurePolicy`, `backoffLimitPerIndex`,
+`managedBy` and `successPolicy` immutable, and `completions` too except on an Indexed Job, whose completions
+may change only to equal its parallelism (`validateCompletions`; the ElasticIndexedJob gate is GA since 1.31
+and on in 1.30, the platform's floor).
 
 Object validation runs after the mutating admission plugins and before the validating ones, so this refusal
 comes before Pod Security, the ValidatingAdmissionPolicies, ResourceQuota and Kueue's webhooks. A running Job's
@@ -16,19 +20,46 @@ from typing import Any
 from gke_ai_batch.vocabulary import Obj
 
 IMMUTABLE = "spec.template: Invalid value: ...: field is immutable"
+IMMUTABLE_FIELDS = ("selector", "completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy",
+                    "successPolicy")
 
 
 def template_refusal(old: Obj, new: Obj) -> str | None:
-    """The API server's error for a Job update that changes what its template may not change, or None."""
+    """The API server's error for a Job update that changes what its spec may not change, or None (the first
+    error, in `ValidateJobSpecUpdate`'s order)."""
     if new.get("kind") != "Job" or old.get("kind") != "Job":
         return None
-    before, after = _template(old), _template(new)
-    if _directives_mutable(old):
-        before, after = _without_directives(before), _without_directives(after)
-    if before == after:
-        return None
     name = (new.get("metadata") or {}).get("name") or ""
-    return f'Job.batch "{name}" is invalid: {IMMUTABLE}'
+    spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+    error = _completions_error(spec, old_spec) or _field_error(spec, old_spec, "selector")
+    if error is None:
+        before, after = _template(old), _template(new)
+        if _directives_mutable(old):
+            before, after = _without_directives(before), _without_directives(after)
+        error = IMMUTABLE if before != after else None
+    for key in IMMUTABLE_FIELDS[1:]:
+        error = error or _field_error(spec, old_spec, key)
+    return f'Job.batch "{name}" is invalid: {error}' if error else None
+
+
+def _field_error(spec: Obj, old_spec: Obj, key: str) -> str | None:
+    if spec.get(key) == old_spec.get(key):
+        return None
+    value = spec.get(key)
+    shown = value if isinstance(value, int) else "..."  # a struct is printed as Go's %#v, elided here
+    return f"spec.{key}: Invalid value: {shown}: field is immutable"
+
+
+def _completions_error(spec: Obj, old_spec: Obj) -> str | None:
+    """`validateCompletions`: an Indexed Job may change completions in tandem with parallelism only."""
+    completions = spec.get("completions")
+    if spec.get("completionMode") != "Indexed":
+        return _field_error(spec, old_spec, "completions")
+    if completions == old_spec.get("completions") or completions is None:
+        return None
+    if completions != spec.get("parallelism", 1):
+        return f"spec.completions: Invalid value: {completions}: can only be modified in tandem with spec.parallelism"
+    return None
 
 
 def _template(job: Obj) -> dict[str, Any]:
