@@ -19,7 +19,7 @@ from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import ROOT, by_type, platform_of
 
-TOPOLOGY = "gke-block-partition-hostname"
+TOPOLOGY = "gke-block-partition-2x4x4-2x2x4-2x2x2-2x2x1-hostname"  # the stack's pool allows sub-slicing
 REQUIRED = "kueue.x-k8s.io/podset-required-topology"
 WORKLOADS = ROOT / "examples" / "workloads"
 
@@ -32,7 +32,10 @@ def test_the_flavor_names_the_partition_topology_and_the_slice_controllers_check
     regs = plan("dynamic-slicing")
     (topology,) = by_type(regs, ":Topology")
     assert topology.inputs["metadata"]["name"] == TOPOLOGY
-    assert [lv["nodeLabel"] for lv in topology.inputs["spec"]["levels"]] == [BLOCK, PARTITION_4X4X4, HOSTNAME]
+    assert [lv["nodeLabel"] for lv in topology.inputs["spec"]["levels"]] == [
+        BLOCK, PARTITION_4X4X4, "cloud.google.com/gke-tpu-partition-2x4x4-id",
+        "cloud.google.com/gke-tpu-partition-2x2x4-id", "cloud.google.com/gke-tpu-partition-2x2x2-id",
+        "cloud.google.com/gke-tpu-partition-2x2x1-id", HOSTNAME]
     flavor = _one(regs, ":ResourceFlavor", "ironwood").inputs["spec"]
     assert flavor["topologyName"] == TOPOLOGY
     # the accelerator, not a slice shape: the slice controller sets the shape when a slice forms
@@ -110,8 +113,10 @@ def test_the_policy_pack_refuses_a_slice_controller_where_gke_does_not_run_one(p
     assert rule.id == "slice-controller-os-image" and "run Container-Optimized OS" in finding.message
 
 
-def workload(path: Path) -> dict:
-    return yaml.safe_load(path.read_text())
+def workload(path: Path, name: str | None = None) -> dict:
+    """The file's workload named `name`, or its first."""
+    docs = [d for d in yaml.safe_load_all(path.read_text()) if d]
+    return next(d for d in docs if name in (None, d["metadata"]["name"]))
 
 
 def test_make_admit_places_a_4x4x4_slice_in_one_partition_behind_the_slice_check(plan):
@@ -124,7 +129,7 @@ def test_make_admit_refuses_a_slice_a_partition_cannot_hold_in_kueues_words(plan
     result = admit_in(cluster_of(plan("dynamic-slicing")), workload(ROOT / "examples" / "refused" /
                                                                     "dynamic-slicing-oversize.yaml"))
     assert not result.quota_reserved
-    assert result.reason == ('couldn\'t assign flavors to pod set slice: topology "gke-block-partition-hostname" '
+    assert result.reason == (f'couldn\'t assign flavors to pod set slice: topology "{TOPOLOGY}" '
                              "allows to fit only 16 out of 32 pod(s)")
 
 
@@ -148,7 +153,8 @@ def test_a_slice_of_part_of_a_sub_block_is_refused_as_no_slice_the_controller_fo
 # Day two: the same reservation, fixed slices one day and dynamically sliced the next, or back.
 def test_turning_dynamic_slicing_off_a_live_flavor_is_refused_as_the_api_server_would(tmp_path):
     from .test_diff_both_sides import FLAVOR, Diffed, edited
-    d = Diffed(*edited("dynamic-slicing", lambda c: c["tpu_pools"][0].update(dynamic_slicing=False)), tmp_path)
+    d = Diffed(*edited("dynamic-slicing", lambda c: c["tpu_pools"][0].update(dynamic_slicing=False,
+                                                                                      sub_slicing=False)), tmp_path)
     [line] = d.refusals("update ResourceFlavor ironwood")
     assert "immutable when topologyName is set" in line and d.op(FLAVOR, "queues-flavor-ironwood") == "update"
 
@@ -160,7 +166,7 @@ def test_turning_dynamic_slicing_on_replaces_the_sub_blocks_only_with_an_acknowl
     from .test_diff_both_sides import NODE_POOL, Diffed
     now = platform_of("dynamic-slicing")
     base = copy.deepcopy(now)
-    base["tpu_pools"][0]["dynamic_slicing"] = False
+    base["tpu_pools"][0].update(dynamic_slicing=False, sub_slicing=False)
     d = Diffed(base, now, tmp_path)
     assert {d.op(NODE_POOL, f"ironwood-slice-{i}") for i in range(4)} == {"replace"}
     assert any('placementPolicy.policyName: "ironwood-ironwood-wp" -> "ironwood-ironwood-ds-wp"' in ln
@@ -174,7 +180,10 @@ def test_turning_dynamic_slicing_on_replaces_the_sub_blocks_only_with_an_acknowl
 
 @pytest.mark.parametrize("shape, says", [
     ("4x8x4", "4x8x4: dimensions are in non-decreasing order (4x4x8)"),
-    ("2x4x4", "2x4x4: each dimension is a multiple of 4 (a shape smaller than 4x4x4, sub-slicing, is not planned"),
+    ("3x3x3", "3x3x3: each dimension is a multiple of 4, or the shape is a sub-slice, 2x4x4, 2x2x4, 2x2x2, 2x2x1 "
+              '(the slice controller: "topology dimensions must be divisible by 4: 3x3x3")'),
+    ("2x4x4", "the slice controller refuses it: configuration results in 128 TPUs requested, but must be exactly 32 "
+              "TPUs (full utilization)"),
     ("4x4x4", "32 pods x 4 google.com/tpu = 128 chips per slice, but cloud.google.com/gke-tpu-slice-topology 4x4x4 "
               "has 64"),
 ])
