@@ -371,3 +371,18 @@ def test_turning_sub_slicing_on_a_live_flavor_is_refused_as_the_api_server_would
     [line] = d.refusals("update ResourceFlavor ironwood")
     assert "topologyName is immutable when topologyName is set" in line
     assert d.op(FLAVOR, "queues-flavor-ironwood") == "update"
+
+
+def test_sub_slicing_on_a_live_pool_goes_through_a_flavor_of_another_name(tmp_path):
+    """The documented way (docs/operating.md): the pool's flavor renamed and the team's quota moved with it in one
+    change; the Topology of the new levels is a new object, the old flavor and Topology go once unused."""
+    from .test_diff_both_sides import FLAVOR, NODE_POOL, Diffed
+    now = platform_of("dynamic-slicing")
+    base = copy.deepcopy(now)
+    base["tpu_pools"][0]["sub_slicing"] = False
+    now["tpu_pools"][0]["flavor"] = "ironwood-sub"
+    now["teams"][0]["queue"]["quotas"] = {"ironwood-sub": now["teams"][0]["queue"]["quotas"]["ironwood"]}
+    d = Diffed(base, now, tmp_path)
+    assert (d.op(FLAVOR, "queues-flavor-ironwood"), d.op(FLAVOR, "queues-flavor-ironwood-sub")) == ("delete", "create")
+    assert {d.op(NODE_POOL, f"ironwood-slice-{i}") for i in range(4)} <= {"update", None}  # the VMs stay
+    assert d.refused == []
