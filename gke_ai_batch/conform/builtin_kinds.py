@@ -33,7 +33,7 @@ def _schema_file(kind: str, api_version: str, minor: str = KUBERNETES_VERSION) -
     return _folder(minor).joinpath(name)
 
 
-def _folder(minor: str) -> Traversable:
+def _folder(minor: str = KUBERNETES_VERSION) -> Traversable:
     return resources.files("kubernetes_validate").joinpath("kubernetes-json-schema", f"v{minor}-local-strict")
 
 
