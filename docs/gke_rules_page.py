@@ -10,7 +10,8 @@ PAGE = Path(__file__).resolve().parent / "gke-rules.md"
 WHERE = {"cluster": "platform.{field}", "node pool": "tpu_pools[i] / gpu_pools[i] / system_pool: {field}",
          "node pools": "the pool where the total crosses the limit",
          "network": "platform.network.nodes_cidr / pods_cidr / services_cidr",
-         "compute class": "compute_classes[i]: {field}", "pathways": "platform.teams[i].{field}"}
+         "compute class": "compute_classes[i]: {field}", "pathways": "platform.teams[i].{field}",
+         "sub-slicing": "platform.{field}"}
 
 
 def render() -> str:
@@ -20,7 +21,8 @@ def render() -> str:
         "What GKE requires of every setting the platform sends it. Generated from `gke_ai_batch/model/gke_rules.py`",
         "by `make docs`; do not edit by hand. The planner stops at the first broken rule with the config",
         "path below; the policy pack's `gke-rules` policy runs the same rules over any program's resources (but",
-        "the Pathways rules, which judge team blocks, not resources).",
+        "the Pathways rules, which judge team blocks, and the sub-slicing rule, which judges the pools' `sub_slicing`,",
+        "not resources).",
         "",
         "| rule | applies to | config path | requirement | source |",
         "| --- | --- | --- | --- | --- |",

@@ -124,8 +124,9 @@ PLATFORM_ONLY = {"acknowledge", "autopilot_flavors", "cohorts", "compute_classes
 
 
 @pytest.mark.parametrize("args, model, extra, left_out", [
-    # dynamic_slicing needs the cluster's slice controller, which only the platform plans (component_plans)
-    (public_args.TpuShape, pool_config.TpuPoolConfig, set(), {"name", "zones", "dynamic_slicing"}),
+    # dynamic_slicing (and sub_slicing with it) needs the cluster's slice controller, which only the platform plans
+    # (component_plans)
+    (public_args.TpuShape, pool_config.TpuPoolConfig, set(), {"name", "zones", "dynamic_slicing", "sub_slicing"}),
     (public_args.GpuShape, pool_config.GpuPoolConfig, set(), {"name", "zones"}),
     (SystemNodePoolArgs, pool_config.SystemPoolConfig, PLACEMENT | {"zones"}, {"name"}),
     (GpuPoolArgs, pool_config.GpuPoolConfig, PLACEMENT, {"name"}),

@@ -71,6 +71,10 @@ def test_a_broken_clusterqueue_is_refused_with_the_path(change, path, fragment):
     ({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "p"}, "value": 10.0},
      "value", "a float"),
     ({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}, "kind", "no schema for"),
+    # served from 1.36 only, the newest minor a stack pins (dynamic-slicing): judged by 1.36's schema
+    ({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy", "metadata": {"name": "m"},
+      "spec": {"failurPolicy": "Fail"}}, "spec",
+     "Additional properties are not allowed ('failurPolicy' was unexpected)"),
 ])
 def test_built_in_kinds_and_unknown_kinds(body, path, fragment):
     found = problems(body)

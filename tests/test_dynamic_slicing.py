@@ -19,7 +19,7 @@ from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import ROOT, by_type, platform_of
 
-TOPOLOGY = "gke-block-partition-hostname"
+TOPOLOGY = "gke-block-partition-2x4x4-2x2x4-2x2x2-2x2x1-hostname"  # the stack's pool allows sub-slicing
 REQUIRED = "kueue.x-k8s.io/podset-required-topology"
 WORKLOADS = ROOT / "examples" / "workloads"
 
@@ -32,7 +32,10 @@ def test_the_flavor_names_the_partition_topology_and_the_slice_controllers_check
     regs = plan("dynamic-slicing")
     (topology,) = by_type(regs, ":Topology")
     assert topology.inputs["metadata"]["name"] == TOPOLOGY
-    assert [lv["nodeLabel"] for lv in topology.inputs["spec"]["levels"]] == [BLOCK, PARTITION_4X4X4, HOSTNAME]
+    assert [lv["nodeLabel"] for lv in topology.inputs["spec"]["levels"]] == [
+        BLOCK, PARTITION_4X4X4, "cloud.google.com/gke-tpu-partition-2x4x4-id",
+        "cloud.google.com/gke-tpu-partition-2x2x4-id", "cloud.google.com/gke-tpu-partition-2x2x2-id",
+        "cloud.google.com/gke-tpu-partition-2x2x1-id", HOSTNAME]
     flavor = _one(regs, ":ResourceFlavor", "ironwood").inputs["spec"]
     assert flavor["topologyName"] == TOPOLOGY
     # the accelerator, not a slice shape: the slice controller sets the shape when a slice forms
@@ -110,8 +113,10 @@ def test_the_policy_pack_refuses_a_slice_controller_where_gke_does_not_run_one(p
     assert rule.id == "slice-controller-os-image" and "run Container-Optimized OS" in finding.message
 
 
-def workload(path: Path) -> dict:
-    return yaml.safe_load(path.read_text())
+def workload(path: Path, name: str | None = None) -> dict:
+    """The file's workload named `name`, or its first."""
+    docs = [d for d in yaml.safe_load_all(path.read_text()) if d]
+    return next(d for d in docs if name in (None, d["metadata"]["name"]))
 
 
 def test_make_admit_places_a_4x4x4_slice_in_one_partition_behind_the_slice_check(plan):
@@ -124,7 +129,7 @@ def test_make_admit_refuses_a_slice_a_partition_cannot_hold_in_kueues_words(plan
     result = admit_in(cluster_of(plan("dynamic-slicing")), workload(ROOT / "examples" / "refused" /
                                                                     "dynamic-slicing-oversize.yaml"))
     assert not result.quota_reserved
-    assert result.reason == ('couldn\'t assign flavors to pod set slice: topology "gke-block-partition-hostname" '
+    assert result.reason == (f'couldn\'t assign flavors to pod set slice: topology "{TOPOLOGY}" '
                              "allows to fit only 16 out of 32 pod(s)")
 
 
@@ -148,7 +153,8 @@ def test_a_slice_of_part_of_a_sub_block_is_refused_as_no_slice_the_controller_fo
 # Day two: the same reservation, fixed slices one day and dynamically sliced the next, or back.
 def test_turning_dynamic_slicing_off_a_live_flavor_is_refused_as_the_api_server_would(tmp_path):
     from .test_diff_both_sides import FLAVOR, Diffed, edited
-    d = Diffed(*edited("dynamic-slicing", lambda c: c["tpu_pools"][0].update(dynamic_slicing=False)), tmp_path)
+    d = Diffed(*edited("dynamic-slicing", lambda c: c["tpu_pools"][0].update(dynamic_slicing=False,
+                                                                                      sub_slicing=False)), tmp_path)
     [line] = d.refusals("update ResourceFlavor ironwood")
     assert "immutable when topologyName is set" in line and d.op(FLAVOR, "queues-flavor-ironwood") == "update"
 
@@ -160,7 +166,7 @@ def test_turning_dynamic_slicing_on_replaces_the_sub_blocks_only_with_an_acknowl
     from .test_diff_both_sides import NODE_POOL, Diffed
     now = platform_of("dynamic-slicing")
     base = copy.deepcopy(now)
-    base["tpu_pools"][0]["dynamic_slicing"] = False
+    base["tpu_pools"][0].update(dynamic_slicing=False, sub_slicing=False)
     d = Diffed(base, now, tmp_path)
     assert {d.op(NODE_POOL, f"ironwood-slice-{i}") for i in range(4)} == {"replace"}
     assert any('placementPolicy.policyName: "ironwood-ironwood-wp" -> "ironwood-ironwood-ds-wp"' in ln
@@ -174,7 +180,10 @@ def test_turning_dynamic_slicing_on_replaces_the_sub_blocks_only_with_an_acknowl
 
 @pytest.mark.parametrize("shape, says", [
     ("4x8x4", "4x8x4: dimensions are in non-decreasing order (4x4x8)"),
-    ("2x4x4", "2x4x4: each dimension is a multiple of 4 (a shape smaller than 4x4x4, sub-slicing, is not planned"),
+    ("3x3x3", "3x3x3: each dimension is a multiple of 4, or the shape is a sub-slice, 2x4x4, 2x2x4, 2x2x2, 2x2x1 "
+              '(the slice controller: "topology dimensions must be divisible by 4: 3x3x3")'),
+    ("2x4x4", "the slice controller refuses it: configuration results in 128 TPUs requested, but must be exactly 32 "
+              "TPUs (full utilization)"),
     ("4x4x4", "32 pods x 4 google.com/tpu = 128 chips per slice, but cloud.google.com/gke-tpu-slice-topology 4x4x4 "
               "has 64"),
 ])
@@ -237,3 +246,143 @@ def test_a_slice_check_on_a_cluster_without_the_slice_controller_is_a_mandatory_
             r.props["addonsConfig"].pop("sliceControllerConfig")
     [(urn, message)] = stack_rules.slice_controller_enabled(resources)
     assert urn.endswith("queues-check-dynamic-slicing") and "wait forever" in message
+
+
+# Sub-slicing: part of one sub-block. Before, `sub_slicing` was an unknown key, the Topology had no partition levels
+# below 4x4x4, and make admit called every shape smaller than 4x4x4 one the slice controller refuses.
+SUB_SLICE = "ironwood-2x4x4"
+SUB_LEVELS = [f"cloud.google.com/gke-tpu-partition-{s}-id" for s in ("2x4x4", "2x2x4", "2x2x2", "2x2x1")]
+
+
+def sub_slice(replicas: int = 1, pods: int = 8, size: int | None = None) -> dict:
+    doc = workload(WORKLOADS / "dynamic-slicing.yaml", SUB_SLICE)
+    rj = doc["spec"]["replicatedJobs"][0]
+    rj["replicas"] = replicas
+    rj["template"]["spec"].update(parallelism=pods, completions=pods)
+    rj["template"]["spec"]["template"]["metadata"]["annotations"]["kueue.x-k8s.io/podset-slice-size"] = \
+        str(size or pods)
+    return doc
+
+
+def test_a_pool_without_sub_slicing_keeps_the_whole_sub_block_topology():
+    cfg = platform_of("dynamic-slicing")
+    del cfg["tpu_pools"][0]["sub_slicing"]
+    from .conftest import run_config
+    (topology,) = by_type(run_config(cfg, "dynamic-slicing"), ":Topology")
+    assert topology.inputs["metadata"]["name"] == "gke-block-partition-hostname"
+    assert [lv["nodeLabel"] for lv in topology.inputs["spec"]["levels"]] == [BLOCK, PARTITION_4X4X4, HOSTNAME]
+
+
+def test_sub_slicing_without_dynamic_slicing_is_refused_at_its_key():
+    cfg = platform_of("dynamic-slicing")
+    cfg["tpu_pools"][0]["dynamic_slicing"] = False
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == "platform.tpu_pools[0].sub_slicing"
+    assert "set dynamic_slicing: true as well" in e.value.message
+
+
+@pytest.mark.parametrize("version", ["1.35.2-gke.1842000", "1.35", "1.36.0-gke.3711999"])
+def test_sub_slicing_below_gkes_floor_is_refused_at_the_clusters_version(version):
+    cfg = platform_of("dynamic-slicing")
+    cfg["cluster"]["version"] = version
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == "platform.cluster.version"
+    assert e.value.message == (f"{version}: sub-slicing (slices smaller than 4x4x4, on platform.tpu_pools[0]) needs "
+                               "GKE 1.36.0-gke.3712000 or later; pin a later version, or drop sub_slicing")
+
+
+def test_super_slicing_alone_keeps_its_earlier_floor():
+    cfg = platform_of("dynamic-slicing")
+    cfg["cluster"]["version"] = "1.35.2-gke.1842000"
+    cfg["tpu_pools"][0]["sub_slicing"] = False
+    build_platform(cfg)
+
+
+def test_the_rules_table_states_the_sub_slicing_floor_with_its_source():
+    from gke_ai_batch.model.gke_rules import RULES
+    (rule,) = [r for r in RULES if r.id == "sub-slicing-version"]
+    assert rule.field == "cluster.version" and "1.36.0-gke.3712000" in rule.requirement
+    assert "topologies smaller than 4x4x4" in rule.source.title
+    assert rule.source.url.endswith("/how-to/use-gke-dynamic-slicing")
+
+
+def test_make_admit_places_a_2x4x4_sub_slice_in_one_partition_behind_the_slice_check(plan):
+    result = admit_in(cluster_of(plan("dynamic-slicing")), sub_slice())
+    assert result.admitted, result.problems
+    assert list(result.checks) == ["dynamic-slicing"] and not result.warnings
+
+
+def test_a_sub_block_holds_two_2x4x4_sub_slices_and_kueue_says_so_of_a_third(plan):
+    """Required in one 4x4x4 partition, each slice in a 2x4x4 one: Kueue counts slices, not pods, once a pod set
+    has them."""
+    cluster = cluster_of(plan("dynamic-slicing"))
+    doc = sub_slice(replicas=2)
+    template = doc["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    template["metadata"]["annotations"][REQUIRED] = PARTITION_4X4X4
+    assert admit_in(cluster, doc).admitted
+    doc["spec"]["replicatedJobs"][0]["replicas"] = 3
+    result = admit_in(cluster, doc)
+    assert not result.quota_reserved
+    assert result.reason == (f'couldn\'t assign flavors to pod set slice: topology "{TOPOLOGY}" allows to fit only 2 '
+                             "out of 3 slice(s)")
+
+
+def test_a_2x4x4_job_of_more_pods_than_its_partition_holds_is_refused_in_kueues_words(plan):
+    result = admit_in(cluster_of(plan("dynamic-slicing")),
+                      workload(ROOT / "examples" / "refused" / "dynamic-slicing-sub-slice-oversize.yaml"))
+    assert not result.quota_reserved
+    assert result.reason == (f'couldn\'t assign flavors to pod set slice: topology "{TOPOLOGY}" doesn\'t allow to '
+                             "fit any of 1 slice(s)")
+
+
+def test_a_3x3x3_slice_is_refused_in_the_slice_controllers_words(plan):
+    result = admit_in(cluster_of(plan("dynamic-slicing")),
+                      workload(ROOT / "examples" / "refused" / "dynamic-slicing-3x3x3.yaml"))
+    assert result.quota_reserved and not result.admitted
+    assert any('"topology dimensions must be divisible by 4: 3x3x3"' in w for w in result.warnings), result.warnings
+
+
+def test_a_sub_slice_on_a_pool_without_sub_slicing_is_refused_as_kueue_would(plan):
+    """Without sub_slicing the Topology has no 2x4x4 level: Kueue takes no flavor for the pod set."""
+    cfg = platform_of("dynamic-slicing")
+    cfg["tpu_pools"][0]["sub_slicing"] = False
+    from .conftest import run_config
+    result = admit_in(cluster_of(run_config(cfg, "dynamic-slicing")), sub_slice())
+    assert not result.quota_reserved
+    assert 'Flavor "ironwood" does not contain the requested level' in str(result.reason), result.reason
+
+
+def test_a_slice_level_above_the_required_level_is_kueues_reason(plan):
+    cluster = cluster_of(plan("dynamic-slicing"))
+    doc = sub_slice()
+    annotations = doc["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]["annotations"]
+    annotations.update({REQUIRED: SUB_LEVELS[0], "kueue.x-k8s.io/podset-slice-required-topology": PARTITION_4X4X4})
+    result = admit_in(cluster, doc)
+    assert result.reason == ("couldn't assign flavors to pod set slice: podset slice topology "
+                             f"{PARTITION_4X4X4} is above the podset topology {SUB_LEVELS[0]}")
+
+
+def test_turning_sub_slicing_on_a_live_flavor_is_refused_as_the_api_server_would(tmp_path):
+    """The flavor's topologyName changes with the levels: immutable once set (ResourceFlavor CRD at v0.19.2)."""
+    from .test_diff_both_sides import FLAVOR, Diffed, edited
+    d = Diffed(*edited("dynamic-slicing", lambda c: c["tpu_pools"][0].update(sub_slicing=False)), tmp_path)
+    [line] = d.refusals("update ResourceFlavor ironwood")
+    assert "topologyName is immutable when topologyName is set" in line
+    assert d.op(FLAVOR, "queues-flavor-ironwood") == "update"
+
+
+def test_sub_slicing_on_a_live_pool_goes_through_a_flavor_of_another_name(tmp_path):
+    """The documented way (docs/operating.md): the pool's flavor renamed and the team's quota moved with it in one
+    change; the Topology of the new levels is a new object, the old flavor and Topology go once unused."""
+    from .test_diff_both_sides import FLAVOR, NODE_POOL, Diffed
+    now = platform_of("dynamic-slicing")
+    base = copy.deepcopy(now)
+    base["tpu_pools"][0]["sub_slicing"] = False
+    now["tpu_pools"][0]["flavor"] = "ironwood-sub"
+    now["teams"][0]["queue"]["quotas"] = {"ironwood-sub": now["teams"][0]["queue"]["quotas"]["ironwood"]}
+    d = Diffed(base, now, tmp_path)
+    assert (d.op(FLAVOR, "queues-flavor-ironwood"), d.op(FLAVOR, "queues-flavor-ironwood-sub")) == ("delete", "create")
+    assert {d.op(NODE_POOL, f"ironwood-slice-{i}") for i in range(4)} <= {"update", None}  # the VMs stay
+    assert d.refused == []

@@ -61,6 +61,9 @@ BROKEN = {
                                        "platform.cluster.release_channel", "REGULAR: dynamic slicing needs the Rapid"),
     "slice-controller-version": ("dynamic-slicing", lambda c: c["cluster"].update(version="1.35.1-gke.1000000"),
                                  "platform.cluster.version", "dynamic slicing needs GKE 1.35.2-gke.1842000 or later"),
+    "sub-slicing-version": ("dynamic-slicing", lambda c: c["cluster"].update(version="1.35.2-gke.1842000"),
+                            "platform.cluster.version", "sub-slicing (slices smaller than 4x4x4, on "
+                            "platform.tpu_pools[0]) needs GKE 1.36.0-gke.3712000 or later"),
     "slice-controller-os-image": None,  # the planner never sets an image type: test_dynamic_slicing
     "auto-upgrade-with-release-channel": None,  # nothing in the config turns it off: see the policy test
     "node-pool-name": ("dev", lambda c: c["gpu_pools"][0].update(name="8x-h100"),

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from gke_ai_batch import vocabulary
-from gke_ai_batch.model import catalog, dynamic_slicing
+from gke_ai_batch.model import catalog, dynamic_slicing, topologies
 from gke_ai_batch.model.pool_facts import PoolFacts
 from gke_ai_batch.vocabulary import (
     PROVISIONING_CONTROLLER,
@@ -20,6 +20,7 @@ from .flavors import applicable_checks
 from .matching import untolerated_taint
 from .results import PodSet, PodSetAssignment
 from .terms import ISSUE_5129
+from .topology import levels_of
 
 if TYPE_CHECKING:
     from .cluster import Cluster
@@ -45,10 +46,29 @@ def _sliced_by_controller(cluster: Cluster, cq: Obj, flavor: str) -> bool:
                == vocabulary.SLICE_CONTROLLER for check in applicable_checks(cq, [flavor]))
 
 
-def _stitched_slice_warnings(ps: PodSet, chips: int, flavor: str, pools: Sequence[PoolFacts]) -> list[str]:
+def _sub_slice_warnings(ps: PodSet, chips: int, shape: str, flavor: str, levels: Sequence[str]) -> list[str]:
+    """A sub-slice is one partition of `shape` inside a sub-block, which the flavor's Topology must have as a
+    level (the pool's sub_slicing), of one pod per VM: the slice controller's webhook asks that the pods' chips
+    are exactly the shape's (xpk@250d4b3c slice/internal/webhooks/defaults.go, in its words)."""
+    level = topologies.partition_level(shape)
+    if level not in levels:
+        return [f"pod set {ps.name}: {vocabulary.SLICE_TOPOLOGY_ANNOTATION} {shape} is a sub-slice, part of one "
+                f"sub-block, and the Topology of flavor {flavor} has no level {level}: its pools do not allow "
+                "sub-slicing (sub_slicing: true on the pool)"]
+    asked, needed = ps.pods_per_replica * chips, catalog.topology_chips(shape)
+    if asked != needed:
+        return [f"pod set {ps.name}: {ps.pods_per_replica} pods x {chips} {vocabulary.TPU_RESOURCE}: the slice "
+                f"controller refuses it: configuration results in {asked} TPUs requested, but must be exactly "
+                f"{needed} TPUs (full utilization) ({vocabulary.SLICE_TOPOLOGY_ANNOTATION} {shape}: one pod per VM "
+                f"of {needed // chips if chips else 0})"]
+    return []
+
+
+def _stitched_slice_warnings(ps: PodSet, chips: int, flavor: str, pools: Sequence[PoolFacts],
+                             levels: Sequence[str]) -> list[str]:
     """A dynamically sliced pod set's replica is one slice of whole sub-blocks (one node pool each), which the
     slice controller stitches, of the shape its pods name (a Slice the controller's webhook accepts, of one pod
-    per VM); slices smaller than a sub-block (sub-slicing) are not planned here."""
+    per VM); or, where the pools allow sub-slicing, one partition of a sub-block."""
     per_slice, sub_block = ps.pods_per_replica, max((p.slice_vms for p in pools), default=0)
     total = sum(p.slice_vms for p in pools)
     shape = ps.annotations.get(vocabulary.SLICE_TOPOLOGY_ANNOTATION)
@@ -56,6 +76,8 @@ def _stitched_slice_warnings(ps: PodSet, chips: int, flavor: str, pools: Sequenc
     if problem:
         return [f"pod set {ps.name}: {vocabulary.SLICE_TOPOLOGY_ANNOTATION} {problem}: the slice controller "
                 "refuses the Slice"]
+    if shape and dynamic_slicing.is_sub_slice(shape):
+        return _sub_slice_warnings(ps, chips, shape, flavor, levels)
     if shape and catalog.topology_chips(shape) != per_slice * chips:
         return [f"pod set {ps.name}: {per_slice} pods x {chips} {vocabulary.TPU_RESOURCE} = {per_slice * chips} "
                 f"chips per slice, but {vocabulary.SLICE_TOPOLOGY_ANNOTATION} {shape} has "
@@ -85,7 +107,8 @@ def tpu_slice_warnings(cluster: Cluster, cq: Obj, ps: PodSet, psa: PodSetAssignm
     if not multi:
         return []
     if _sliced_by_controller(cluster, cq, flavor):
-        return _stitched_slice_warnings(ps, chips, flavor, pools)
+        levels = levels_of(cluster.objects, cluster.get("ResourceFlavor", flavor)) or []
+        return _stitched_slice_warnings(ps, chips, flavor, pools, levels)
     per_slice = ps.pods_per_replica
     slices = [p for p in pools if p.multi_host and p.per_node == chips and p.slice_vms == per_slice]
     if not slices:

@@ -7,8 +7,9 @@ flavor; one that asks takes only TAS flavors holding the requested level, one th
 TAS flavor. The fit is pkg/cache/scheduler/tas_flavor_snapshot.go's, over the nodes that exist (Kueue counts
 Ready nodes carrying every level's label): on an empty cluster, a pool's fixed or minimum nodes. A host or
 hostname domain is one node (one VM per host on the machines GKE labels), a TPU7x 4x4x4 partition one sub-block
-of 16 nodes; a block or sub-block is counted as holding all of a pool's nodes, which a reservation may spread
-over several: an upper bound, so a fit here can still fail on the cluster, never the other way.
+of 16 nodes (its sub-slice partitions 8, 4, 2 and 1); a block or sub-block is counted as holding all of a pool's
+nodes, which a reservation may spread over several: an upper bound, so a fit here can still fail on the cluster,
+never the other way.
 """
 from __future__ import annotations
 
@@ -27,6 +28,11 @@ if TYPE_CHECKING:
 REQUIRED = "kueue.x-k8s.io/podset-required-topology"
 PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
 UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
+# Slices of a pod set (apis/kueue/v1beta2/topology_types.go): each `podset-slice-size` pods in one domain of the
+# `podset-slice-required-topology` level, all of them in one domain of the required level. GKE's slice
+# controller writes these for a TPU7x slice (model.topologies: the partition of its shape, inside one block).
+SLICE_REQUIRED = "kueue.x-k8s.io/podset-slice-required-topology"
+SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
 
 
 def requested_level(ps: PodSet) -> str | None:
@@ -53,8 +59,8 @@ def tas_mismatch(name: str, levels: list[str] | None, ps: PodSet, tas_only: bool
             return None
         if levels is None:
             return f'Flavor "{name}" does not support TopologyAwareScheduling'
-        level = requested_level(ps)
-        if level and level not in levels:
+        level, slice_level = requested_level(ps), ps.annotations.get(SLICE_REQUIRED)
+        if (level and level not in levels) or (slice_level and slice_level not in levels):
             return f'Flavor "{name}" does not contain the requested level'
         return None
     if levels is not None:
@@ -62,16 +68,45 @@ def tas_mismatch(name: str, levels: list[str] | None, ps: PodSet, tas_only: bool
     return None
 
 
-def fit_reason(topology: str, level: str, ps: PodSet, per_node_fit: int, nodes: int) -> str | None:
-    """Whether the required `level` holds all of the pod set's pods in one domain."""
+def _domain_nodes(level: str, nodes: int) -> int:
+    return min(DOMAIN_NODES.get(level, nodes), nodes)
+
+
+def slice_request(ps: PodSet, levels: Sequence[str]) -> tuple[str | None, int, str | None]:
+    """The pod set's slice level and size (a slice of one pod at the lowest level when it asks for none), or
+    Kueue's reason it cannot be placed: tas_flavor_snapshot.go `getSliceSizeWithSinglePodAsDefault` and the
+    slice level's order against the required one."""
+    slice_level = ps.annotations.get(SLICE_REQUIRED)
+    if not slice_level:
+        return None, 1, None
+    size = ps.annotations.get(SLICE_SIZE, "")
+    if not size.isdigit() or int(size) <= 0:
+        return slice_level, 0, "slice topology requested, but slice size not provided"
+    level = ps.annotations.get(REQUIRED)
+    if level in levels and slice_level in levels and levels.index(level) > levels.index(slice_level):
+        return slice_level, 0, f"podset slice topology {slice_level} is above the podset topology {level}"
+    return slice_level, int(size), None
+
+
+def fit_reason(topology: str, level: str, ps: PodSet, per_node_fit: int, nodes: int,
+               slice_level: str | None = None, slice_size: int = 1) -> str | None:
+    """Whether one domain of the required `level` holds all of the pod set's slices (each in one domain of
+    `slice_level`), in Kueue's words (`notFitMessage`: slices, or pods when a slice is one pod)."""
     if nodes == 0:
         return f"no topology domains at level: {level}"
-    per_domain = per_node_fit * min(DOMAIN_NODES.get(level, nodes), nodes)
-    if per_domain >= ps.count:
+    per_domain = per_node_fit * _domain_nodes(level, nodes)
+    if slice_level is None:
+        fit, needed = per_domain, ps.count
+    else:
+        slice_nodes = max(1, _domain_nodes(slice_level, nodes))
+        fit = _domain_nodes(level, nodes) // slice_nodes * (per_node_fit * slice_nodes // slice_size)
+        needed = ps.count // slice_size
+    unit = "slice" if slice_size > 1 else "pod"
+    if fit >= needed:
         return None
-    if per_domain == 0:
-        return f"topology \"{topology}\" doesn't allow to fit any of {ps.count} pod(s)"
-    return f'topology "{topology}" allows to fit only {per_domain} out of {ps.count} pod(s)'
+    if fit == 0:
+        return f"topology \"{topology}\" doesn't allow to fit any of {needed} {unit}(s)"
+    return f'topology "{topology}" allows to fit only {fit} out of {needed} {unit}(s)'
 
 
 def existing_nodes(pool: PoolFacts) -> int:
@@ -93,14 +128,15 @@ def topology_reason(cluster: Cluster, pod_sets: Sequence[PodSet],
     for ps, psa in zip(pod_sets, assignments, strict=True):
         level = ps.annotations.get(REQUIRED)
         tas = [(c.flavor, levels_of(cluster.objects, cluster.get("ResourceFlavor", c.flavor))) for c in psa.flavors]
-        flavor = next((f for f, levels in tas if levels), None)
-        if not level or flavor is None:
+        flavor, levels = next(((f, levels) for f, levels in tas if levels), (None, None))
+        if not level or flavor is None or levels is None:
             continue
         pools = cluster.pools_behind(flavor)
         nodes = sum(existing_nodes(p) for p in pools)
         fits = min((per_node_fit(ps, p) for p in pools), default=0)
         topology = str(((cluster.get("ResourceFlavor", flavor) or {}).get("spec") or {}).get("topologyName"))
-        reason = fit_reason(topology, level, ps, fits, nodes)
+        slice_level, slice_size, reason = slice_request(ps, levels)
+        reason = reason or fit_reason(topology, level, ps, fits, nodes, slice_level, slice_size)
         if reason:
             return f"couldn't assign flavors to pod set {ps.name}: {reason}"
     return None

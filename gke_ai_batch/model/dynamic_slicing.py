@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from math import prod
 
+from gke_ai_batch.model import topologies
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.model.pool_config import TpuPoolConfig
 from gke_ai_batch.vocabulary import Capacity
@@ -37,6 +38,7 @@ SUB_BLOCK = "4x4x4"  # a node pool is one sub-block: 16 tpu7x-standard-4t VMs, 6
 TOPOLOGY_MODE = "PROVISION_ONLY"
 SUPER_SLICING_MIN_VERSION = "1.35.2-gke.1842000"
 SUB_SLICING_MIN_VERSION = "1.36.0-gke.3712000"
+SUB_SLICE_SHAPES = topologies.SUB_SLICE_SHAPES  # what sub_slicing lets a job ask for, inside one sub-block
 OS_IMAGE = "COS_CONTAINERD"  # GKE's Container-Optimized OS node image, the default the platform leaves in place
 # The Slice reference's rules for a tpu7x slice's topology: "AxBxC", "Each dimension (A, B, and C) must be a multiple
 # of four", "sorted in non-decreasing order", "The product of the dimensions (A*B*C) must not exceed 9,216".
@@ -63,15 +65,23 @@ def check_pool(path: str, p: TpuPoolConfig) -> None:
                           "that use All Capacity mode\"): set capacity reservation and name the reservation")
 
 
+def is_sub_slice(topology: str) -> bool:
+    """A slice of part of one sub-block (the slice controller's SupportedSubsliceTopologies, model.topologies)."""
+    return topology in SUB_SLICE_SHAPES
+
+
 def slice_shape_problem(topology: str) -> str | None:
-    """Why the slice controller's webhook refuses a Slice of `topology` (the Slice reference), or None. Shapes
-    smaller than a sub-block (sub-slicing) are not planned here: see docs/scenarios/dynamic-slicing.md."""
+    """Why the slice controller's webhook refuses a Slice of `topology` (the Slice reference; for the sub-slice
+    shapes, the controller's ParseTopologyV7 in xpk@250d4b3c slice/internal/topology/topology.go), or None."""
     if not _SHAPE.match(topology):
         return f"{topology!r} is not AxBxC"
+    if is_sub_slice(topology):
+        return None
     dims = [int(d) for d in topology.split("x")]
     if any(d % SLICE_DIMENSION_STEP or d == 0 for d in dims):
-        return (f"{topology}: each dimension is a multiple of {SLICE_DIMENSION_STEP} (a shape smaller than "
-                f"{SUB_BLOCK}, sub-slicing, is not planned here)")
+        return (f"{topology}: each dimension is a multiple of {SLICE_DIMENSION_STEP}, or the shape is a "
+                f"sub-slice, {', '.join(SUB_SLICE_SHAPES)} (the slice controller: \"topology dimensions must be "
+                f"divisible by 4: {topology}\")")
     if dims != sorted(dims):
         return f"{topology}: dimensions are in non-decreasing order ({'x'.join(map(str, sorted(dims)))})"
     if prod(dims) > SLICE_MAX_CHIPS:

@@ -169,6 +169,9 @@ PATHWAYS_HEAD_POOL = Source("AI Hypercomputer: Create a GKE cluster with Pathway
 PATHWAYS_HEAD_MACHINE = Source("xpk src/xpk/core/pathways.py get_pathways_machine_types (guestCpus >= 49, memoryMb >= "
                                "233 GiB) and its JobSet template (proxy 16 cpu, 100G; resource manager 8 cpu, 32G)",
                                "https://github.com/AI-Hypercomputer/xpk/blob/main/src/xpk/core/pathways.py")
+SUB_SLICING = Source("GKE: Schedule dynamic slices with Kueue and TAS, Requirements (\"For dynamic sub-slicing "
+                     "configuration (topologies smaller than 4x4x4), use version 1.36.0-gke.3712000 or later\")",
+                     "https://docs.cloud.google.com/kubernetes-engine/docs/how-to/use-gke-dynamic-slicing")
 DYNAMIC_SLICING = Source("GKE: Schedule dynamic slices with Kueue and TAS, Requirements (a Standard cluster in the "
                          "Rapid channel, 1.35.2-gke.1842000 or later for super-slicing; Container-Optimized OS nodes)",
                          "https://docs.cloud.google.com/kubernetes-engine/docs/how-to/use-gke-dynamic-slicing")

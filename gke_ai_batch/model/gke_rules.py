@@ -12,7 +12,8 @@ A cluster rule's check takes the Cluster's props; a node pool rule's check takes
 and its cluster's props; a rule over all node pools takes the list of them and the cluster's props;
 a network rule takes the cluster's Subnetwork props, the cluster's props and its node pools' props;
 a compute class rule takes a ComputeClass manifest and its cluster's props; a Pathways rule takes one
-team's Pathways facts (the planner's only: they live in the team blocks, not in GKE resources).
+team's Pathways facts (the planner's only: they live in the team blocks, not in GKE resources); the
+sub-slicing rule takes the cluster's pinned version and the pools that set sub_slicing (the planner's only too).
 Each yields Findings: a message, and where in the field (or which pool) it points.
 """
 from __future__ import annotations
@@ -25,11 +26,12 @@ from gke_ai_batch.model.gke_network_rules import NETWORK_RULES
 from gke_ai_batch.model.gke_pathways_rules import PATHWAYS_RULES
 from gke_ai_batch.model.gke_pool_rules import POOL_RULES, STACK_RULES
 from gke_ai_batch.model.gke_rule_sources import Finding, GkeRule, Props
-from gke_ai_batch.model.gke_slicing_rules import SLICING_CLUSTER_RULES, SLICING_POOL_RULES
+from gke_ai_batch.model.gke_slicing_rules import SLICING_CLUSTER_RULES, SLICING_POOL_RULES, SUB_SLICING_RULES
 
 CLUSTER_RULES = OWN_CLUSTER_RULES + NAP_RULES + SLICING_CLUSTER_RULES
 NODE_POOL_RULES = POOL_RULES + SLICING_POOL_RULES
-RULES = CLUSTER_RULES + NODE_POOL_RULES + STACK_RULES + NETWORK_RULES + CLASS_RULES + PATHWAYS_RULES
+RULES = (CLUSTER_RULES + SUB_SLICING_RULES + NODE_POOL_RULES + STACK_RULES + NETWORK_RULES + CLASS_RULES
+         + PATHWAYS_RULES)
 
 
 def cluster_findings(cluster: Props) -> Iterator[tuple[GkeRule, Finding]]:
@@ -65,4 +67,10 @@ def network_findings(subnet: Props, cluster: Props, pools: Sequence[Props]) -> I
 def pathways_findings(team: Props) -> Iterator[tuple[GkeRule, Finding]]:
     for rule in PATHWAYS_RULES:
         for finding in rule.check(team):
+            yield rule, finding
+
+
+def sub_slicing_findings(facts: Props) -> Iterator[tuple[GkeRule, Finding]]:
+    for rule in SUB_SLICING_RULES:
+        for finding in rule.check(facts):
             yield rule, finding

@@ -1,5 +1,11 @@
 """GKE's rules for a cluster with the slice controller, which TPU7x dynamic slicing needs (model.dynamic_slicing):
-Standard, Rapid channel, a version floor, and Container-Optimized OS on its TPU7x nodes."""
+Standard, Rapid channel, a version floor, and Container-Optimized OS on its TPU7x nodes; and the later floor of
+sub-slicing.
+
+The sub-slicing rule takes the planner's facts (plan.gke_check): the cluster's pinned version (`minMasterVersion`)
+and the pools that allow sub-slicing (`subSlicingPools`, their config paths). Whether a pool allows it lives in the
+stack's pool entries, not in a GKE resource (the same node pools, cluster and policy either way), so the planner
+checks this rule and the policy pack does not."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -7,7 +13,7 @@ from collections.abc import Iterator
 from gke_ai_batch.model import catalog, dynamic_slicing
 from gke_ai_batch.model.gke_cluster_rules import release_channel
 from gke_ai_batch.model.gke_pool_rules import version_below
-from gke_ai_batch.model.gke_rule_sources import DYNAMIC_SLICING, Finding, GkeRule, Props
+from gke_ai_batch.model.gke_rule_sources import DYNAMIC_SLICING, SUB_SLICING, Finding, GkeRule, Props
 
 
 def slice_controller(c: Props) -> bool:
@@ -44,6 +50,14 @@ def _os_image(p: Props, c: Props) -> Iterator[Finding]:
                       f"Container-Optimized OS ({dynamic_slicing.OS_IMAGE})")
 
 
+def _sub_slicing_version(facts: Props) -> Iterator[Finding]:
+    version, floor, pools = facts.get("minMasterVersion"), dynamic_slicing.SUB_SLICING_MIN_VERSION, \
+        facts.get("subSlicingPools") or []
+    if pools and version_below(version, floor):
+        yield Finding(f"{version}: sub-slicing (slices smaller than 4x4x4, on {', '.join(pools)}) needs GKE {floor} "
+                      "or later; pin a later version, or drop sub_slicing")
+
+
 SLICING_CLUSTER_RULES: tuple[GkeRule, ...] = (
     GkeRule("slice-controller-standard", "cluster", "cluster.mode",
             "the slice controller (TPU7x dynamic slicing) is turned on in Standard clusters only", DYNAMIC_SLICING,
@@ -60,4 +74,10 @@ SLICING_POOL_RULES: tuple[GkeRule, ...] = (
     GkeRule("slice-controller-os-image", "node pool", "generation",
             "TPU7x nodes of a cluster with the slice controller run Container-Optimized OS", DYNAMIC_SLICING,
             _os_image),
+)
+
+SUB_SLICING_RULES: tuple[GkeRule, ...] = (
+    GkeRule("sub-slicing-version", "sub-slicing", "cluster.version",
+            f"a pinned version of a cluster where a pool sets sub_slicing is at least "
+            f"{dynamic_slicing.SUB_SLICING_MIN_VERSION}", SUB_SLICING, _sub_slicing_version),
 )

@@ -136,6 +136,10 @@ class TpuPoolConfig(NodeSettings):
     (Kueue Topology Aware Scheduling over the sub-blocks, and an admission check of the slice controller, which
     the cluster turns on). GKE Standard, Rapid channel, 1.35.2-gke.1842000 or later (docs/scenarios/
     dynamic-slicing.md)."""
+    sub_slicing: bool = False
+    """With dynamic_slicing: a job may also take a sub-slice, part of one sub-block (2x2x1, 2x2x2, 2x2x4 or
+    2x4x4: 1, 2, 4 or 8 of its VMs); the flavor's Topology gains the levels of those partitions. GKE
+    1.36.0-gke.3712000 or later. Unset: slices are whole sub-blocks (docs/scenarios/dynamic-slicing.md)."""
 
 
 class GpuSharing(Model):

@@ -7,10 +7,12 @@ Scheduling", https://cloud.google.com/ai-hypercomputer/docs/workloads/schedule-g
 Topology lists them in this order). The same page warns that TAS works best with reserved capacity and
 "might not work well" with Spot or Flex-start VMs. No GKE page documents such labels for other machines
 here, so TAS is refused on them, but for TPU7x dynamic slicing (model.dynamic_slicing): a sub-block of 16
-tpu7x-standard-4t nodes is one `cloud.google.com/gke-tpu-partition-4x4x4-id` domain."""
+tpu7x-standard-4t nodes is one `cloud.google.com/gke-tpu-partition-4x4x4-id` domain, and with sub-slicing the
+partitions inside it are domains too."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import prod
 
 from gke_ai_batch.model.words import or_list
 
@@ -24,16 +26,34 @@ HOSTNAME = "kubernetes.io/hostname"
 # this label, hostname.
 PARTITION_4X4X4 = "cloud.google.com/gke-tpu-partition-4x4x4-id"
 DYNAMIC_SLICING_LEVELS = (BLOCK, PARTITION_4X4X4, HOSTNAME)
+# Sub-slicing (model.dynamic_slicing.SUB_SLICE_SHAPES): each sub-block is split into nested partitions, two of each
+# shape in the one above it (4x4x4 > 2x4x4 > 2x2x4 > 2x2x2 > 2x2x1), each labelled
+# `cloud.google.com/gke-tpu-partition-<shape>-id`. No GKE page read here names these labels (the how-to's Kueue
+# manifests were out of reach); the peer is GKE's slice controller as xpk publishes it (AI-Hypercomputer/xpk
+# @250d4b3c, branch slice-main: slice/internal/topology/topology.go `RequiredSliceLevel`, the Topology of
+# slice/test/e2e/subslice/jobset_test.go and the nodes of slice/hack/kind-cluster-subslice.yaml), whose levels
+# are these, in this order.
+SUB_SLICE_SHAPES = ("2x4x4", "2x2x4", "2x2x2", "2x2x1")
+
+
+def partition_level(shape: str) -> str:
+    """The node label of the TPU7x partition of `shape` a node belongs to."""
+    return f"cloud.google.com/gke-tpu-partition-{shape}-id"
+
+
+SUB_SLICING_LEVELS = (BLOCK, PARTITION_4X4X4, *map(partition_level, SUB_SLICE_SHAPES), HOSTNAME)
 GPU_LEVELS = (BLOCK, SUBBLOCK, HOST, HOSTNAME)
 LEVELS_BY_MACHINE = {"a3-ultragpu-8g": GPU_LEVELS, "a4-highgpu-8g": GPU_LEVELS}
 MAX_LEVELS = 16  # the CRD's levels maxItems
 SHORT_NAMES = {BLOCK: "block", SUBBLOCK: "subblock", HOST: "host", HOSTNAME: "hostname",
-               PARTITION_4X4X4: "partition"}
+               PARTITION_4X4X4: "partition", **{partition_level(s): s for s in SUB_SLICE_SHAPES}}
 # Levels whose domain holds a known number of nodes: a VM is a whole host on the GPU machines, so a host or
 # hostname domain is one node; a 4x4x4 partition is one sub-block of 16 VMs (GKE: "About dynamic slicing": "a
 # 16-node group of TPU VMs with a 4x4x4 topology"). A block or sub-block holds as many of a pool's nodes as its
-# reservation put there, at most all of them.
-DOMAIN_NODES = {HOST: 1, HOSTNAME: 1, PARTITION_4X4X4: 16}
+# reservation put there, at most all of them. A sub-slice partition holds a VM per 4 of its chips (tpu7x-standard-4t),
+# as the peer's e2e tests run one pod per VM: 8 in a 2x4x4, 4 in a 2x2x4, 2 in a 2x2x2, 1 in a 2x2x1.
+DOMAIN_NODES = {HOST: 1, HOSTNAME: 1, PARTITION_4X4X4: 16,
+                **{partition_level(s): prod(map(int, s.split("x"))) // 4 for s in SUB_SLICE_SHAPES}}
 
 
 def levels_problem(levels: Sequence[str], machine_type: str) -> str | None:

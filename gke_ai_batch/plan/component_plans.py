@@ -71,7 +71,7 @@ def _shape(model: type[BaseModel]) -> tuple[str, ...]:
 
 # A dynamically sliced TPU pool needs the cluster's slice controller, which GkeCluster plans from the platform's
 # pools only: the component door does not offer dynamic slicing (TpuShape has no such argument).
-TPU_SHAPE = tuple(f for f in _shape(TpuPoolConfig) if f != "dynamic_slicing")
+TPU_SHAPE = tuple(f for f in _shape(TpuPoolConfig) if f not in ("dynamic_slicing", "sub_slicing"))
 GPU_SHAPE, CPU_SHAPE = _shape(GpuPoolConfig), _shape(CpuPoolConfig)
 SYSTEM_SHAPE = _shape(SystemPoolConfig)
 

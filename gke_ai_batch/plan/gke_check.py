@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gke_ai_batch.model.config import PlatformConfig
-from gke_ai_batch.model.errors import ROOT, ConfigError
+from gke_ai_batch.model.errors import ROOT, ConfigError, path_of
 from gke_ai_batch.model.gke_rule_sources import GkeRule, Props
 from gke_ai_batch.model.gke_rules import (
     class_findings,
@@ -13,6 +13,7 @@ from gke_ai_batch.model.gke_rules import (
     network_findings,
     pool_findings,
     stack_findings,
+    sub_slicing_findings,
 )
 from gke_ai_batch.plan.compute_classes import plan_compute_classes
 from gke_ai_batch.plan.gke_inputs import cluster_inputs, engine_form, node_pool_inputs
@@ -30,6 +31,9 @@ def enforce_gke_rules(cfg: PlatformConfig, pools: list[PoolPlan], network: Netwo
     labels = cfg.resource_labels()
     cluster = engine_form(cluster_inputs(cfg, labels))
     for rule, finding in cluster_findings(cluster):
+        raise ConfigError(_path(ROOT, rule, finding.at), finding.message)
+    sub_sliced = [path_of("tpu_pools", i) for i, t in enumerate(cfg.tpu_pools) if t.dynamic_slicing and t.sub_slicing]
+    for rule, finding in sub_slicing_findings({"minMasterVersion": cfg.cluster.version, "subSlicingPools": sub_sliced}):
         raise ConfigError(_path(ROOT, rule, finding.at), finding.message)
     declared = [engine_form(node_pool_inputs(plan, labels)) for plan in pools]
     for plan, pool in zip(pools, declared, strict=True):

@@ -288,9 +288,21 @@ def _labels(s: NodeSettings, path: str, gke: dict[str, str], ours: dict[str, str
     return {**gke, **ours}, {**ours, **s.node_labels}
 
 
+def _slicing_levels(p: TpuPoolConfig) -> tuple[str, ...]:
+    """The Topology of a dynamically sliced pool's flavor: the sub-slice partitions' levels too where jobs may
+    take part of a sub-block (model.topologies)."""
+    if not p.dynamic_slicing:
+        return ()
+    return topologies.SUB_SLICING_LEVELS if p.sub_slicing else topologies.DYNAMIC_SLICING_LEVELS
+
+
 def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPlan]:
     if p.dynamic_slicing:
         dynamic_slicing.check_pool(path, p)
+    elif p.sub_slicing:
+        raise ConfigError(f"{path}.sub_slicing", "sub-slicing splits the sub-blocks of a dynamically sliced pool "
+                          "into smaller slices: set dynamic_slicing: true as well (TPU7x, topology 4x4x4, an All "
+                          "Capacity mode reservation), or drop sub_slicing")
     shape = tpu_shape_at(path, p.generation, p.topology, p.machine_type)
     if p.slices < 1:
         raise ConfigError(f"{path}.slices", f"{p.slices} slices: a pool needs at least 1 slice")
@@ -326,7 +338,7 @@ def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPl
             per_node=shape.chips_per_vm, resource=vocabulary.TPU_RESOURCE, reservation=p.reservation,
             max_run_duration=p.max_run_duration, flavor=p.flavor or p.name, node_labels=labels,
             custom_labels=custom, workload_policy=policy, adopt=adopt, dynamic_slicing=p.dynamic_slicing,
-            topology_levels=topologies.DYNAMIC_SLICING_LEVELS if p.dynamic_slicing else (),
+            topology_levels=_slicing_levels(p),
             **_settings(p, queued), **sizing,
         )
         for s in range(p.slices)
