@@ -93,6 +93,7 @@ def test_with_the_gate_off_kueue_ignores_the_elastic_annotation():
     assert not judged("dev", with_topology).startswith("refused: training/shards: Kueue webhook")
     running = job("training", "shards", "preprocessing", containers=[container()])
     running["metadata"]["annotations"] = dict(ELASTIC)
+    running["spec"]["completionMode"] = "Indexed"  # completions change with parallelism on Indexed Jobs only
     grown = copy.deepcopy(running)
     grown["spec"]["parallelism"] = grown["spec"]["completions"] = 8
     assert describe(kueue_alone(tenant_path("dev")).judge(grown, running)) == (
