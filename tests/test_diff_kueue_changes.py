@@ -40,7 +40,7 @@ def test_a_flavor_s_labels_changed_say_running_jobs_keep_the_old_ones() -> None:
     assert op == "update"
     assert lines == [f'spec.nodeLabels["cloud.google.com/gke-spot"]: "true" -> (absent)  '
                      f'[{FLAVOR_NOTES["spec.nodeLabels"]}]']
-    assert "replacement pods keep the old labels' nodes" in lines[0] and "stay Pending" in lines[0]
+    assert "replacement pods keep selecting the old labels" in lines[0] and "stay Pending" in lines[0]
 
 
 def test_a_flavor_s_tolerations_changed_say_running_jobs_keep_theirs() -> None:

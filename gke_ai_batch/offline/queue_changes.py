@@ -36,12 +36,13 @@ QUOTA_RUNBOOK = 'docs/operating.md, Runbooks, "A quota cut below what a team is 
 FLAVOR_NOTES = {
     "spec.nodeLabels": (
         "Kueue put the flavor's nodeLabels into each running job's nodeSelector when it started it, and does not "
-        "redo that: running jobs and their replacement pods keep the old labels' nodes; jobs started from now on "
-        "get the new ones, and if no node has them, their pods stay Pending until waitForPodsReady evicts and "
-        "requeues them"),
+        "redo that: running jobs and their replacement pods keep selecting the old labels (where no node has them "
+        "any more, their new pods stay Pending); jobs started from now on get the new ones, and if no node has "
+        "those, their pods stay Pending until waitForPodsReady evicts and requeues them"),
     "spec.tolerations": (
         "Kueue added the flavor's tolerations to each running job's pods when it started it, and does not redo "
-        "that: running jobs and their replacement pods keep the old ones; jobs started from now on get the new"),
+        "that: running jobs and their replacement pods keep the old ones (on nodes whose taints changed with "
+        "them, their new pods stay Pending); jobs started from now on get the new ones"),
     "spec.nodeTaints": (
         "running jobs keep running (Kueue does not re-judge them); a waiting workload that does not tolerate the "
         "new taints can no longer be given this flavor"),
