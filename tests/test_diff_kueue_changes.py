@@ -9,7 +9,7 @@ import json
 
 from gke_ai_batch.offline.diff import compare
 from gke_ai_batch.offline.kueue_restart import POD_RESTART, RESTART
-from gke_ai_batch.offline.queue_changes import COHORT, FLAVOR_NOTES, QUOTA_CUT, QUOTA_RUNBOOK
+from gke_ai_batch.offline.queue_changes import COHORT, FLAVOR_NOTES, LEFT_COHORT, QUOTA_CUT, QUOTA_RUNBOOK
 
 from .conftest import platform_of, run_config
 
@@ -19,10 +19,11 @@ def _dev() -> tuple[dict, ...]:
     return tuple(r.as_json() for r in run_config(platform_of("dev"), "dev"))
 
 
-def _step(cfg: dict, name: str) -> tuple[str, list[str]]:
-    """The diff's step and lines for the resource `name`, from dev to dev edited into `cfg`."""
+def _step(cfg: dict, name: str, back: dict | None = None) -> tuple[str, list[str]]:
+    """The diff's step and lines for the resource `name`, from dev (or `back`) to dev edited into `cfg`."""
     new = [r.as_json() for r in run_config(cfg, "dev")]
-    found = [(op, lines) for op, r, lines in compare(json.loads(json.dumps(_dev())), new).steps if r["name"] == name]
+    old = [r.as_json() for r in run_config(back, "dev")] if back else json.loads(json.dumps(_dev()))
+    found = [(op, lines) for op, r, lines in compare(old, new).steps if r["name"] == name]
     assert found, f"{name} does not change"
     return found[0]
 
@@ -63,6 +64,14 @@ def test_a_team_moved_to_another_cohort_says_its_borrowing_work_becomes_preempti
     assert op == "update"
     assert lines[0] == f'spec.cohortName: "ml" -> "vision"  [{COHORT}]'
     assert "evicts nothing" in COHORT and "preempts them" in COHORT
+    alone = platform_of("dev")
+    queue = _team(alone, "research")["queue"]
+    del queue["cohort"]
+    queue["quotas"]["v5e-train"] = {"google.com/tpu": 8}  # no borrowing or lending limits without a cohort
+    op, lines = _step(alone, "queues-cq-research")
+    assert f'spec.cohortName: "ml" -> (absent)  [{LEFT_COHORT}]' in lines
+    joined = _step(platform_of("dev"), "queues-cq-research", back=alone)[1]
+    assert 'spec.cohortName: (absent) -> "ml"' in joined and not any("  [" in ln for ln in joined), joined
 
 
 def test_a_quota_cut_points_to_the_runbook_and_a_raise_says_nothing() -> None:
@@ -77,7 +86,7 @@ def test_a_quota_cut_points_to_the_runbook_and_a_raise_says_nothing() -> None:
     assert QUOTA_RUNBOOK in QUOTA_CUT and "evicts nothing" in QUOTA_CUT
     raised = platform_of("dev")
     _team(raised, "research")["queue"]["quotas"]["v6e-flex"] = {"google.com/tpu": 32}
-    assert not any("[" in ln.split("->")[-1] for ln in _step(raised, "queues-cq-research")[1])
+    assert not any("  [" in ln for ln in _step(raised, "queues-cq-research")[1])
 
 
 def test_kueue_s_controller_resources_restart_it() -> None:

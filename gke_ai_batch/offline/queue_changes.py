@@ -52,6 +52,10 @@ COHORT = ("the team's queue moves to another cohort: Kueue evicts nothing, and m
           "while those workloads still hold its nodes (its new admissions may wait for nodes); in the new cohort "
           "they are borrowing, and a member reclaiming its own quota preempts them. Move a team after its "
           "borrowing work ends")
+LEFT_COHORT = ("the team's queue leaves its cohort: Kueue evicts nothing; the cohort counts the quota it lent as free "
+               "at once, while the queue's workloads above its nominal quota still hold its nodes (its new admissions "
+               "may wait for nodes), and the queue admits nothing more until its usage is below its quota. Take a "
+               "team out after its borrowing work ends")
 QUOTA_CUT = ("a lower nominal quota: Kueue evicts nothing for it, so if the team runs more than this, its workloads "
              "keep running, the excess counts as borrowing (a cohort member reclaiming its own quota preempts it), "
              f"and until its usage is below, the queue admits only what it can borrow; {QUOTA_RUNBOOK}")
@@ -70,16 +74,16 @@ def _note(type_: str, path: str, a: Any, b: Any) -> str | None:
     if type_ == RESOURCE_FLAVOR:
         return next((note for field, note in FLAVOR_NOTES.items()
                      if path == field or path.startswith((f"{field}.", f"{field}["))), None)
-    if type_ == CLUSTER_QUEUE and path == "spec.cohortName":
-        return COHORT
+    if type_ == CLUSTER_QUEUE and path == "spec.cohortName" and a is not ABSENT:
+        return LEFT_COHORT if b is ABSENT else COHORT
     if type_ == CLUSTER_QUEUE and path.endswith(".nominalQuota") and _lowered(a, b):
         return QUOTA_CUT
     return None
 
 
 def queue_notes(type_: str, paths: list[str], old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
-    """The note for each changed path of `paths` that changes what a flavor selects or tolerates, the cohort a
-    queue borrows from, or lowers a nominal quota."""
+    """The note for each changed path of `paths` that changes what a flavor selects or tolerates, moves a queue
+    out of its cohort (joining one borrows nothing yet), or lowers a nominal quota."""
     wanted = set(paths)
     return {path: note for path, a, b in changes(old, new)
             if path in wanted and (note := _note(type_, path, a, b)) is not None}
