@@ -11,8 +11,10 @@ Kubernetes' immutable fields, the program's replaceOnChanges) says it, with the 
 order the engine would replace in; in-place node pool updates that GKE applies by recreating the nodes are
 marked. A created or deleted resource shows what a reviewer approves or loses (its quotas, its shape and
 size: gke_ai_batch.offline.essentials). A Kubernetes provider replaced takes every object on it with it
-(cascade). A change of Kueue's configuration says that Kueue's controller restarts to read it, and what
-running workloads see (gke_ai_batch.offline.kueue_restart). A deletion or replacement of what holds running
+(cascade). A change of Kueue's configuration or of its controller's pod template says that Kueue's controller
+restarts, and what running workloads see (gke_ai_batch.offline.kueue_restart); a flavor's labels, taints or
+tolerations, a queue's cohort or a lower quota say what Kueue does to running and waiting work
+(gke_ai_batch.offline.queue_changes). A deletion or replacement of what holds running
 work or data needs the stack file's decision (gke_ai_batch.offline.decisions), and what the API server, GKE
 or the engine would refuse is refused with the way to do it (gke_ai_batch.offline.api_refusals): each one is
 named after the diff. After the diff come both sides' policy results and each team's accelerator quotas before
@@ -45,6 +47,7 @@ from .essentials import essentials
 from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
 from .kueue_restart import restart_lines
 from .limit_changes import tightened
+from .queue_changes import queue_notes
 from .quota_changes import quota_lines
 from .renames import RenameError, follow_rename
 from .stackfile import project
@@ -311,7 +314,7 @@ def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list
     disruptive = {path: "GKE recreates every node of the pool to apply it"
                   for path in recreating_nodes(new["type"], paths, a, b)}
     disruptive |= {path: BLOCK_KEPT for path in kept_blocks(new["type"], paths, a, b)}
-    disruptive |= tightened(new["type"], paths, a, b)
+    disruptive |= tightened(new["type"], paths, a, b) | queue_notes(new["type"], paths, a, b)
     if new["type"] == NODE_POOL and evicting_taints(a, b):
         disruptive |= {p: "a NoExecute taint added: evicts every running pod that does not tolerate it"
                        for p in paths if p.startswith("nodeConfig.taints")}
