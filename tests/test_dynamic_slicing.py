@@ -381,8 +381,62 @@ def test_sub_slicing_on_a_live_pool_goes_through_a_flavor_of_another_name(tmp_pa
     base = copy.deepcopy(now)
     base["tpu_pools"][0]["sub_slicing"] = False
     now["tpu_pools"][0]["flavor"] = "ironwood-sub"
-    now["teams"][0]["queue"]["quotas"] = {"ironwood-sub": now["teams"][0]["queue"]["quotas"]["ironwood"]}
+    quotas = now["teams"][0]["queue"]["quotas"]
+    quotas["ironwood-sub"] = quotas.pop("ironwood")
+    now["teams"][0]["pod_security"][0]["flavors"] = ["ironwood-sub", "cpu-np"]  # the exception follows its flavor
     d = Diffed(base, now, tmp_path)
     assert (d.op(FLAVOR, "queues-flavor-ironwood"), d.op(FLAVOR, "queues-flavor-ironwood-sub")) == ("delete", "create")
     assert {d.op(NODE_POOL, f"ironwood-slice-{i}") for i in range(4)} <= {"update", None}  # the VMs stay
     assert d.refused == []
+
+
+# Pathways over dynamic slices. Before, the dynamic-slicing stack had no Pathways team: its ClusterQueue held
+# no head quota and a Pathways JobSet's head found no flavor.
+def _quotas(cq: dict) -> dict[str, dict[str, object]]:
+    return {f["name"]: {r["name"]: r["nominalQuota"] for r in f["resources"]}
+            for group in cq["resourceGroups"] for f in group["flavors"]}
+
+
+def test_the_pathways_heads_quota_joins_the_queue_of_the_sliced_tpus_and_not_the_slice_check(plan):
+    cq = _one(plan("dynamic-slicing"), ":ClusterQueue", "llm").inputs["spec"]
+    quotas = _quotas(cq)
+    # one head (proxy 16 cpu + 100G, resource manager 8 cpu + 32G) plus the team's own 24 cpu and 100G for the client
+    assert quotas["cpu-np"] == {"cpu": 48, "memory": "232G", "google.com/tpu": 0}
+    assert quotas["ironwood"]["google.com/tpu"] == 256
+    assert cq["admissionChecksStrategy"]["admissionChecks"] == [{"name": "dynamic-slicing", "onFlavors": ["ironwood"]}]
+
+
+def test_make_admit_admits_the_pathways_jobset_head_on_cpu_np_and_workers_on_a_super_slice(plan):
+    result = admit_in(cluster_of(plan("dynamic-slicing")), workload(WORKLOADS / "dynamic-slicing.yaml",
+                                                                    "pathways-4x4x8"))
+    assert result.admitted, result.problems
+    assert {p.name: (p.count, [f.flavor for f in p.flavors]) for p in result.pod_sets} == {
+        "pathways-head": (1, ["cpu-np"]), "worker": (32, ["ironwood"])}
+    # Kueue's checks are per workload: the slice check comes with the ironwood flavor the workers got
+    assert list(result.checks) == ["dynamic-slicing"]
+
+
+def test_a_job_on_the_head_pool_alone_waits_for_no_slice_controller(plan):
+    doc = workload(WORKLOADS / "dynamic-slicing.yaml", "pathways-4x4x8")
+    doc["spec"]["replicatedJobs"] = doc["spec"]["replicatedJobs"][:1]  # the head only
+    result = admit_in(cluster_of(plan("dynamic-slicing")), doc)
+    assert result.admitted, result.problems
+    assert result.checks == ()
+
+
+def test_a_pathways_head_above_the_teams_head_quota_is_refused_in_kueues_words(plan):
+    doc = workload(WORKLOADS / "dynamic-slicing.yaml", "pathways-4x4x8")
+    client = doc["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
+    client["resources"]["limits"]["cpu"] = "25"
+    result = admit_in(cluster_of(plan("dynamic-slicing")), doc)
+    assert not result.quota_reserved
+    assert "insufficient quota for cpu in flavor cpu-np" in (result.reason or "")
+
+
+def test_the_pathways_resource_manager_names_the_super_slices_tpu7x_type():
+    doc = workload(WORKLOADS / "dynamic-slicing.yaml", "pathways-4x4x8")
+    head, worker = doc["spec"]["replicatedJobs"]
+    rm = next(c for c in head["template"]["spec"]["template"]["spec"]["initContainers"] if c["name"] == "pathways-rm")
+    shape = worker["template"]["spec"]["template"]["metadata"]["annotations"]["cloud.google.com/gke-tpu-slice-topology"]
+    assert f"--instance_type=tpu7x:{shape}" in rm["args"]
+    assert f"--instance_count={worker['replicas']}" in rm["args"]
