@@ -440,3 +440,17 @@ def test_the_pathways_resource_manager_names_the_super_slices_tpu7x_type():
     shape = worker["template"]["spec"]["template"]["metadata"]["annotations"]["cloud.google.com/gke-tpu-slice-topology"]
     assert f"--instance_type=tpu7x:{shape}" in rm["args"]
     assert f"--instance_count={worker['replicas']}" in rm["args"]
+
+
+@pytest.mark.parametrize("sub_slicing", [True, False])
+def test_an_unpinned_cluster_is_refused_at_its_version(sub_slicing):
+    """GKE creates an unpinned cluster at the Rapid channel's default, which nothing says is at the floor: before,
+    the plan passed and the sub-blocks could land on a version without dynamic (or sub-) slicing."""
+    cfg = platform_of("dynamic-slicing")
+    del cfg["cluster"]["version"]
+    cfg["tpu_pools"][0]["sub_slicing"] = sub_slicing
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == "platform.cluster.version"
+    assert e.value.message == ("dynamic slicing needs GKE 1.35.2-gke.1842000 or later (sub-slicing, slices smaller "
+                               "than 4x4x4, 1.36.0-gke.3712000); the cluster pins no version: pin one")

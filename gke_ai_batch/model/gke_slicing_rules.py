@@ -34,10 +34,14 @@ def _rapid(c: Props) -> Iterator[Finding]:
 
 
 def _version(c: Props) -> Iterator[Finding]:
+    """An unpinned cluster is refused too: GKE creates it at the Rapid channel's default version, which nothing
+    here says is at the floor (plan.runtime_limits does not assume 1.36 either), and GKE's how-to supports
+    dynamic slicing only "in one of the following versions"."""
     version, floor = c.get("minMasterVersion"), dynamic_slicing.SUPER_SLICING_MIN_VERSION
-    if slice_controller(c) and version_below(version, floor):
+    if slice_controller(c) and (version is None or version_below(version, floor)):
+        pinned = f"the cluster pins {version}" if version else "the cluster pins no version: pin one"
         yield Finding(f"dynamic slicing needs GKE {floor} or later (sub-slicing, slices smaller than 4x4x4, "
-                      f"{dynamic_slicing.SUB_SLICING_MIN_VERSION}); the cluster pins {version}")
+                      f"{dynamic_slicing.SUB_SLICING_MIN_VERSION}); {pinned}")
 
 
 def _os_image(p: Props, c: Props) -> Iterator[Finding]:
@@ -65,7 +69,7 @@ SLICING_CLUSTER_RULES: tuple[GkeRule, ...] = (
     GkeRule("slice-controller-rapid-channel", "cluster", "cluster.release_channel",
             "a cluster with the slice controller is enrolled in the Rapid channel", DYNAMIC_SLICING, _rapid),
     GkeRule("slice-controller-version", "cluster", "cluster.version",
-            f"a pinned version of a cluster with the slice controller is at least "
+            f"a cluster with the slice controller pins a version of at least "
             f"{dynamic_slicing.SUPER_SLICING_MIN_VERSION} ({dynamic_slicing.SUB_SLICING_MIN_VERSION} for "
             "sub-slicing)", DYNAMIC_SLICING, _version),
 )
