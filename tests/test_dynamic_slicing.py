@@ -145,6 +145,8 @@ def test_a_slice_of_part_of_a_sub_block_is_refused_as_no_slice_the_controller_fo
     job = doc["spec"]["replicatedJobs"][0]["template"]["spec"]
     job.update(parallelism=24, completions=24)
     job["template"]["metadata"]["annotations"] = {REQUIRED: BLOCK}
+    # no slice-topology annotation: the shape is named by the partition label the pods select instead
+    job["template"]["spec"]["nodeSelector"]["cloud.google.com/gke-tpu-partition-4x4x4-state"] = "HEALTHY"
     result = admit_in(cluster_of(plan("dynamic-slicing")), doc)
     assert result.quota_reserved and not result.admitted
     assert any("the slice controller forms slices of whole 16-VM sub-blocks" in w for w in result.warnings)
@@ -454,3 +456,36 @@ def test_an_unpinned_cluster_is_refused_at_its_version(sub_slicing):
     assert e.value.path == "platform.cluster.version"
     assert e.value.message == ("dynamic slicing needs GKE 1.35.2-gke.1842000 or later (sub-slicing, slices smaller "
                                "than 4x4x4, 1.36.0-gke.3712000); the cluster pins no version: pin one")
+
+
+def _without(doc: dict, where: str, key: str) -> dict:
+    template = doc["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    del (template["metadata"]["annotations"] if where == "annotations" else template["spec"]["nodeSelector"])[key]
+    return doc
+
+
+SLICE_TOPOLOGY, ACCELERATOR = "cloud.google.com/gke-tpu-slice-topology", "cloud.google.com/gke-tpu-accelerator"
+
+
+@pytest.mark.parametrize(("where", "key", "missing"), [
+    ("annotations", SLICE_TOPOLOGY, f"no {SLICE_TOPOLOGY} annotation"),
+    ("nodeSelector", ACCELERATOR, f"no nodeSelector {ACCELERATOR}: tpu7x"),
+])
+def test_a_slice_the_slice_controller_would_skip_is_not_admitted(plan, where, key, missing):
+    """The slice controller skips a workload with no pod set naming a slice topology and tpu7x: its check stays
+    Pending and the job holds its quota forever. Before, `make admit` admitted such a job."""
+    doc = _without(workload(WORKLOADS / "dynamic-slicing.yaml"), where, key)
+    result = admit_in(cluster_of(plan("dynamic-slicing")), doc)
+    assert result.quota_reserved and not result.admitted
+    assert result.warnings == (f"pod set slice: {missing}: GKE's slice controller forms no Slice for it (a workload "
+                               "with no pod set naming both is skipped, its admission check left Pending: it holds "
+                               "its quota and never starts)",)
+
+
+def test_a_partition_node_selector_names_the_slice_as_the_annotation_does(plan):
+    """The slice controller also reads the shape from a partition label the pod selects (TopologyFromNodeSelector
+    OrAffinity, beta, on by default)."""
+    doc = _without(workload(WORKLOADS / "dynamic-slicing.yaml"), "annotations", SLICE_TOPOLOGY)
+    template = doc["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    template["nodeSelector"]["cloud.google.com/gke-tpu-partition-4x4x4-state"] = "HEALTHY"
+    assert admit_in(cluster_of(plan("dynamic-slicing")), doc).admitted

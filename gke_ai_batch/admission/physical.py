@@ -64,11 +64,44 @@ def _sub_slice_warnings(ps: PodSet, chips: int, shape: str, flavor: str, levels:
     return []
 
 
+def _node_requirements(spec: Obj) -> list[tuple[str, str, list[str]]]:
+    """(key, operator, values) of the pod's nodeSelector (as `In`) and its required node affinity terms."""
+    terms = ((((spec.get("affinity") or {}).get("nodeAffinity") or {})
+              .get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get("nodeSelectorTerms") or [])
+    return [(k, "In", [v]) for k, v in (spec.get("nodeSelector") or {}).items()] + [
+        (e.get("key", ""), e.get("operator", ""), list(e.get("values") or []))
+        for t in terms for e in t.get("matchExpressions") or []]
+
+
+def _unsliced_warnings(ps: PodSet) -> list[str]:
+    """GKE's slice controller forms Slices only for the pod sets it deems relevant: a slice topology (the
+    annotation, or a partition label the pod selects) and the TPU7x accelerator in the nodeSelector or a required
+    node affinity; a workload with none of them it skips, leaving its admission check Pending, so the workload
+    holds its quota and never starts (xpk@250d4b3c, branch slice-main, peer source:
+    slice/internal/core/core.go `IsRelevantPodTemplateSpec`, `GetTPUTopology`, `GetTPUAccelerator`;
+    slice/internal/controller/workload_controller.go `validateRelevantWorkload`, "Skipping workload")."""
+    needs = _node_requirements(ps.spec)
+    missing = []
+    if not ps.annotations.get(vocabulary.SLICE_TOPOLOGY_ANNOTATION) and not any(
+            k.startswith(topologies.PARTITION_PREFIX) and k.endswith(("-id", "-state")) for k, _, _ in needs):
+        missing.append(f"no {vocabulary.SLICE_TOPOLOGY_ANNOTATION} annotation")
+    if (vocabulary.TPU_ACCELERATOR_LABEL, "In", [dynamic_slicing.GENERATION]) not in needs:
+        missing.append(f"no nodeSelector {vocabulary.TPU_ACCELERATOR_LABEL}: {dynamic_slicing.GENERATION}")
+    if not missing:
+        return []
+    return [f"pod set {ps.name}: {' and '.join(missing)}: GKE's slice controller forms no Slice for it (a workload "
+            "with no pod set naming both is skipped, its admission check left Pending: it holds its quota and never "
+            "starts)"]
+
+
 def _stitched_slice_warnings(ps: PodSet, chips: int, flavor: str, pools: Sequence[PoolFacts],
                              levels: Sequence[str]) -> list[str]:
     """A dynamically sliced pod set's replica is one slice of whole sub-blocks (one node pool each), which the
     slice controller stitches, of the shape its pods name (a Slice the controller's webhook accepts, of one pod
     per VM); or, where the pools allow sub-slicing, one partition of a sub-block."""
+    unsliced = _unsliced_warnings(ps)
+    if unsliced:
+        return unsliced
     per_slice, sub_block = ps.pods_per_replica, max((p.slice_vms for p in pools), default=0)
     total = sum(p.slice_vms for p in pools)
     shape = ps.annotations.get(vocabulary.SLICE_TOPOLOGY_ANNOTATION)

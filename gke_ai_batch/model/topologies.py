@@ -36,9 +36,12 @@ DYNAMIC_SLICING_LEVELS = (BLOCK, PARTITION_4X4X4, HOSTNAME)
 SUB_SLICE_SHAPES = ("2x4x4", "2x2x4", "2x2x2", "2x2x1")
 
 
+PARTITION_PREFIX = "cloud.google.com/gke-tpu-partition-"
+
+
 def partition_level(shape: str) -> str:
     """The node label of the TPU7x partition of `shape` a node belongs to."""
-    return f"cloud.google.com/gke-tpu-partition-{shape}-id"
+    return f"{PARTITION_PREFIX}{shape}-id"
 
 
 SUB_SLICING_LEVELS = (BLOCK, PARTITION_4X4X4, *map(partition_level, SUB_SLICE_SHAPES), HOSTNAME)
