@@ -489,3 +489,15 @@ def test_a_partition_node_selector_names_the_slice_as_the_annotation_does(plan):
     template = doc["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
     template["nodeSelector"]["cloud.google.com/gke-tpu-partition-4x4x4-state"] = "HEALTHY"
     assert admit_in(cluster_of(plan("dynamic-slicing")), doc).admitted
+
+
+def test_an_autoscaled_sub_block_pool_is_refused_at_its_autoscaling():
+    """Kueue's TAS places jobs on nodes that exist: a sub-block autoscaled to zero would never get a job (make admit
+    says "no topology domains at level"). Before, the plan took it."""
+    cfg = platform_of("dynamic-slicing")
+    cfg["tpu_pools"][0]["autoscaling"] = {"max_nodes": 16}
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == "platform.tpu_pools[0].autoscaling"
+    assert e.value.message.endswith("so a sub-block scaled to zero never gets a job that would scale it up: drop "
+                                    "autoscaling")

@@ -48,7 +48,7 @@ _SHAPE = re.compile(r"^[0-9]+x[0-9]+x[0-9]+$")
 
 
 def check_pool(path: str, p: TpuPoolConfig) -> None:
-    """A dynamically sliced pool is TPU7x sub-blocks from an All Capacity mode reservation; one error at the
+    """A dynamically sliced pool is fixed TPU7x sub-blocks from an All Capacity mode reservation; one error at the
     first field that is not."""
     if p.generation != GENERATION:
         raise ConfigError(f"{path}.generation", f"{p.generation!r}: dynamic slicing is a TPU7x (Ironwood) feature "
@@ -59,6 +59,12 @@ def check_pool(path: str, p: TpuPoolConfig) -> None:
                           f"of {SUB_BLOCK} (16 tpu7x-standard-4t VMs, 64 chips; GKE: \"a node pool maps directly to a "
                           "sub-block\"), and jobs ask for their slice's shape when they run: set topology "
                           f"{SUB_BLOCK} and slices to the number of sub-blocks")
+    if p.autoscaling is not None:
+        raise ConfigError(f"{path}.autoscaling", "a dynamically sliced pool keeps its sub-blocks up, 16 nodes each (as "
+                          "xpk and Cluster Toolkit create them, --num-nodes=16): Kueue's Topology Aware Scheduling "
+                          "places a job only on nodes that exist (pkg/cache/scheduler/tas_flavor_snapshot.go at "
+                          "v0.19.2), so a sub-block scaled to zero never gets a job that would scale it up: drop "
+                          "autoscaling")
     if p.capacity != Capacity.RESERVATION:
         raise ConfigError(f"{path}.capacity", f"{str(p.capacity)!r}: dynamic slicing runs on All Capacity mode "
                           "reservations only (GKE: \"Dynamic slicing features are available exclusively on TPUs "
