@@ -123,6 +123,9 @@ BAD = [
      "platform.teams[0].pathways", "Pathways quota goes on the team's own ClusterQueue"),
     ("team without TPU quota", lambda c: team(c)["queue"].update(quotas={"cpu-np": {"cpu": 8}}),
      "platform.teams[0].pathways", "has no google.com/tpu quota in queue.quotas: Pathways drives TPU workers only"),
+    # an operator removes the TPU pool and keeps the quota: the missing flavor is named, not "no TPU quota"
+    ("TPU pool removed, its quota kept", lambda c: c.update(tpu_pools=[]),
+     "platform.teams[0].queue.quotas.vlp-16", "flavor 'vlp-16' does not exist in this environment; flavors: cpu-np"),
     ("Pathways without JobSet", lambda c: c.update(jobset={"install": "never"}),
      "platform.teams[0].pathways", "a Pathways job is a JobSet (a pathways-head and TPU workers) and jobset.install is "
                                    "'never'"),

@@ -88,14 +88,16 @@ def _enforce_rules(cfg: PlatformConfig, i: int, facts: Mapping[str, Any]) -> Non
         raise ConfigError(where + finding.at, finding.message)
 
 
-def _check_team(cfg: PlatformConfig, path: str, t: TeamConfig, tpu_flavors: Mapping[str, str | None]) -> QueueSpec:
+def _check_team(cfg: PlatformConfig, path: str, t: TeamConfig) -> QueueSpec:
     if cfg.jobset.install == "never":
         raise ConfigError(path, "a Pathways job is a JobSet (a pathways-head and TPU workers) and jobset.install is "
                           "'never': set jobset.install to auto or always, or drop pathways")
     if t.queue is None:
         raise ConfigError(path, f"Pathways quota goes on the team's own ClusterQueue; team {t.name!r} uses the "
                           "shared queue in cluster_queue: give it a queue block, or drop pathways")
-    if not any(f in tpu_flavors and vocabulary.TPU_RESOURCE in res for f, res in t.queue.quotas.items()):
+    # Any flavor's chips count here: a quota on a flavor that is gone or holds no TPUs gets the queue check's own
+    # error (plan.scheduling), which names it, rather than this one.
+    if not any(vocabulary.TPU_RESOURCE in res for res in t.queue.quotas.values()):
         raise ConfigError(path, f"team {t.name!r} has no {vocabulary.TPU_RESOURCE} quota in queue.quotas: Pathways "
                           "drives TPU workers only (xpk: 'Pathways workloads can only be run on TPUs'); add a TPU "
                           "flavor's quota, or drop pathways")
@@ -113,7 +115,7 @@ def queues_with_heads(cfg: PlatformConfig, pools: list[PoolPlan],
         if t.pathways is None:
             continue
         path = path_of("teams", i, "pathways")
-        queue = _check_team(cfg, path, t, tpu_flavors)
+        queue = _check_team(cfg, path, t)
         head_pool, pool = _head_pool(cfg, t.pathways, pools)
         before = heads_on.get(t.pathways.head_pool or "", 0)
         _enforce_rules(cfg, i, _team_facts(cfg, t.pathways, _generations(queue, tpu_flavors), head_pool, before))
