@@ -48,8 +48,14 @@ _SHAPE = re.compile(r"^[0-9]+x[0-9]+x[0-9]+$")
 
 
 def check_pool(path: str, p: TpuPoolConfig) -> None:
-    """A dynamically sliced pool is fixed TPU7x sub-blocks from an All Capacity mode reservation; one error at the
-    first field that is not."""
+    """A dynamically sliced pool is fixed TPU7x sub-blocks from an All Capacity mode reservation, and only such a
+    pool has sub-blocks to sub-slice; one error at the first field that is not."""
+    if not p.dynamic_slicing:
+        if p.sub_slicing:
+            raise ConfigError(f"{path}.sub_slicing", "sub-slicing splits the sub-blocks of a dynamically sliced pool "
+                              "into smaller slices: set dynamic_slicing: true as well (TPU7x, topology 4x4x4, an All "
+                              "Capacity mode reservation), or drop sub_slicing")
+        return
     if p.generation != GENERATION:
         raise ConfigError(f"{path}.generation", f"{p.generation!r}: dynamic slicing is a TPU7x (Ironwood) feature "
                           "(GKE: \"Use Ironwood (TPU7x) version\"); other generations take fixed slices: drop "

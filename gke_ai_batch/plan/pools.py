@@ -297,12 +297,7 @@ def _slicing_levels(p: TpuPoolConfig) -> tuple[str, ...]:
 
 
 def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPlan]:
-    if p.dynamic_slicing:
-        dynamic_slicing.check_pool(path, p)
-    elif p.sub_slicing:
-        raise ConfigError(f"{path}.sub_slicing", "sub-slicing splits the sub-blocks of a dynamically sliced pool "
-                          "into smaller slices: set dynamic_slicing: true as well (TPU7x, topology 4x4x4, an All "
-                          "Capacity mode reservation), or drop sub_slicing")
+    dynamic_slicing.check_pool(path, p)
     shape = tpu_shape_at(path, p.generation, p.topology, p.machine_type)
     if p.slices < 1:
         raise ConfigError(f"{path}.slices", f"{p.slices} slices: a pool needs at least 1 slice")
