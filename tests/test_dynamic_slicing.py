@@ -501,3 +501,16 @@ def test_an_autoscaled_sub_block_pool_is_refused_at_its_autoscaling():
     assert e.value.path == "platform.tpu_pools[0].autoscaling"
     assert e.value.message.endswith("so a sub-block scaled to zero never gets a job that would scale it up: drop "
                                     "autoscaling")
+
+
+def test_pools_sharing_a_flavor_with_different_topologies_are_told_so():
+    """Before, the error said the pools had "different nodes (tpu7x-standard-4t, reservation)", which both have."""
+    cfg = platform_of("dynamic-slicing")
+    cfg["tpu_pools"].append({**cfg["tpu_pools"][0], "name": "ironwood2", "sub_slicing": False, "flavor": "ironwood"})
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == "platform.tpu_pools[1].flavor"
+    assert e.value.message == (f"flavor 'ironwood' is already used by platform.tpu_pools[0], whose flavor names the "
+                               f"Topology {TOPOLOGY}; this pool's would name gke-block-partition-hostname (a flavor "
+                               "names one Topology, which dynamic_slicing, sub_slicing and topology_levels decide): "
+                               "name another flavor")

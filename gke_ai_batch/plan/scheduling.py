@@ -147,8 +147,15 @@ def _pool_flavor(name: str, members: list[PoolPlan], zone: str | None = None) ->
 
 
 def _same_nodes(name: str, members: list[PoolPlan]) -> None:
+    """Pools sharing a flavor select the same nodes and name the same Topology, which Kueue gives one flavor."""
     first = members[0]
     for other in members[1:]:
+        if other.topology_levels != first.topology_levels:
+            theirs, ours = (topology_name(p.topology_levels) if p.topology_levels else "none" for p in (first, other))
+            raise ConfigError(f"{other.path}.flavor", f"flavor {name!r} is already used by {first.path}, whose "
+                              f"flavor names the Topology {theirs}; this pool's would name {ours} (a flavor names "
+                              "one Topology, which dynamic_slicing, sub_slicing and topology_levels decide): name "
+                              "another flavor")
         if (other.node_labels, other.taints, other.machine_type, other.per_node, other.zone_flavors,
                 other.topology_levels) != (first.node_labels, first.taints, first.machine_type, first.per_node,
                                            first.zone_flavors, first.topology_levels):
