@@ -134,8 +134,8 @@ class TpuPoolConfig(NodeSettings):
     """TPU7x dynamic slicing: the pool is `slices` sub-blocks (topology 4x4x4, one node pool each) of an All
     Capacity mode reservation, which GKE's slice controller stitches into the slice each admitted job asks for
     (Kueue Topology Aware Scheduling over the sub-blocks, and an admission check of the slice controller, which
-    the cluster turns on). GKE Standard, Rapid channel, 1.35.2-gke.1842000 or later (docs/scenarios/
-    dynamic-slicing.md)."""
+    the cluster turns on). GKE Standard, Rapid channel, a pinned version of 1.35.2-gke.1842000 or later; a fixed
+    size, no autoscaling (docs/scenarios/dynamic-slicing.md)."""
     sub_slicing: bool = False
     """With dynamic_slicing: a job may also take a sub-slice, part of one sub-block (2x2x1, 2x2x2, 2x2x4 or
     2x4x4: 1, 2, 4 or 8 of its VMs); the flavor's Topology gains the levels of those partitions. GKE
