@@ -144,6 +144,7 @@ SLICE_ADMISSION_CHECK = "dynamic-slicing"  # the AdmissionCheck's name (ours)
 SLICE_TOPOLOGY_ANNOTATION = "cloud.google.com/gke-tpu-slice-topology"
 QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 JOBSET_FRAMEWORK = "jobset.x-k8s.io/jobset"
+JOBSET_API = "jobset.x-k8s.io/v1alpha2"  # the version JobSet v0.12.0 serves (model.releases)
 KUEUE_NAMESPACE = "kueue-system"
 JOBSET_NAMESPACE = "jobset-system"
 

@@ -18,13 +18,13 @@ from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 
 from gke_ai_batch.model.quantity import parse_quantity
-from gke_ai_batch.vocabulary import GMP_API, POD_MONITORING_COUNT, Obj
+from gke_ai_batch.vocabulary import GMP_API, JOBSET_API, POD_MONITORING_COUNT, Obj
 
 _COUNTED = {("v1", "Service"): "count/services", ("v1", "ConfigMap"): "count/configmaps",
             ("v1", "Secret"): "count/secrets", ("apps/v1", "Deployment"): "count/deployments.apps",
             ("apps/v1", "ReplicaSet"): "count/replicasets.apps", ("apps/v1", "StatefulSet"): "count/statefulsets.apps",
             ("batch/v1", "Job"): "count/jobs.batch", ("batch/v1", "CronJob"): "count/cronjobs.batch",
-            ("jobset.x-k8s.io/v1alpha2", "JobSet"): "count/jobsets.jobset.x-k8s.io",
+            (JOBSET_API, "JobSet"): "count/jobsets.jobset.x-k8s.io",
             (GMP_API, "PodMonitoring"): POD_MONITORING_COUNT}
 
 
