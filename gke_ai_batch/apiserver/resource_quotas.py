@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 
-from gke_ai_batch.model.quantity import parse_quantity
+from gke_ai_batch.model.quantity import parse_quantity, shown_quantity
 from gke_ai_batch.vocabulary import GMP_API, JOBSET_API, POD_MONITORING_COUNT, Obj
 
 _COUNTED = {("v1", "Service"): "count/services", ("v1", "ConfigMap"): "count/configmaps",
@@ -76,21 +76,9 @@ def exceeded(obj: Obj, quotas: Iterable[Obj], old: Obj | None = None) -> tuple[s
     return None
 
 
-_UNITS = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10),
-          ("E", 10**18), ("P", 10**15), ("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3))
-
-
 def _shown(amounts: Mapping[str, Decimal]) -> dict[str, str]:
-    """Quantities as the plugin prints them: a whole number of bytes in the largest unit that divides it, binary
-    first (resource.Quantity's canonical form: `1948Gi`, `500G`), any other amount as a plain number."""
-    return {r: _quantity(n, r.endswith("storage")) for r, n in amounts.items()}
-
-
-def _quantity(n: Decimal, binary: bool) -> str:
-    if binary and n == n.to_integral_value() and n > 0:
-        suffix, unit = next(((s, u) for s, u in _UNITS if n % u == 0), ("", 1))
-        return f"{int(n / unit)}{suffix}"
-    return f"{n.normalize():f}"
+    """Quantities as the plugin prints them (storage in bytes)."""
+    return {r: shown_quantity(n, r.endswith("storage")) for r, n in amounts.items()}
 
 
 def _pairs(resources: list[str], values: Mapping[str, object]) -> str:
