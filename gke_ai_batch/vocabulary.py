@@ -172,6 +172,17 @@ NAMESPACE = "kubernetes:core/v1:Namespace"
 SECRET = "kubernetes:core/v1:Secret"
 SERVICE_ACCOUNT_TOKEN = "kubernetes.io/service-account-token"  # a Secret type: the token controller fills it
 WORKLOAD_COUNT = f"count/workloads.{KUEUE_GROUP}"  # the object-count quota of Kueue Workloads
+# ResourceQuota's object counts of the kinds a team creates (Kubernetes "Resource Quotas": `count/<resource>.<group>`):
+# the team quota sets them (plan.tenancy) and the simulated API server charges them (apiserver.resource_quotas).
+JOB_COUNT = "count/jobs.batch"
+CRON_JOB_COUNT = "count/cronjobs.batch"
+JOBSET_COUNT = f"count/jobsets.{JOBSET_API.split('/')[0]}"
+DEPLOYMENT_COUNT = "count/deployments.apps"
+REPLICASET_COUNT = "count/replicasets.apps"
+STATEFULSET_COUNT = "count/statefulsets.apps"
+SERVICE_COUNT = "count/services"
+CONFIGMAP_COUNT = "count/configmaps"
+SECRET_COUNT = "count/secrets"
 
 
 def admitted_by_label(cluster_queue: str) -> str:

@@ -17,15 +17,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 
+from gke_ai_batch import vocabulary as v
 from gke_ai_batch.model.quantity import parse_quantity, shown_quantity
-from gke_ai_batch.vocabulary import GMP_API, JOBSET_API, POD_MONITORING_COUNT, Obj
+from gke_ai_batch.vocabulary import Obj
 
-_COUNTED = {("v1", "Service"): "count/services", ("v1", "ConfigMap"): "count/configmaps",
-            ("v1", "Secret"): "count/secrets", ("apps/v1", "Deployment"): "count/deployments.apps",
-            ("apps/v1", "ReplicaSet"): "count/replicasets.apps", ("apps/v1", "StatefulSet"): "count/statefulsets.apps",
-            ("batch/v1", "Job"): "count/jobs.batch", ("batch/v1", "CronJob"): "count/cronjobs.batch",
-            (JOBSET_API, "JobSet"): "count/jobsets.jobset.x-k8s.io",
-            (GMP_API, "PodMonitoring"): POD_MONITORING_COUNT}
+_COUNTED = {("v1", "Service"): v.SERVICE_COUNT, ("v1", "ConfigMap"): v.CONFIGMAP_COUNT,
+            ("v1", "Secret"): v.SECRET_COUNT, ("apps/v1", "Deployment"): v.DEPLOYMENT_COUNT,
+            ("apps/v1", "ReplicaSet"): v.REPLICASET_COUNT, ("apps/v1", "StatefulSet"): v.STATEFULSET_COUNT,
+            ("batch/v1", "Job"): v.JOB_COUNT, ("batch/v1", "CronJob"): v.CRON_JOB_COUNT,
+            (v.JOBSET_API, "JobSet"): v.JOBSET_COUNT, (v.GMP_API, "PodMonitoring"): v.POD_MONITORING_COUNT}
 
 
 def charges(obj: Obj) -> dict[str, str]:

@@ -12,7 +12,16 @@ from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.plan.kueue_configuration import Settings, configuration
 from gke_ai_batch.plan.namespace_policies import POD_HEADROOM
 from gke_ai_batch.plan.tenancy import object_quota
-from gke_ai_batch.vocabulary import CONTROLLER_PRIORITY, SYSTEM_POOL_TAINT, WORKLOAD_COUNT, ClusterMode
+from gke_ai_batch.vocabulary import (
+    CONTROLLER_PRIORITY,
+    DEPLOYMENT_COUNT,
+    JOB_COUNT,
+    JOBSET_COUNT,
+    STATEFULSET_COUNT,
+    SYSTEM_POOL_TAINT,
+    WORKLOAD_COUNT,
+    ClusterMode,
+)
 
 if TYPE_CHECKING:
     from gke_ai_batch.plan.platform import Platform
@@ -41,8 +50,7 @@ def recommended_memory(queues: int, workloads: int = 0, text_bytes: int = 0) -> 
 
 # The object counts of a team namespace's ResourceQuota whose objects Kueue keeps in its informer caches (and,
 # for jobs, copies into Workloads): Jobs, JobSets, Deployments, StatefulSets, pods and the Workloads.
-CACHED_COUNTS = ("count/jobs.batch", "count/jobsets.jobset.x-k8s.io", "count/deployments.apps",
-                 "count/statefulsets.apps", "pods", WORKLOAD_COUNT)
+CACHED_COUNTS = (JOB_COUNT, JOBSET_COUNT, DEPLOYMENT_COUNT, STATEFULSET_COUNT, "pods", WORKLOAD_COUNT)
 
 
 def namespace_text_bytes(hard: Mapping[str, object], object_size: int) -> int:
