@@ -172,7 +172,8 @@ class ObjectQuotasSpec(TypedDict):
     storage: NotRequired[str]
     """Storage all its PersistentVolumeClaims may request (default 1Ti)."""
     object_size: NotRequired[int]
-    """Bytes of free text one workload object may hold (default 16384)."""
+    """Bytes of text (its spec's keys and strings, labels, annotations, finalizers, owner references) one workload
+    object may hold (default 16384)."""
 
 
 class ContainerLimitsSpec(TypedDict):

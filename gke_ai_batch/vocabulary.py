@@ -96,7 +96,7 @@ KUEUE_VERSION_ANNOTATION = "gke-ai-batch.io/kueue-version"  # on a MultiKueueClu
 TOKEN_GENERATION_ANNOTATION = "gke-ai-batch.io/token-generation"  # on a worker's kubeconfig Secret
 TOKEN_ROTATION_ANNOTATION = "gke-ai-batch.io/rotate-every-days"  # on a worker's kubeconfig Secret: its stated lifetime
 PRIORITIES_ANNOTATION = "gke-ai-batch.io/priorities"  # on team namespaces: the priorities its pods may name
-OBJECT_SIZE_ANNOTATION = "gke-ai-batch.io/object-size"  # on team namespaces: bytes of free text one workload may hold
+OBJECT_SIZE_ANNOTATION = "gke-ai-batch.io/object-size"  # on team namespaces: bytes of text one workload may hold
 FLAVORS_ANNOTATION = "gke-ai-batch.io/flavors"  # on privileged team namespaces: the only flavors its pods may use
 TEAM_ROLE = "gke-ai-batch-team"  # the ClusterRole team groups are bound to in their namespaces
 CONTROLLER_PRIORITY = "gke-ai-batch-controllers"  # the PriorityClass of Kueue and JobSet, above every team's
@@ -144,6 +144,7 @@ SLICE_ADMISSION_CHECK = "dynamic-slicing"  # the AdmissionCheck's name (ours)
 SLICE_TOPOLOGY_ANNOTATION = "cloud.google.com/gke-tpu-slice-topology"
 QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 JOBSET_FRAMEWORK = "jobset.x-k8s.io/jobset"
+JOBSET_API = "jobset.x-k8s.io/v1alpha2"  # the version JobSet v0.12.0 serves (model.releases)
 KUEUE_NAMESPACE = "kueue-system"
 JOBSET_NAMESPACE = "jobset-system"
 
@@ -161,16 +162,27 @@ BUCKET_IAM_MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
 BUCKET_IAM_BINDING = "gcp:storage/bucketIAMBinding:BucketIAMBinding"
 PUBLIC_MEMBERS = ("allUsers", "allAuthenticatedUsers")  # IAM's members for anyone, signed in or not
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-K8S_PROVIDER = "pulumi:providers:kubernetes"
 KUEUE_GROUP_TYPE_PREFIX = f"kubernetes:{KUEUE_GROUP}/"  # any Kueue API version
 KUEUE_TYPE_PREFIX = f"kubernetes:{KUEUE_API}:"
 PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
+LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
 ROLE_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"
 NAMESPACE = "kubernetes:core/v1:Namespace"
 SECRET = "kubernetes:core/v1:Secret"
 SERVICE_ACCOUNT_TOKEN = "kubernetes.io/service-account-token"  # a Secret type: the token controller fills it
 WORKLOAD_COUNT = f"count/workloads.{KUEUE_GROUP}"  # the object-count quota of Kueue Workloads
+# ResourceQuota's object counts of the kinds a team creates (Kubernetes "Resource Quotas": `count/<resource>.<group>`):
+# the team quota sets them (plan.tenancy) and the simulated API server charges them (apiserver.resource_quotas).
+JOB_COUNT = "count/jobs.batch"
+CRON_JOB_COUNT = "count/cronjobs.batch"
+JOBSET_COUNT = f"count/jobsets.{JOBSET_API.split('/')[0]}"
+DEPLOYMENT_COUNT = "count/deployments.apps"
+REPLICASET_COUNT = "count/replicasets.apps"
+STATEFULSET_COUNT = "count/statefulsets.apps"
+SERVICE_COUNT = "count/services"
+CONFIGMAP_COUNT = "count/configmaps"
+SECRET_COUNT = "count/secrets"
 
 
 def admitted_by_label(cluster_queue: str) -> str:

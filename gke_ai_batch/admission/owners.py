@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gke_ai_batch.vocabulary import QUEUE_LABEL, Obj
+from gke_ai_batch.vocabulary import JOBSET_API, QUEUE_LABEL, Obj
 
 from .terms import FRAMEWORKS
 
-KNOWN = {("batch/v1", "Job"), ("jobset.x-k8s.io/v1alpha2", "JobSet"), ("apps/v1", "Deployment"),
+KNOWN = {("batch/v1", "Job"), (JOBSET_API, "JobSet"), ("apps/v1", "Deployment"),
          ("apps/v1", "StatefulSet"), ("v1", "Pod"), ("apps/v1", "ReplicaSet")}
 CHAIN_LIMIT = 10
 _RESOURCES = {"Job": 'jobs.batch', "JobSet": "jobsets.jobset.x-k8s.io", "Deployment": "deployments.apps",

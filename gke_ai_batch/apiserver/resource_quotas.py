@@ -17,15 +17,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 
-from gke_ai_batch.model.quantity import parse_quantity
-from gke_ai_batch.vocabulary import GMP_API, POD_MONITORING_COUNT, Obj
+from gke_ai_batch import vocabulary as v
+from gke_ai_batch.model.quantity import parse_quantity, shown_quantity
+from gke_ai_batch.vocabulary import Obj
 
-_COUNTED = {("v1", "Service"): "count/services", ("v1", "ConfigMap"): "count/configmaps",
-            ("v1", "Secret"): "count/secrets", ("apps/v1", "Deployment"): "count/deployments.apps",
-            ("apps/v1", "ReplicaSet"): "count/replicasets.apps", ("apps/v1", "StatefulSet"): "count/statefulsets.apps",
-            ("batch/v1", "Job"): "count/jobs.batch", ("batch/v1", "CronJob"): "count/cronjobs.batch",
-            ("jobset.x-k8s.io/v1alpha2", "JobSet"): "count/jobsets.jobset.x-k8s.io",
-            (GMP_API, "PodMonitoring"): POD_MONITORING_COUNT}
+_COUNTED = {("v1", "Service"): v.SERVICE_COUNT, ("v1", "ConfigMap"): v.CONFIGMAP_COUNT,
+            ("v1", "Secret"): v.SECRET_COUNT, ("apps/v1", "Deployment"): v.DEPLOYMENT_COUNT,
+            ("apps/v1", "ReplicaSet"): v.REPLICASET_COUNT, ("apps/v1", "StatefulSet"): v.STATEFULSET_COUNT,
+            ("batch/v1", "Job"): v.JOB_COUNT, ("batch/v1", "CronJob"): v.CRON_JOB_COUNT,
+            (v.JOBSET_API, "JobSet"): v.JOBSET_COUNT, (v.GMP_API, "PodMonitoring"): v.POD_MONITORING_COUNT}
 
 
 def charges(obj: Obj) -> dict[str, str]:
@@ -76,21 +76,9 @@ def exceeded(obj: Obj, quotas: Iterable[Obj], old: Obj | None = None) -> tuple[s
     return None
 
 
-_UNITS = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10),
-          ("E", 10**18), ("P", 10**15), ("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3))
-
-
 def _shown(amounts: Mapping[str, Decimal]) -> dict[str, str]:
-    """Quantities as the plugin prints them: a whole number of bytes in the largest unit that divides it, binary
-    first (resource.Quantity's canonical form: `1948Gi`, `500G`), any other amount as a plain number."""
-    return {r: _quantity(n, r.endswith("storage")) for r, n in amounts.items()}
-
-
-def _quantity(n: Decimal, binary: bool) -> str:
-    if binary and n == n.to_integral_value() and n > 0:
-        suffix, unit = next(((s, u) for s, u in _UNITS if n % u == 0), ("", 1))
-        return f"{int(n / unit)}{suffix}"
-    return f"{n.normalize():f}"
+    """Quantities as the plugin prints them (storage in bytes)."""
+    return {r: shown_quantity(n, r.endswith("storage")) for r, n in amounts.items()}
 
 
 def _pairs(resources: list[str], values: Mapping[str, object]) -> str:

@@ -41,3 +41,16 @@ def format_quantity(amount: Decimal, unit: str = "") -> str:
     if unit and amount % scale == 0:
         return f"{int(amount / scale)}{unit}"
     return str(int(amount)) if amount == int(amount) else f"{int(amount * 1000)}m"
+
+
+_BYTE_UNITS = ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki", "E", "P", "T", "G", "M", "k")
+
+
+def shown_quantity(amount: Decimal, in_bytes: bool = False) -> str:
+    """A quantity as the ResourceQuota plugin's message shows it: a whole number of bytes in the largest unit that
+    divides it, binary units first (`1948Gi`; 500G, a whole number of Ki too, shows as `488281250Ki`), any other
+    amount as a plain number."""
+    if in_bytes and amount == amount.to_integral_value() and amount > 0:
+        unit = next((u for u in _BYTE_UNITS if amount % _SUFFIX[u] == 0), "")
+        return f"{int(amount / _SUFFIX[unit])}{unit}"
+    return f"{amount.normalize():f}"

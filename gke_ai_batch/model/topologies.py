@@ -20,20 +20,6 @@ BLOCK = "cloud.google.com/gce-topology-block"
 SUBBLOCK = "cloud.google.com/gce-topology-subblock"
 HOST = "cloud.google.com/gce-topology-host"
 HOSTNAME = "kubernetes.io/hostname"
-# The 4x4x4 partition (sub-block) a TPU7x node of a dynamically sliced pool belongs to. No GKE page read here
-# shows the Topology's levels in full (the how-to's Kueue manifest was out of reach); Cluster Toolkit's
-# kueue-configuration-dynamic-slicing.yaml.tftpl and xpk's kueue_super_slicing_topology.yaml.j2 both give block,
-# this label, hostname.
-PARTITION_4X4X4 = "cloud.google.com/gke-tpu-partition-4x4x4-id"
-DYNAMIC_SLICING_LEVELS = (BLOCK, PARTITION_4X4X4, HOSTNAME)
-# Sub-slicing (model.dynamic_slicing.SUB_SLICE_SHAPES): each sub-block is split into nested partitions, two of each
-# shape in the one above it (4x4x4 > 2x4x4 > 2x2x4 > 2x2x2 > 2x2x1), each labelled
-# `cloud.google.com/gke-tpu-partition-<shape>-id`. No GKE page read here names these labels (the how-to's Kueue
-# manifests were out of reach); the peer is GKE's slice controller as xpk publishes it (AI-Hypercomputer/xpk
-# @250d4b3c, branch slice-main: slice/internal/topology/topology.go `RequiredSliceLevel`, the Topology of
-# slice/test/e2e/subslice/jobset_test.go and the nodes of slice/hack/kind-cluster-subslice.yaml), whose levels
-# are these, in this order.
-SUB_SLICE_SHAPES = ("2x4x4", "2x2x4", "2x2x2", "2x2x1")
 
 
 PARTITION_PREFIX = "cloud.google.com/gke-tpu-partition-"
@@ -44,6 +30,19 @@ def partition_level(shape: str) -> str:
     return f"{PARTITION_PREFIX}{shape}-id"
 
 
+# The 4x4x4 partition (sub-block) a TPU7x node of a dynamically sliced pool belongs to. No GKE page read here
+# shows the Topology's levels in full (the how-to's Kueue manifest was out of reach); Cluster Toolkit's
+# kueue-configuration-dynamic-slicing.yaml.tftpl and xpk's kueue_super_slicing_topology.yaml.j2 both give block,
+# this label, hostname.
+PARTITION_4X4X4 = partition_level("4x4x4")
+DYNAMIC_SLICING_LEVELS = (BLOCK, PARTITION_4X4X4, HOSTNAME)
+# Sub-slicing (model.dynamic_slicing): each sub-block is split into nested partitions of SUB_SLICE_SHAPES, two of
+# each shape in the one above it (4x4x4 > 2x4x4 > 2x2x4 > 2x2x2 > 2x2x1), each labelled partition_level(shape).
+# No GKE page read here names these labels (the how-to's Kueue manifests were out of reach); the peer is GKE's
+# slice controller as xpk publishes it (AI-Hypercomputer/xpk @250d4b3c, branch slice-main:
+# slice/internal/topology/topology.go `RequiredSliceLevel`, the Topology of slice/test/e2e/subslice/jobset_test.go
+# and the nodes of slice/hack/kind-cluster-subslice.yaml), whose levels are these, in this order.
+SUB_SLICE_SHAPES = ("2x4x4", "2x2x4", "2x2x2", "2x2x1")
 SUB_SLICING_LEVELS = (BLOCK, PARTITION_4X4X4, *map(partition_level, SUB_SLICE_SHAPES), HOSTNAME)
 GPU_LEVELS = (BLOCK, SUBBLOCK, HOST, HOSTNAME)
 LEVELS_BY_MACHINE = {"a3-ultragpu-8g": GPU_LEVELS, "a4-highgpu-8g": GPU_LEVELS}

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 import yaml
+
+from gke_ai_batch.model.quantity import parse_quantity
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 SECRET = "[secret]"  # how a plan shows every secret value
@@ -89,6 +92,16 @@ def join(path: str, key: str) -> str:
     if _IDENT.match(key):
         return f"{path}.{key}" if path else key
     return f"{path}[{json.dumps(key)}]"
+
+
+def under(path: str, prefix: str) -> bool:
+    """Whether `path` is `prefix` or a field or item inside it (`spec.tolerations[0].key` under `spec.tolerations`)."""
+    return path == prefix or path.startswith((f"{prefix}.", f"{prefix}["))
+
+
+def amount(value: Any) -> Decimal | None:
+    """A changed input's quantity (a quota, a ratio, a size), or None where that side has none."""
+    return None if value is ABSENT or value is None else parse_quantity(str(value))
 
 
 class Hidden:

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 
 from gke_ai_batch.vocabulary import HELM_RELEASE
 
+from .inputs import under
+
 CONFIGURATION = "values.managerConfig.controllerManagerConfigYaml"
 MANAGER = "values.controllerManager"
 OUTSIDE_POD_TEMPLATE = ("replicas", "strategy", "podDisruptionBudget")
@@ -38,12 +40,8 @@ POD_RESTART = ("Kueue's controller restarts for this: it is in the controller-ma
                f"charts/kueue/templates/manager/manager.yaml), so the change rolls the {_ROLLS}")
 
 
-def _under(path: str, prefix: str) -> bool:
-    return path == prefix or path.startswith((f"{prefix}.", f"{prefix}["))
-
-
 def _in_pod_template(path: str) -> bool:
-    return _under(path, MANAGER) and not any(_under(path, f"{MANAGER}.{k}") for k in OUTSIDE_POD_TEMPLATE)
+    return under(path, MANAGER) and not any(under(path, f"{MANAGER}.{k}") for k in OUTSIDE_POD_TEMPLATE)
 
 
 def restart_lines(type_: str, changed: Sequence[str]) -> list[str]:
@@ -51,6 +49,6 @@ def restart_lines(type_: str, changed: Sequence[str]) -> list[str]:
     template, else none."""
     if type_ != HELM_RELEASE:
         return []
-    if any(_under(p, CONFIGURATION) for p in changed):
+    if any(under(p, CONFIGURATION) for p in changed):
         return [RESTART]
     return [POD_RESTART] if any(map(_in_pod_template, changed)) else []

@@ -11,17 +11,12 @@ waitForPodsReady evicts and requeues it, to be refused again."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from decimal import Decimal
 from typing import Any
 
-from gke_ai_batch.model.quantity import parse_quantity
-from gke_ai_batch.vocabulary import OBJECT_SIZE_ANNOTATION
+from gke_ai_batch.vocabulary import LIMIT_RANGE, NAMESPACE, OBJECT_SIZE_ANNOTATION, RESOURCE_QUOTA
 
-from .inputs import ABSENT, changes, join
+from .inputs import amount, changes, join
 
-RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
-LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
-NAMESPACE = "kubernetes:core/v1:Namespace"
 SIZE_PATH = join("metadata.annotations", OBJECT_SIZE_ANNOTATION)
 _STALLS = "a running job whose pods it refuses can create no more of them and stalls"
 NOTES = {
@@ -42,17 +37,13 @@ def _judged(type_: str, path: str) -> bool:
             (type_ == NAMESPACE and path == SIZE_PATH))
 
 
-def _amount(value: Any) -> Decimal | None:
-    return None if value is ABSENT or value is None else parse_quantity(str(value))
-
-
 def tightened(type_: str, paths: Iterable[str], old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
     """The note for each changed path of `paths` that lowers a team limit, or sets one where there was none."""
     wanted = set(paths)
     out = {}
     for path, a, b in changes(old, new):
-        if path in wanted and _judged(type_, path) and (after := _amount(b)) is not None:
-            before = _amount(a)
+        if path in wanted and _judged(type_, path) and (after := amount(b)) is not None:
+            before = amount(a)
             if before is None or after < before:
                 out[path] = NOTES[type_]
     return out

@@ -22,13 +22,11 @@ admits next, and some make running work preemptible. Read at kubernetes-sigs/kue
 """
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
-from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.vocabulary import kueue_type
 
-from .inputs import ABSENT, changes
+from .inputs import ABSENT, amount, changes, under
 
 RESOURCE_FLAVOR = kueue_type("ResourceFlavor")
 CLUSTER_QUEUE = kueue_type("ClusterQueue")
@@ -61,19 +59,14 @@ QUOTA_CUT = ("a lower nominal quota: Kueue evicts nothing for it, so if the team
              f"and until its usage is below, the queue admits only what it can borrow; {QUOTA_RUNBOOK}")
 
 
-def _quota(value: Any) -> Decimal | None:
-    return None if value is ABSENT or value is None else parse_quantity(str(value))
-
-
 def _lowered(a: Any, b: Any) -> bool:
-    before, after = _quota(a), _quota(b)
+    before, after = amount(a), amount(b)
     return before is not None and (after is None or after < before)
 
 
 def _note(type_: str, path: str, a: Any, b: Any) -> str | None:
     if type_ == RESOURCE_FLAVOR:
-        return next((note for field, note in FLAVOR_NOTES.items()
-                     if path == field or path.startswith((f"{field}.", f"{field}["))), None)
+        return next((note for field, note in FLAVOR_NOTES.items() if under(path, field)), None)
     if type_ == CLUSTER_QUEUE and path == "spec.cohortName" and a is not ABSENT:
         return LEFT_COHORT if b is ABSENT else COHORT
     if type_ == CLUSTER_QUEUE and path.endswith(".nominalQuota") and _lowered(a, b):

@@ -12,7 +12,16 @@ from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.plan.kueue_configuration import Settings, configuration
 from gke_ai_batch.plan.namespace_policies import POD_HEADROOM
 from gke_ai_batch.plan.tenancy import object_quota
-from gke_ai_batch.vocabulary import CONTROLLER_PRIORITY, SYSTEM_POOL_TAINT, WORKLOAD_COUNT, ClusterMode
+from gke_ai_batch.vocabulary import (
+    CONTROLLER_PRIORITY,
+    DEPLOYMENT_COUNT,
+    JOB_COUNT,
+    JOBSET_COUNT,
+    STATEFULSET_COUNT,
+    SYSTEM_POOL_TAINT,
+    WORKLOAD_COUNT,
+    ClusterMode,
+)
 
 if TYPE_CHECKING:
     from gke_ai_batch.plan.platform import Platform
@@ -31,7 +40,7 @@ REPLICAS = 2  # leader election picks one scheduler; every replica serves the we
 def recommended_memory(queues: int, workloads: int = 0, text_bytes: int = 0) -> int:
     """MiB one controller replica wants: Kueue keeps every queue and workload in memory. The chart's 512Mi
     for about 7,000 workloads (no Kueue document gives a formula; the PR that set 512Mi measured that), a
-    512Mi step per 7,000 more, at least 256Mi more per 100 queues, plus the free text the teams' objects may
+    512Mi step per 7,000 more, at least 256Mi more per 100 queues, plus the text the teams' objects may
     carry (cached_text_bytes), rounded up to a 512Mi step (the kueue-controller-size policy compares
     against it)."""
     by_workloads = 512 * max(1, -(-workloads // WORKLOADS_PER_512MI))
@@ -41,19 +50,18 @@ def recommended_memory(queues: int, workloads: int = 0, text_bytes: int = 0) -> 
 
 # The object counts of a team namespace's ResourceQuota whose objects Kueue keeps in its informer caches (and,
 # for jobs, copies into Workloads): Jobs, JobSets, Deployments, StatefulSets, pods and the Workloads.
-CACHED_COUNTS = ("count/jobs.batch", "count/jobsets.jobset.x-k8s.io", "count/deployments.apps",
-                 "count/statefulsets.apps", "pods", WORKLOAD_COUNT)
+CACHED_COUNTS = (JOB_COUNT, JOBSET_COUNT, DEPLOYMENT_COUNT, STATEFULSET_COUNT, "pods", WORKLOAD_COUNT)
 
 
 def namespace_text_bytes(hard: Mapping[str, object], object_size: int) -> int:
-    """Bytes of free text one namespace's cached objects may hold: count cap x size cap (a pod's cap has the
+    """Bytes of text one namespace's cached objects may hold: count cap x size cap (a pod's cap has the
     headroom for what controllers add to it)."""
     pods = int(str(hard.get("pods", 0)))
     return sum(int(str(hard.get(k, 0))) for k in CACHED_COUNTS) * object_size + pods * POD_HEADROOM
 
 
 def cached_text_bytes(teams: Iterable[TeamConfig]) -> int:
-    """Bytes of free text one replica may hold for the teams. Every replica runs the same manager with the
+    """Bytes of text one replica may hold for the teams. Every replica runs the same manager with the
     same informer caches (its webhooks answer on each), so this is per replica, not shared between them."""
     return sum(namespace_text_bytes(object_quota(t, ns)["spec"]["hard"], t.object_quotas.object_size)
                for t in teams for ns in (t.namespaces or [t.name]))

@@ -296,7 +296,17 @@ def _slicing_levels(p: TpuPoolConfig) -> tuple[str, ...]:
     return topologies.SUB_SLICING_LEVELS if p.sub_slicing else topologies.DYNAMIC_SLICING_LEVELS
 
 
+def _tpu_labels(path: str, p: TpuPoolConfig, shape: catalog.TpuShape) -> tuple[dict[str, str], dict[str, str]]:
+    """_labels of a TPU pool: GKE's accelerator and topology labels beside the capacity's. A dynamically sliced
+    flavor selects the accelerator only, as Cluster Toolkit's and xpk's do: no GKE page read here says which
+    gke-tpu-topology label such nodes carry (a slice's shape is set when it forms)."""
+    gke_labels, ours = _capacity_labels(p.capacity, p.reservation, p.flavor or p.name)
+    shape_label = {} if p.dynamic_slicing else {vocabulary.TPU_TOPOLOGY_LABEL: shape.topology}
+    return _labels(p, path, {vocabulary.TPU_ACCELERATOR_LABEL: shape.accelerator, **shape_label, **gke_labels}, ours)
+
+
 def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPlan]:
+    """One PoolPlan per slice: a multi-host slice is one node pool, so `slices` node pools of one shape."""
     dynamic_slicing.check_pool(path, p)
     shape = tpu_shape_at(path, p.generation, p.topology, p.machine_type)
     if p.slices < 1:
@@ -309,12 +319,7 @@ def tpu_pool_plans(cfg: PoolContext, path: str, p: TpuPoolConfig) -> list[PoolPl
     if not shape.multi_host and p.autoscaling is not None and p.slices > 1:
         raise ConfigError(f"{path}.slices", f"{p.slices}: an autoscaled single-host pool is one node pool of "
                           "up to autoscaling.max_nodes VMs; drop slices")
-    gke_labels, ours = _capacity_labels(p.capacity, p.reservation, p.flavor or p.name)
-    # A dynamically sliced flavor selects the accelerator only, as Cluster Toolkit's and xpk's do: no GKE page
-    # read here says which gke-tpu-topology label such nodes carry (a slice's shape is set when it forms).
-    shape_label = {} if p.dynamic_slicing else {vocabulary.TPU_TOPOLOGY_LABEL: shape.topology}
-    gke_labels = {vocabulary.TPU_ACCELERATOR_LABEL: shape.accelerator, **shape_label, **gke_labels}
-    labels, custom = _labels(p, path, gke_labels, ours)
+    labels, custom = _tpu_labels(path, p, shape)
     unit = shape.vms if shape.multi_host or p.autoscaling is None else None
     sizing = _sizing(path, p.autoscaling, p.capacity, shape.vms, unit)
     mode = dynamic_slicing.TOPOLOGY_MODE if p.dynamic_slicing else None

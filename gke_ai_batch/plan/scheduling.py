@@ -562,7 +562,6 @@ def slice_check() -> Manifest:
             "spec": {"controllerName": vocabulary.SLICE_CONTROLLER}}
 
 
-
 def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan],
                       fleet_flavors: Mapping[str, FlavorPlan] | None = None) -> SchedulingPlan:
     tenancy.check_version(cfg)

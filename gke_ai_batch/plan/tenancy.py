@@ -18,13 +18,22 @@ from gke_ai_batch.plan import runtime_limits
 from gke_ai_batch.plan.admission_policies import admission_policies
 from gke_ai_batch.plan.namespace_policies import namespace_policies
 from gke_ai_batch.vocabulary import (
+    CONFIGMAP_COUNT,
     CONTROLLER_PRIORITY,
+    CRON_JOB_COUNT,
+    DEPLOYMENT_COUNT,
     FLAVORS_ANNOTATION,
+    JOB_COUNT,
+    JOBSET_COUNT,
     OBJECT_SIZE_ANNOTATION,
     POD_MONITORING_COUNT,
     POD_SECURITY_LABEL,
     PRIORITIES_ANNOTATION,
     RBAC_GROUP,
+    REPLICASET_COUNT,
+    SECRET_COUNT,
+    SERVICE_COUNT,
+    STATEFULSET_COUNT,
     TEAM_LABEL,
     TEAM_ROLE,
     WORKLOAD_COUNT,
@@ -154,11 +163,11 @@ def object_quota(team: TeamConfig, ns: str) -> Manifest:
     and Managed Prometheus's one collector configuration (PodMonitorings). Every kind the team role may create
     is counted (Kubernetes "Resource Quotas": `count/<resource>.<group>`, custom resources included)."""
     q = team.object_quotas
-    hard = {"count/jobs.batch": q.jobs, "count/jobsets.jobset.x-k8s.io": q.jobsets, WORKLOAD_COUNT: q.workloads,
-            "pods": q.pods, "count/deployments.apps": q.deployments, "count/replicasets.apps": q.replicasets,
-            "count/statefulsets.apps": q.statefulsets, "count/cronjobs.batch": q.cronjobs,
-            "count/services": q.services, "services.nodeports": q.node_ports,
-            "services.loadbalancers": q.load_balancers, "count/configmaps": q.configmaps, "count/secrets": q.secrets,
+    hard = {JOB_COUNT: q.jobs, JOBSET_COUNT: q.jobsets, WORKLOAD_COUNT: q.workloads,
+            "pods": q.pods, DEPLOYMENT_COUNT: q.deployments, REPLICASET_COUNT: q.replicasets,
+            STATEFULSET_COUNT: q.statefulsets, CRON_JOB_COUNT: q.cronjobs,
+            SERVICE_COUNT: q.services, "services.nodeports": q.node_ports,
+            "services.loadbalancers": q.load_balancers, CONFIGMAP_COUNT: q.configmaps, SECRET_COUNT: q.secrets,
             POD_MONITORING_COUNT: q.pod_monitorings,
             "persistentvolumeclaims": q.persistent_volume_claims, "requests.storage": q.storage}
     return {"apiVersion": "v1", "kind": "ResourceQuota",
