@@ -288,6 +288,16 @@ def test_growing_a_claim_past_the_storage_quota_is_refused_and_within_it_passes(
     assert judged("prod", claim("200Gi"), claim("100Gi")) == "updated: training/data (PersistentVolumeClaim)"
 
 
+def test_the_refusal_prints_each_quantity_in_the_format_it_was_written_in():
+    """String() keeps a quantity's format (k8s.io/apimachinery resource.Quantity, CanonicalizeBytes), and a
+    difference keeps the new object's (Quantity.Sub): a claim grown by 500G asks for `500G`, not the `488281250Ki`
+    the same bytes make in binary units; the 1Ti limit stays `1Ti`."""
+    assert judged("prod", claim("1100G"), claim("600G")) == QUOTA.format("data") + (
+        "requested: requests.storage=500G, used: requests.storage=600G, limited: requests.storage=1Ti")
+    assert judged("prod", claim("1.5T"), claim("0.5Ti")) == QUOTA.format("data") + (
+        "requested: requests.storage=950244186112, used: requests.storage=512Gi, limited: requests.storage=1Ti")
+
+
 def test_an_update_that_charges_nothing_new_passes():
     """Quota judges only what grows: a relabelled Service, a shrunk claim (the API server refuses a shrink, which
     `make admit` leaves to it)."""

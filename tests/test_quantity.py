@@ -3,7 +3,7 @@ from decimal import Decimal
 
 import pytest
 
-from gke_ai_batch.model.quantity import format_quantity, parse_quantity
+from gke_ai_batch.model.quantity import format_quantity, parse_quantity, shown_quantity
 
 
 @pytest.mark.parametrize("amount,unit,text", [
@@ -17,3 +17,14 @@ from gke_ai_batch.model.quantity import format_quantity, parse_quantity
 def test_format_quantity(amount, unit, text):
     assert format_quantity(amount, unit) == text
     assert parse_quantity(text) == amount
+
+
+@pytest.mark.parametrize("written, shown", [
+    ("500G", "500G"), ("1Ti", "1Ti"), ("1024Gi", "1Ti"), ("1000Mi", "1000Mi"), ("1.5T", "1500G"),
+    ("1.5Gi", "1536Mi"), ("512", "512"), ("1000Ki", "1000Ki"), ("0.5Ki", "512"), ("1e3", "1e3"), ("2E", "2E"),
+    ("1.5", "1500m"), (12, "12"), ("0", "0"),
+])
+def test_a_quantity_is_shown_as_string_prints_it_in_its_written_format(written, shown):
+    """resource.Quantity.String(): the canonical form in the parsed format (BinarySI below 1024 prints as
+    DecimalSI; a lone E is exa, not an exponent)."""
+    assert shown_quantity(parse_quantity(written), written) == shown

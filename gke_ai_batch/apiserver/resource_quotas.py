@@ -62,24 +62,23 @@ def exceeded(obj: Obj, quotas: Iterable[Obj], old: Obj | None = None) -> tuple[s
     grows) takes past its hard limit, or None."""
     if old is not None and obj.get("kind") not in UPDATE_KINDS:
         return None
-    used = {r: parse_quantity(n) for r, n in charges(old).items()} if old is not None else {}
-    grown = {r: parse_quantity(n) - used.get(r, 0) for r, n in charges(obj).items()}
+    was = charges(old) if old is not None else {}
+    now = charges(obj)
+    used = {r: parse_quantity(n) for r, n in was.items()}
+    grown = {r: parse_quantity(n) - used.get(r, 0) for r, n in now.items()}
     charged = {r: n for r, n in grown.items() if n > 0}
     for quota in quotas:
         hard = (quota.get("spec") or {}).get("hard") or {}
         over = sorted(r for r, n in charged.items() if r in hard and used.get(r, 0) + n > parse_quantity(hard[r]))
         if over:
             name = quota["metadata"]["name"]
-            return name, (f"exceeded quota: {name}, requested: {_pairs(over, _shown(charged))}, "
-                          f"used: {_pairs(over, _shown({r: used.get(r, Decimal(0)) for r in over}))}, "
-                          f"limited: {_pairs(over, hard)}")
+            limits = {r: parse_quantity(h) for r, h in hard.items()}
+            return name, (f"exceeded quota: {name}, requested: {_pairs(over, charged, now)}, "
+                          f"used: {_pairs(over, used, was)}, limited: {_pairs(over, limits, hard)}")
     return None
 
 
-def _shown(amounts: Mapping[str, Decimal]) -> dict[str, str]:
-    """Quantities as the plugin prints them (storage in bytes)."""
-    return {r: shown_quantity(n, r.endswith("storage")) for r, n in amounts.items()}
-
-
-def _pairs(resources: list[str], values: Mapping[str, object]) -> str:
-    return ",".join(f"{r}={values[r]}" for r in resources)
+def _pairs(resources: list[str], amounts: Mapping[str, Decimal], written: Mapping[str, int | str]) -> str:
+    """Each amount (none: 0) as String() prints it in the format its quantity was written in: a claim's `500G`
+    stays `500G`, a difference keeps the new object's format (Quantity.Sub), a limit of `1024Gi` shows as `1Ti`."""
+    return ",".join(f"{r}={shown_quantity(amounts.get(r, Decimal(0)), written.get(r, 0))}" for r in resources)

@@ -1,6 +1,7 @@
 """Kubernetes resource quantities ("10Gi", "500m", 24): parsed so quotas can be compared and summed."""
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal
 
@@ -24,9 +25,14 @@ def parse_quantity(value: int | str) -> Decimal:
     if not m:
         raise ValueError(FORMAT_HELP)
     suffix = m.group("suffix") or ""
-    if suffix[:1] in ("e", "E"):
+    if _is_exponent(suffix):
         return Decimal(m.group("num")) * Decimal(10) ** int(suffix[1:])
     return Decimal(m.group("num")) * Decimal(_SUFFIX[suffix])
+
+
+def _is_exponent(suffix: str) -> bool:
+    """`e3`, `E-2`: a DecimalExponent; a lone `E` is exa."""
+    return len(suffix) > 1 and suffix[0] in "eE"
 
 
 def render_quantity(value: int | str) -> int | str:
@@ -43,14 +49,41 @@ def format_quantity(amount: Decimal, unit: str = "") -> str:
     return str(int(amount)) if amount == int(amount) else f"{int(amount * 1000)}m"
 
 
-_BYTE_UNITS = ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki", "E", "P", "T", "G", "M", "k")
+_DECIMAL_SUFFIX = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+_BINARY_SUFFIX = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 
 
-def shown_quantity(amount: Decimal, in_bytes: bool = False) -> str:
-    """A quantity as the ResourceQuota plugin's message shows it: a whole number of bytes in the largest unit that
-    divides it, binary units first (`1948Gi`; 500G, a whole number of Ki too, shows as `488281250Ki`), any other
-    amount as a plain number."""
-    if in_bytes and amount == amount.to_integral_value() and amount > 0:
-        unit = next((u for u in _BYTE_UNITS if amount % _SUFFIX[u] == 0), "")
-        return f"{int(amount / _SUFFIX[unit])}{unit}"
-    return f"{amount.normalize():f}"
+def shown_quantity(amount: Decimal, written: int | str) -> str:
+    """`amount` as resource.Quantity's String() prints it in the format of the quantity `written` (which the
+    ResourceQuota plugin's messages show, and which a sum or difference keeps from its first operand:
+    Quantity.Add/Sub in k8s.io/apimachinery pkg/api/resource/quantity.go): BinarySI (a `Ki`..`Ei` suffix) in the
+    largest binary unit that divides it (`1024Gi` shows as `1Ti`), except below 1024 or when not whole;
+    otherwise in the largest power-of-1000 unit that keeps the number whole (`500G`, `1500G` for `1.5T`), as an
+    exponent (`1e3`) if it was written as one (CanonicalizeBytes)."""
+    if amount == 0:
+        return "0"
+    suffix = _suffix(written)
+    if suffix.endswith("i") and abs(amount) >= 1024 and amount == amount.to_integral_value():
+        number, power = int(amount), 0
+        while number % 1024 == 0 and power < len(_BINARY_SUFFIX) - 1:
+            number, power = number // 1024, power + 1
+        return f"{number}{_BINARY_SUFFIX[power]}"
+    number, exponent = _thousands(amount)
+    return f"{number}e{exponent}" if _is_exponent(suffix) and exponent else f"{number}{_DECIMAL_SUFFIX[exponent]}"
+
+
+def _suffix(written: int | str) -> str:
+    match = _QUANTITY.match(str(written).strip())
+    return (match.group("suffix") or "") if match else ""
+
+
+def _thousands(amount: Decimal) -> tuple[int, int]:
+    """(whole number, exponent) with the exponent a multiple of 3, as large as keeps the number whole (at most E,
+    at least n: ParseQuantity rounds up to nano)."""
+    sign, digits, exponent = amount.normalize().as_tuple()
+    if int(exponent) < -9:
+        return math.ceil(amount * 10**9), -9
+    number, exponent = int("".join(map(str, digits))) * (-1 if sign else 1), int(exponent)
+    while exponent % 3 or exponent > 18:
+        number, exponent = number * 10, exponent - 1
+    return number, exponent
