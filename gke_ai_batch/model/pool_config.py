@@ -126,8 +126,12 @@ class TpuPoolConfig(NodeSettings):
     block of one (NAME/reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK])."""
     zones: list[str] = []
     """The zone of the slices; unset: the platform's first zone."""
+    # https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeConfig (maxRunDuration); the 7 days:
+    # the max-run-duration rule (gke_pool_rules.py)
     max_run_duration: str | None = text(SECONDS, None)
-    """Flex-start and queued provisioning only: how long a node may run before GKE reclaims it."""
+    """How long each node may run before GKE removes it, any capacity (GKE's NodeConfig.maxRunDuration: "the
+    maximum duration for the nodes to exist"), at most 7 days; unset: no limit but the capacity's own (flex-start
+    runs a node for up to seven days)."""
     flavor: str | None = text(DNS_LABEL, None, max_length=63)
     """The Kueue ResourceFlavor; pools of one shape may share one. Unset: the pool's name."""
     dynamic_slicing: bool = False
@@ -208,8 +212,12 @@ class GpuPoolConfig(NodeSettings):
     networks; auto: GKE's accelerator network profile creates them (A3 Ultra, A4, A4X; GKE
     1.34.1-gke.1829001 or later). Unset: the pool has only its primary NIC, so multi-node NCCL traffic
     runs slower (the gpudirect-networks policy says so)."""
+    # https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeConfig (maxRunDuration); the 7 days:
+    # the max-run-duration rule (gke_pool_rules.py)
     max_run_duration: str | None = text(SECONDS, None)
-    """Flex-start and queued provisioning only: how long a node may run before GKE reclaims it."""
+    """How long each node may run before GKE removes it, any capacity (GKE's NodeConfig.maxRunDuration: "the
+    maximum duration for the nodes to exist"), at most 7 days; unset: no limit but the capacity's own (flex-start
+    runs a node for up to seven days)."""
     flavor: str | None = text(DNS_LABEL, None, max_length=63)
     """The Kueue ResourceFlavor; pools of one shape may share one. Unset: the pool's name."""
     zone_flavors: bool = False
