@@ -28,3 +28,9 @@ def test_a_quantity_is_shown_as_string_prints_it_in_its_written_format(written, 
     """resource.Quantity.String(): the canonical form in the parsed format (BinarySI below 1024 prints as
     DecimalSI; a lone E is exa, not an exponent)."""
     assert shown_quantity(parse_quantity(written), written) == shown
+
+
+def test_a_lone_e_is_exa_and_e_with_digits_an_exponent():
+    """ParseQuantity reads `E` as the exa suffix and `e3`/`E3` as a power of ten (suffix.go)."""
+    assert (parse_quantity("2E"), parse_quantity("2E3"), parse_quantity("2e-3")) == (
+        2 * 10**18, 2000, Decimal("0.002"))
