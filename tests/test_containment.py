@@ -68,7 +68,8 @@ def cron_job(name: str) -> dict:
 def pod_monitoring(name: str) -> dict:
     return {"apiVersion": "monitoring.googleapis.com/v1", "kind": "PodMonitoring",
             "metadata": {"name": name, "namespace": "research"},
-            "spec": {"selector": {"matchLabels": {"app": "x"}}, "endpoints": [{"port": "metrics"}]}}
+            "spec": {"selector": {"matchLabels": {"app": "x"}}, "limits": {"samples": 1000},
+                     "endpoints": [{"port": "metrics", "interval": "30s"}]}}
 
 
 @pytest.mark.parametrize("make, key, resource", [

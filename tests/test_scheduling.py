@@ -133,7 +133,9 @@ def test_team_rbac_and_namespaces(plan):
                                         "pod-security.kubernetes.io/audit-version": "v1.33"}
     # the global default (low-priority) and below: not high-priority
     assert ns["metadata"]["annotations"] == {"gke-ai-batch.io/priorities": "low-priority",
-                                             "gke-ai-batch.io/object-size": "16384"}
+                                             "gke-ai-batch.io/object-size": "16384",
+                                             "gke-ai-batch.io/scrape-samples": "10000",
+                                             "gke-ai-batch.io/scrape-interval": "30"}
     (default,) = [r for r in by_type(plan("multislice"), "Namespace") + by_type(plan("multislice"), "NamespacePatch")
                   if r.inputs["metadata"]["name"] == "default"]
     assert default.type == "kubernetes:core/v1:NamespacePatch"  # it exists already: labelled, never created

@@ -18,6 +18,7 @@ from gke_ai_batch.model.field_rules import (
     LABEL_VALUE,
     Model,
     Quantity,
+    duration_seconds,
     quota_or_quantity,
     text,
 )
@@ -214,6 +215,13 @@ class ObjectQuotas(Model):
     pod_monitorings: int = Field(20, ge=0, strict=True)
     """PodMonitorings (count/podmonitorings.monitoring.googleapis.com): Managed Prometheus writes every
     PodMonitoring of the cluster into one collector ConfigMap, which cannot grow past 1 MiB."""
+    scrape_samples: int = Field(10000, ge=1, strict=True)
+    """Most samples one scrape of one PodMonitoring target may take: every PodMonitoring must set
+    spec.limits.samples at or below this (Managed Prometheus bills by sample and its collectors hold every series
+    in memory; a scrape over its limit is dropped whole)."""
+    scrape_interval: str = text(DURATION, "30s")
+    """The shortest interval a PodMonitoring endpoint may be scraped at (spec.endpoints[].interval): 30s, the
+    interval of Managed Prometheus's own example PodMonitorings."""
     persistent_volume_claims: int = Field(20, ge=0, strict=True)
     """PersistentVolumeClaims (persistentvolumeclaims): each a disk."""
     storage: Quantity = "1Ti"
@@ -227,6 +235,13 @@ class ObjectQuotas(Model):
     @classmethod
     def _storage(cls, v: int | str) -> int | str:
         parse_quantity(v)
+        return v
+
+    @field_validator("scrape_interval")
+    @classmethod
+    def _scrape_interval(cls, v: str) -> str:
+        if not 1 <= duration_seconds(v) <= 3600:
+            raise ValueError(f"{v!r}: allowed from 1s to 1h (the policy reads any interval in days as longer)")
         return v
 
 

@@ -9,12 +9,16 @@
   them, and a Workload copy of each job's pod templates, in every replica (plan.installs sizes its memory by
   count x this cap), so a flood of large objects would OOM-kill it and, with its webhooks failing closed, stop
   every team;
+- a PodMonitoring (Managed Prometheus) sets a per-scrape sample limit no higher than its team's, and scrapes no
+  endpoint more often than its team's shortest interval: the ResourceQuota counts PodMonitorings, but each one
+  could otherwise scrape unbounded samples every second, driving the project's ingestion cost and the collectors'
+  memory;
 - a privileged namespace runs on the flavors its Pod Security exception names, and on no other: its pods
   and templates must select one of them by the flavor node label (`gke-ai-batch.io/flavor`), so the
   scheduler can place them on those pools only and Kueue assigns no other flavor.
 
-The cap and the flavors are read from the namespace's annotations, so the policies list no team. Each
-binding selects team namespaces and matches every requester: controllers copy templates into pods, so
+The caps, the scrape bounds and the flavors are read from the namespace's annotations, so the policies list no
+team. Each binding selects team namespaces and matches every requester: controllers copy templates into pods, so
 a controller's request is held to what the member's template was.
 """
 from __future__ import annotations
@@ -23,7 +27,10 @@ from gke_ai_batch.plan.admission_policies import POD_SPECS, PREFIX, PRIORITY_SHA
 from gke_ai_batch.vocabulary import (
     FLAVOR_LABEL,
     FLAVORS_ANNOTATION,
+    GMP_API,
     OBJECT_SIZE_ANNOTATION,
+    SCRAPE_INTERVAL_ANNOTATION,
+    SCRAPE_SAMPLES_ANNOTATION,
     SERVICE_ACCOUNT_TOKEN,
     Manifest,
 )
@@ -37,6 +44,7 @@ POD_HEADROOM = 4096
 SERVICE_ACCOUNT_TOKENS = f"{PREFIX}-no-service-account-tokens"
 OBJECT_SIZE = f"{PREFIX}-object-size"
 PRIVILEGED_FLAVORS = f"{PREFIX}-privileged-flavors"
+SCRAPE_LIMITS = f"{PREFIX}-scrape-limits"
 WORKLOADS = [r for _, rs, _ in PRIORITY_SHAPES for r in rs]
 
 # How deep the size cap walks: one level per map or list, from the object's spec. The deepest string a schema of
@@ -142,6 +150,51 @@ def service_account_token_policy() -> tuple[Manifest, Manifest]:
     ])
 
 
+def _samples(o: str) -> str:
+    """spec.limits.samples, 0 when unset (GMP v0.17.2 pod_types.go ScrapeLimits.Samples, a uint64 with
+    omitempty: 0 or unset is Prometheus's default, no limit)."""
+    return f"has({o}.spec.limits) && has({o}.spec.limits.samples) ? int({o}.spec.limits.samples) : 0"
+
+
+def _intervals(o: str) -> str:
+    """Every endpoint's interval as text (required in v1, a Prometheus duration; a typed schema may give it as a
+    duration, which string() writes back as Go does)."""
+    return f"has({o}.spec.endpoints) ? {o}.spec.endpoints.map(e, string(e.interval)) : []"
+
+
+def scrape_limits_policy() -> tuple[Manifest, Manifest]:
+    """A PodMonitoring names spec.limits.samples between 1 and its namespace's cap, and scrapes every endpoint
+    at its namespace's shortest interval or slower. A Prometheus duration with days, weeks or years is longer
+    than any shortest interval (at most an hour, by the config) and is not parsed (CEL's duration() reads
+    Go's units only). An update that keeps the limit and the intervals passes, so a PodMonitoring made before the
+    bounds (or before its team's bounds were tightened) still takes a finalizer or label change."""
+    annotations = "namespaceObject.metadata.annotations"
+    return _policy(SCRAPE_LIMITS, _rules([(GMP_API.split("/")[0], "podmonitorings")], ["CREATE", "UPDATE"]), [
+        {"name": "samples", "expression": _samples("object")},
+        {"name": "maxSamples", "expression": f"int({annotations}['{SCRAPE_SAMPLES_ANNOTATION}'])"},
+        {"name": "minInterval", "expression": f"{annotations}['{SCRAPE_INTERVAL_ANNOTATION}'] + 's'"},
+        {"name": "intervals", "expression": _intervals("object")},
+        {"name": "tooFast", "expression": "variables.intervals.filter(i, !i.matches('[dwy]') && "
+                                          "duration(i) < duration(variables.minInterval))"},
+        {"name": "kept", "expression": f"request.operation == 'UPDATE' && ({_samples('oldObject')}) == "
+                                       f"variables.samples && ({_intervals('oldObject')}) == variables.intervals"},
+    ], [
+        {"expression": "variables.kept || (variables.samples >= 1 && variables.samples <= variables.maxSamples)",
+         "messageExpression": "'namespace ' + namespaceObject.metadata.name + ' holds every PodMonitoring to at "
+                              "most ' + string(variables.maxSamples) + ' samples per scrape "
+                              "(teams[].object_quotas.scrape_samples): set spec.limits.samples from 1 to ' + "
+                              "string(variables.maxSamples) + "
+                              "(variables.samples == 0 ? ' (unset or 0 is no limit)' : ', not ' + "
+                              "string(variables.samples))", "reason": "Forbidden"},
+        {"expression": "variables.kept || variables.tooFast.size() == 0",
+         "messageExpression": "'namespace ' + namespaceObject.metadata.name + ' scrapes a PodMonitoring endpoint at "
+                              "most every ' + variables.minInterval + ' "
+                              "(teams[].object_quotas.scrape_interval): set spec.endpoints[].interval to ' + "
+                              "variables.minInterval + "
+                              "' or longer, not ' + variables.tooFast[0]", "reason": "Forbidden"},
+    ])
+
+
 _FLAVORS_NAMED = (f"map(s, has(s.nodeSelector) && '{FLAVOR_LABEL}' in s.nodeSelector ? "
                   f"s.nodeSelector['{FLAVOR_LABEL}'] : '')")
 
@@ -167,4 +220,5 @@ def privileged_flavor_policy() -> tuple[Manifest, Manifest]:
 
 
 def namespace_policies() -> tuple[Manifest, ...]:
-    return (*service_account_token_policy(), *object_size_policy(), *privileged_flavor_policy())
+    return (*service_account_token_policy(), *object_size_policy(), *scrape_limits_policy(),
+            *privileged_flavor_policy())

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
+from gke_ai_batch.model.field_rules import duration_seconds
 from gke_ai_batch.model.gke_pool_rules import version_below
 from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.model.words import name_list
@@ -31,6 +32,8 @@ from gke_ai_batch.vocabulary import (
     PRIORITIES_ANNOTATION,
     RBAC_GROUP,
     REPLICASET_COUNT,
+    SCRAPE_INTERVAL_ANNOTATION,
+    SCRAPE_SAMPLES_ANNOTATION,
     SECRET_COUNT,
     SERVICE_COUNT,
     STATEFULSET_COUNT,
@@ -190,8 +193,11 @@ def limit_range(team: TeamConfig, ns: str) -> Manifest:
 
 def namespace_annotations(team: TeamConfig, allowed: tuple[str, ...], flavors: tuple[str, ...]) -> dict[str, str]:
     """What the admission policies read from a namespace (so no policy lists the teams): its priorities, the
-    size cap of one workload object, and a privileged namespace's flavors."""
-    return {PRIORITIES_ANNOTATION: ",".join(allowed), OBJECT_SIZE_ANNOTATION: str(team.object_quotas.object_size),
+    size cap of one workload object, its PodMonitorings' scrape bounds, and a privileged namespace's flavors."""
+    q = team.object_quotas
+    return {PRIORITIES_ANNOTATION: ",".join(allowed), OBJECT_SIZE_ANNOTATION: str(q.object_size),
+            SCRAPE_SAMPLES_ANNOTATION: str(q.scrape_samples),
+            SCRAPE_INTERVAL_ANNOTATION: str(duration_seconds(q.scrape_interval)),
             **({FLAVORS_ANNOTATION: ",".join(flavors)} if flavors else {})}
 
 
