@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from math import prod
 
-from gke_ai_batch.model import topologies
+from gke_ai_batch.model import catalog, topologies
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.model.pool_config import TpuPoolConfig
 from gke_ai_batch.vocabulary import Capacity
@@ -38,12 +38,11 @@ SUB_BLOCK = "4x4x4"  # a node pool is one sub-block: 16 tpu7x-standard-4t VMs, 6
 TOPOLOGY_MODE = "PROVISION_ONLY"
 SUPER_SLICING_MIN_VERSION = "1.35.2-gke.1842000"
 SUB_SLICING_MIN_VERSION = "1.36.0-gke.3712000"
-SUB_SLICE_SHAPES = topologies.SUB_SLICE_SHAPES  # what sub_slicing lets a job ask for, inside one sub-block
 OS_IMAGE = "COS_CONTAINERD"  # GKE's Container-Optimized OS node image, the default the platform leaves in place
 # The Slice reference's rules for a tpu7x slice's topology: "AxBxC", "Each dimension (A, B, and C) must be a multiple
 # of four", "sorted in non-decreasing order", "The product of the dimensions (A*B*C) must not exceed 9,216".
 SLICE_DIMENSION_STEP = 4
-SLICE_MAX_CHIPS = 9216
+SLICE_MAX_CHIPS = catalog.TPU7X_MAX_CUBES * catalog.CUBE  # the Ironwood pod, as the catalog caps fixed slices
 _SHAPE = re.compile(r"^[0-9]+x[0-9]+x[0-9]+$")
 
 
@@ -79,7 +78,7 @@ def check_pool(path: str, p: TpuPoolConfig) -> None:
 
 def is_sub_slice(topology: str) -> bool:
     """A slice of part of one sub-block (the slice controller's SupportedSubsliceTopologies, model.topologies)."""
-    return topology in SUB_SLICE_SHAPES
+    return topology in topologies.SUB_SLICE_SHAPES
 
 
 def slice_shape_problem(topology: str) -> str | None:
@@ -92,7 +91,8 @@ def slice_shape_problem(topology: str) -> str | None:
     dims = [int(d) for d in topology.split("x")]
     if any(d % SLICE_DIMENSION_STEP or d == 0 for d in dims):
         return (f"{topology}: each dimension is a multiple of {SLICE_DIMENSION_STEP}, or the shape is a "
-                f"sub-slice, {', '.join(SUB_SLICE_SHAPES)} (the slice controller: \"topology dimensions must be "
+                f"sub-slice, {', '.join(topologies.SUB_SLICE_SHAPES)} (the slice controller: "
+                "\"topology dimensions must be "
                 f"divisible by 4: {topology}\")")
     if dims != sorted(dims):
         return f"{topology}: dimensions are in non-decreasing order ({'x'.join(map(str, sorted(dims)))})"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import prod
 
+from gke_ai_batch.model.catalog import SMALL_3D
 from gke_ai_batch.model.words import or_list
 
 BLOCK = "cloud.google.com/gce-topology-block"
@@ -42,7 +43,7 @@ DYNAMIC_SLICING_LEVELS = (BLOCK, PARTITION_4X4X4, HOSTNAME)
 # slice controller as xpk publishes it (AI-Hypercomputer/xpk @250d4b3c, branch slice-main:
 # slice/internal/topology/topology.go `RequiredSliceLevel`, the Topology of slice/test/e2e/subslice/jobset_test.go
 # and the nodes of slice/hack/kind-cluster-subslice.yaml), whose levels are these, in this order.
-SUB_SLICE_SHAPES = ("2x4x4", "2x2x4", "2x2x2", "2x2x1")
+SUB_SLICE_SHAPES = tuple(reversed(SMALL_3D))  # the 3D shapes below a cube, largest first: the nesting order
 SUB_SLICING_LEVELS = (BLOCK, PARTITION_4X4X4, *map(partition_level, SUB_SLICE_SHAPES), HOSTNAME)
 GPU_LEVELS = (BLOCK, SUBBLOCK, HOST, HOSTNAME)
 LEVELS_BY_MACHINE = {"a3-ultragpu-8g": GPU_LEVELS, "a4-highgpu-8g": GPU_LEVELS}
