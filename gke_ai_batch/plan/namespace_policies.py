@@ -115,10 +115,9 @@ def object_size_policy() -> tuple[Manifest, Manifest]:
     """The text of one workload object (`_text_bytes`) against its namespace's cap (the Kubernetes CEL list
     library's sum(); a request whose evaluation runs past the API server's CEL cost limits, 1,000,000 per
     expression and 10,000,000 per binding, k8s.io/apiserver pkg/apis/cel/config.go, fails and so is refused:
-    failurePolicy Fail). An
-    update that does not grow the text passes, so objects made before the cap (or before a team's cap was
-    lowered) can still take a controller's finalizer or status-driven change; a controller's update (`_JUDGED`)
-    is not judged, so Kueue can start a job near the cap."""
+    failurePolicy Fail). An update that does not grow the text passes, so objects made before the cap (or
+    before a team's cap was lowered) can still take a controller's finalizer or status-driven change; a
+    controller's update (`_JUDGED`) is not judged, so Kueue can start a job near the cap."""
     return _policy(OBJECT_SIZE, _rules(WORKLOADS, ["CREATE", "UPDATE"]), [
         {"name": "bytes", "expression": _text_bytes("object")},
         {"name": "oldBytes", "expression": f"request.operation == 'UPDATE' ? {_text_bytes('oldObject')} : 0"},
