@@ -12,9 +12,9 @@ WORKLOAD ?= examples/workloads
 .DEFAULT_GOAL := help
 # Every target with a `##` comment, as `make <target> <its arguments>: what it does`.
 help:  ## this list
-	@awk -F':.*## ' '/^[a-z-]+:.*## /{c=$$2; sub("^make "$$1" ?","",c); printf "make %s%s%s\n", $$1, (c ~ /^[A-Z[]/ ? " " : ": "), c}' $(MAKEFILE_LIST)
+	@awk -F':.*## ' '/^[a-z0-9-]+:.*## /{c=$$2; sub("^make "$$1" ?","",c); printf "make %s%s%s\n", $$1, (c ~ /^[A-Z[]/ ? " " : ": "), c}' $(MAKEFILE_LIST)
 
-.PHONY: help setup plan check diff report admit admit-all access test lint reuse provider conform check-all golden docs package-schema schema bench lock clean
+.PHONY: help setup plan check diff report admit admit-all access sandbox sandbox-stop e2e test lint reuse provider conform check-all golden docs package-schema schema bench lock clean
 
 PLANNING := $(VENV)/.planning
 TOOLS := $(VENV)/.tools
@@ -60,6 +60,17 @@ admit-all: $(PLANNING)  ## every sample workload against the stack it is named a
 # CHECK: one question, "VERB RESOURCE NAMESPACE": RESOURCE plural[.group][/subresource], NAMESPACE * for cluster scope.
 access: $(PLANNING)  ## make access STACK=<name|path> TEAM=<team> [CHECK="VERB RESOURCE NAMESPACE"]: what the team's groups may do (RBAC)
 	$(PY) -m gke_ai_batch.offline.access $(STACK) $(TEAM) $(if $(CHECK),--check "$(CHECK)")
+
+# The sandbox: a real control plane (etcd, kube-apiserver, kube-controller-manager), Kueue and JobSet on 127.0.0.1,
+# built from their Go modules (sandbox/modules) once per machine, with the stack's Kubernetes layer deployed by pulumi up.
+sandbox: $(PLANNING)  ## make sandbox STACK=<name>: start the sandbox of the stack and deploy its Kubernetes layer (docs/e2e.md; needs Go)
+	$(PY) -m gke_ai_batch.sandbox up $(STACK)
+
+sandbox-stop: $(PLANNING)  ## stop every process the sandbox started
+	$(PY) -m gke_ai_batch.sandbox stop
+
+e2e: $(PLANNING)  ## make e2e STACK=<name>: in a sandbox, hold every offline verdict (admit, access) to the real API server and Kueue
+	$(PY) -m gke_ai_batch.sandbox e2e $(STACK)
 
 test: setup  ## the test suite
 	$(PY) -m pytest

@@ -1,0 +1,136 @@
+"""Kueue and JobSet in the sandbox: their CRDs from their Go modules, their charts rendered by Helm with the values
+the stack's plan gives the releases (plan.installs), and their managers run as local processes.
+
+Of each rendered chart the sandbox applies what configures the API server (RBAC, webhook configurations, the
+manager's ConfigMap) and leaves out what would run or reach pods (Deployment, Service, APIService, ServiceMonitor,
+cert-manager objects): no kubelet runs them. Each webhook is reached by URL on 127.0.0.1 with the sandbox's CA, and
+each manager reads the Configuration the chart renders, with only what a local process needs changed (LOCAL)."""
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gke_ai_batch.plan.installs import jobset_values, kueue_values
+from gke_ai_batch.plan.platform import Platform
+
+from .build import KUBERNETES_VERSION, module_dir
+from .control_plane import Paths
+from .errors import SandboxError
+from .processes import Port, State, start, wait_healthy
+
+KUEUE_WEBHOOK = Port(39443, "the sandbox's Kueue webhook")
+JOBSET_WEBHOOK = Port(39444, "the sandbox's JobSet webhook")
+KUEUE_PROBE = Port(38081, "the sandbox's Kueue health probe")
+JOBSET_PROBE = Port(38082, "the sandbox's JobSet health probe")
+PORTS = [KUEUE_WEBHOOK, JOBSET_WEBHOOK, KUEUE_PROBE, JOBSET_PROBE]
+
+NOT_APPLIED = {"CustomResourceDefinition", "Deployment", "Service", "APIService", "ServiceMonitor", "Certificate",
+               "Issuer"}
+WEBHOOK_KINDS = {"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"}
+
+
+class Controller:
+    """One manager: its chart, its CRDs, its ConfigMap key, its ports."""
+
+    def __init__(self, name: str, build: str, namespace: str, config_key: str, webhook: Port, probe: Port,
+                 crd_folders: tuple[str, ...]):
+        self.name, self.build, self.namespace, self.config_key = name, build, namespace, config_key
+        self.webhook, self.probe, self.crd_folders = webhook, probe, crd_folders
+
+
+KUEUE = Controller("kueue", "kueue", "kueue-system", "controller_manager_config.yaml", KUEUE_WEBHOOK, KUEUE_PROBE,
+                   ("config/components/crd/bases",))
+JOBSET = Controller("jobset", "jobset", "jobset-system", "controller_manager_config.yaml", JOBSET_WEBHOOK,
+                    JOBSET_PROBE, ("config/components/crd/bases",))
+
+
+def kubectl(paths: Paths, *args: str, stdin: str | None = None) -> str:
+    done = subprocess.run([paths.tool("kubectl"), f"--kubeconfig={paths.kubeconfig}", *args], input=stdin,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SandboxError(f"kubectl {' '.join(args[:2])} failed: {done.stderr.strip()}")
+    return done.stdout
+
+
+def apply(paths: Paths, docs: list[dict[str, Any]]) -> None:
+    """Server-side apply, as the sandbox's admin."""
+    if docs:
+        kubectl(paths, "apply", "--server-side", "--force-conflicts", "--field-manager=gke-ai-batch-sandbox", "-f",
+                "-", stdin=yaml.safe_dump_all(docs, sort_keys=False))
+
+
+def _yaml_docs(text: str) -> Iterator[dict[str, Any]]:
+    yield from (d for d in yaml.safe_load_all(text) if isinstance(d, dict) and d.get("kind"))
+
+
+def crds(controller: Controller) -> list[dict[str, Any]]:
+    root = module_dir(controller.build)
+    return [d for folder in controller.crd_folders for f in sorted((root / folder).glob("*.yaml"))
+            for d in _yaml_docs(f.read_text())]
+
+
+def render(paths: Paths, controller: Controller, values: dict[str, Any]) -> list[dict[str, Any]]:
+    """`helm template` of the controller's chart from its module, with the plan's values."""
+    chart = module_dir(controller.build) / "charts" / controller.name
+    values_file = paths.root / f"{controller.name}-values.json"
+    values_file.write_text(json.dumps(values))
+    done = subprocess.run([paths.tool("helm"), "template", controller.name, str(chart), "--namespace",
+                           controller.namespace, "--values", str(values_file), "--kube-version",
+                           KUBERNETES_VERSION.lstrip("v")], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SandboxError(f"helm template of the {controller.name} chart failed: {done.stderr.strip()}")
+    return list(_yaml_docs(done.stdout))
+
+
+def by_url(doc: dict[str, Any], port: Port, ca: bytes) -> dict[str, Any]:
+    """A webhook configuration whose webhooks call the local manager instead of the chart's Service."""
+    hooks = []
+    for hook in doc.get("webhooks", []):
+        path = hook["clientConfig"].get("service", {}).get("path", "/")
+        hooks.append({**hook, "clientConfig": {"url": f"https://127.0.0.1:{port.number}{path}",
+                                               "caBundle": base64.b64encode(ca).decode()}})
+    return {**doc, "webhooks": hooks}
+
+
+def local_config(rendered: list[dict[str, Any]], controller: Controller, certs: Path) -> dict[str, Any]:
+    """The chart's Configuration, with what a process on 127.0.0.1 needs (LOCAL): the webhook on its port with the
+    sandbox's certificate, no certificate rotation, no leader election, no metrics endpoint."""
+    config_map = next(d for d in rendered if d["kind"] == "ConfigMap" and controller.config_key in d.get("data", {}))
+    config = yaml.safe_load(config_map["data"][controller.config_key])
+    config.update(LOCAL(controller, certs))
+    return dict(config)
+
+
+def LOCAL(controller: Controller, certs: Path) -> dict[str, Any]:  # noqa: N802  # the table of what is changed
+    return {"webhook": {"port": controller.webhook.number, "host": "127.0.0.1", "certDir": str(certs)},
+            "internalCertManagement": {"enable": False}, "leaderElection": {"leaderElect": False},
+            "metrics": {"bindAddress": "0"}, "health": {"healthProbeBindAddress": f"127.0.0.1:{controller.probe.number}"}}
+
+
+def install(paths: Paths, state: State, platform: Platform) -> None:
+    """CRDs, then each chart's objects, then each manager, waited for until its webhook answers."""
+    certs = paths.root / "webhook-certs"
+    certs.mkdir(exist_ok=True)
+    (certs / "tls.crt").write_bytes((paths.pki / "webhook.crt").read_bytes())
+    (certs / "tls.key").write_bytes((paths.pki / "webhook.key").read_bytes())
+    ca = (paths.pki / "ca.crt").read_bytes()
+    controllers = [(KUEUE, kueue_values(platform))] + ([(JOBSET, jobset_values(platform))] if platform.install_jobset
+                                                       else [])
+    apply(paths, [d for c, _ in controllers for d in crds(c)])
+    kubectl(paths, "wait", "--for=condition=Established", "--timeout=60s", "crd", "--all")
+    for controller, values in controllers:
+        rendered = render(paths, controller, values)
+        apply(paths, [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": controller.namespace}}])
+        apply(paths, [by_url(d, controller.webhook, ca) if d["kind"] in WEBHOOK_KINDS else d
+                      for d in rendered if d["kind"] not in NOT_APPLIED])
+        config = paths.root / f"{controller.name}-config.yaml"
+        config.write_text(yaml.safe_dump(local_config(rendered, controller, certs), sort_keys=False))
+        pid = start(state, controller.name, [paths.tool(controller.name), f"--config={config}"], paths.logs,
+                    env={"KUBECONFIG": str(paths.kubeconfig)})
+        wait_healthy(controller.name, f"http://127.0.0.1:{controller.probe.number}/readyz", paths.logs, pid)
