@@ -367,18 +367,37 @@ class KueueLayerArgs(TypedDict):
 
 @dataclass
 class KueueResources:
-    kueue: KueueInstall
+    kueue: KueueInstall | None  # None where the cluster runs its own controllers
     jobset: JobSetInstall | None
     queues: KueueQueues
     teams: list[Team]
     monitoring: KueueMonitoring
 
 
-def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions) -> KueueResources:
+def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions, releases: bool = True) -> KueueResources:
     """The installs, then priorities, queues, teams and the scrape of Kueue's metrics. `opts` carries
-    the parent, the Kubernetes provider and what the installs wait for (the pool the controllers run on)."""
+    the parent, the Kubernetes provider and what the installs wait for (the pool the controllers run on).
+    Without `releases` (a cluster that runs its own Kueue and JobSet, the stack's `kubernetesOnly` key) the
+    objects wait on no install: the controllers and their CRDs are there before the deploy."""
     tenancy_opts = pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers)  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
     tenancy = Tenancy("tenancy", plan_tenancy(platform.config.cluster.version), tenancy_opts)
+    kueue, jobset = _installs(platform, opts, tenancy) if releases else (None, None)
+    after_kueue: list[pulumi.Resource] = [kueue.release] if kueue else []
+    after_both = [*after_kueue, *([jobset.release] if jobset else [])]
+    after = pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers)  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
+    s = platform.scheduling
+    Priorities("priorities", PrioritiesArgs(s.priority_classes, s.workload_priority_classes, after_kueue), after)
+    queues = KueueQueues("queues", KueueQueuesArgs(s, after_both), after)
+    teams = [Team(f"team-{t.name}", TeamArgs(t, {q: queues.cluster_queues[q] for q in t.cluster_queues},
+                                             after_kueue, tenancy.team_role), after) for t in s.teams]
+    monitoring = KueueMonitoring("kueue-monitoring", KueueMonitoringArgs(
+        kueue_monitoring(platform.config.cluster.mode), after_kueue), after)
+    return KueueResources(kueue, jobset, queues, teams, monitoring)
+
+
+def _installs(platform: Platform, opts: pulumi.ResourceOptions,
+              tenancy: Tenancy) -> tuple[KueueInstall, JobSetInstall | None]:
+    """The Kueue release, and JobSet's where the platform needs it, after the tenancy objects."""
     def installs(release: str) -> pulumi.ResourceOptions:
         kept = lifecycle.release(platform.config, release).options()
         return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[tenancy], **kept))
@@ -387,16 +406,7 @@ def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions) -> KueueReso
     jobset = (JobSetInstall("jobset", JobSetInstallArgs(platform.config.jobset.chart, platform.config.jobset.version,
                                                         jobset_values(platform)), installs("jobset"))
               if platform.install_jobset else None)
-    releases: list[pulumi.Resource] = [kueue.release, *([jobset.release] if jobset else [])]
-    after = pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers)  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
-    s = platform.scheduling
-    Priorities("priorities", PrioritiesArgs(s.priority_classes, s.workload_priority_classes, kueue.release), after)
-    queues = KueueQueues("queues", KueueQueuesArgs(s, releases), after)
-    teams = [Team(f"team-{t.name}", TeamArgs(t, {q: queues.cluster_queues[q] for q in t.cluster_queues},
-                                             kueue.release, tenancy.team_role), after) for t in s.teams]
-    monitoring = KueueMonitoring("kueue-monitoring", KueueMonitoringArgs(
-        kueue_monitoring(platform.config.cluster.mode), kueue.release), after)
-    return KueueResources(kueue, jobset, queues, teams, monitoring)
+    return kueue, jobset
 
 
 class KueueLayer(pulumi.ComponentResource):

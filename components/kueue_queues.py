@@ -16,7 +16,7 @@ from .manifests import declare
 @dataclass
 class KueueQueuesArgs:
     plan: SchedulingPlan
-    installs: list[pulumi.Resource]  # the Kueue release (and JobSet's, when installed)
+    installs: list[pulumi.Resource]  # the Kueue release and JobSet's, when installed (none on a cluster with its own)
 
 
 class KueueQueues(pulumi.ComponentResource):

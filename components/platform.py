@@ -11,7 +11,7 @@ import pulumi_gcp as gcp
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
-from gke_ai_batch.plan import component_plans, gpudirect_networks, lifecycle
+from gke_ai_batch.plan import component_plans, lifecycle
 from gke_ai_batch.plan.gke_inputs import is_production
 from gke_ai_batch.plan.platform import Platform as PlatformPlan
 from gke_ai_batch.plan.platform import build_platform
@@ -23,10 +23,9 @@ from .cpu_pool import CpuPool
 from .fleet import FleetManager, FleetManagerArgs, WorkerStacks
 from .gke_cluster import GkeCluster
 from .gpu_pool import GpuPool
-from .gpudirect_installer import GpuDirectInstaller
 from .kueue_layer import KueueResources, declare_kueue
 from .observability import Observability, ObservabilityArgs
-from .pod_networks import PodNetworks
+from .pod_networks import declare_pod_networks
 from .system_pool import SystemNodePool
 from .team_buckets import TeamBuckets, TeamBucketsArgs
 from .team_cost import TeamCost, TeamCostArgs
@@ -108,7 +107,7 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     if platform.cost is not None:
         TeamCost("team-cost", TeamCostArgs(platform.cost, cfg.project, cfg.resource_labels()), child)
     if platform.fleet is not None:
-        assert workers is not None  # a manager's plan was read through them
+        assert workers is not None and kueue.kueue is not None  # a manager's plan was read through them; installs
         FleetManager("fleet", FleetManagerArgs(platform.fleet, workers.references, kueue.kueue.release),
                      pulumi.ResourceOptions(parent=parent, providers=[gke.provider]))
     return PlatformResources(gke, pools, kueue, _storage(platform, kueue, pulumi.ResourceOptions(
@@ -118,18 +117,8 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
 def _pod_networks(pools: list[pulumi.ComponentResource], opts: pulumi.ResourceOptions) -> None:
     """The GKE network objects of every GPU pool with GPUDirect networks, after the pool (and its networks),
     and GKE's NCCL installers for them."""
-    gpu_pools = [p for p in pools if isinstance(p, GpuPool)]
-    installers = gpudirect_networks.installers([p.plan for p in gpu_pools])
-    if installers:
-        GpuDirectInstaller("gpudirect-installer", installers, opts)
-    for pool in gpu_pools:
-        if not pool.plan.node_networks:
-            continue
-        names = pool.networks.names if pool.networks else {}
-        nets = [(n, names.get(n.network, n.network), names.get(n.subnetwork, n.subnetwork))
-                for n in pool.plan.node_networks]
-        PodNetworks(f"{pool.plan.name}-pod-networks", nets, pulumi.ResourceOptions.merge(
-            opts, pulumi.ResourceOptions(depends_on=[pool])))
+    declare_pod_networks([(p.plan, p.networks.names if p.networks else {}, [p])
+                          for p in pools if isinstance(p, GpuPool)], opts)
 
 
 def _storage(platform: PlatformPlan, kueue: KueueResources, opts: pulumi.ResourceOptions) -> list[TeamStorage]:

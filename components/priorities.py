@@ -15,7 +15,7 @@ from .manifests import declare
 class PrioritiesArgs:
     priority_classes: tuple[Manifest, ...]
     workload_priority_classes: tuple[Manifest, ...]
-    kueue: pulumi.Resource  # the Kueue release: its CRDs and webhook must exist first
+    kueue: list[pulumi.Resource]  # the Kueue release (none on a cluster with its own): its CRDs and webhook first
 
 
 class Priorities(pulumi.ComponentResource):
@@ -24,7 +24,7 @@ class Priorities(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         self.priority_classes = {m["metadata"]["name"]: declare(f"{name}-pc-{m['metadata']['name']}", m, child)
                                  for m in args.priority_classes}
-        kueue = pulumi.ResourceOptions(parent=self, depends_on=[args.kueue])
+        kueue = pulumi.ResourceOptions(parent=self, depends_on=args.kueue)
         self.workload_priority_classes = {
             m["metadata"]["name"]: declare(f"{name}-wpc-{m['metadata']['name']}", m, kueue)
             for m in args.workload_priority_classes}

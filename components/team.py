@@ -20,7 +20,7 @@ from .manifests import declare
 class TeamArgs:
     plan: TeamPlan
     cluster_queues: dict[str, pulumi.Resource]  # the ClusterQueues its LocalQueues point at, by name
-    kueue: pulumi.Resource
+    kueue: list[pulumi.Resource]  # the Kueue release (none on a cluster with its own)
     role: pulumi.Resource  # the team role its RoleBindings refer to
 
 
@@ -39,7 +39,7 @@ class Team(pulumi.ComponentResource):
 
         self.local_queues = [
             declare(_local_queue_name(name, m, t), m, in_namespace(
-                m["metadata"]["namespace"], args.kueue, args.cluster_queues[m["spec"]["clusterQueue"]]))
+                m["metadata"]["namespace"], *args.kueue, args.cluster_queues[m["spec"]["clusterQueue"]]))
             for m in t.local_queue_manifests]
         self.role_bindings = [
             declare(f"{name}-rb-{m['metadata']['namespace']}", m, in_namespace(m["metadata"]["namespace"], args.role))

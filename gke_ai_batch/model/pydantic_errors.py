@@ -28,8 +28,8 @@ _EXPECTED = {  # pydantic error type -> what the key should hold
 }
 
 
-def _path(loc: tuple[int | str, ...]) -> str:
-    out = ROOT
+def _path(loc: tuple[int | str, ...], root: str = ROOT) -> str:
+    out = root
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
@@ -96,13 +96,14 @@ def _max_length(model: type[BaseModel], loc: tuple[int | str, ...]) -> int | Non
     return limits[0] if limits else None
 
 
-def config_error(e: ValidationError, raw: Any = None, model: type[BaseModel] = PlatformConfig) -> ConfigError:
+def config_error(e: ValidationError, raw: Any = None, model: type[BaseModel] = PlatformConfig,
+                 root: str = ROOT) -> ConfigError:
     """The first pydantic error as a ConfigError: path, value, and what is allowed (`model`: what
-    was validated, to find the field's length limit)."""
+    was validated, to find the field's length limit; `root`: the config key it is under)."""
     err = e.errors()[0]
     loc = tuple(err["loc"])
     if _short_form(raw, loc):
         loc = loc[:-1]
     if err["type"] == "unknown_key":
         loc = (*loc, err["ctx"]["key"])
-    return ConfigError(_path(loc), _message(err, model))
+    return ConfigError(_path(loc, root), _message(err, model))

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from gke_ai_batch.model.config import CONFIG_KEY, PlatformConfig
+from gke_ai_batch.model.kubernetes_only import KUBERNETES_ONLY_KEY, KubernetesOnlyConfig
 from gke_ai_batch.vocabulary import PACKAGE
 
 SCHEMA_ID = "https://github.com/acme/gke-ai-batch/docs/stack.schema.json"
@@ -19,14 +20,14 @@ STACK_FILE = {  # what a Pulumi stack file holds besides `config:`
 
 
 def stack_schema() -> dict[str, Any]:
-    """A JSON Schema (2020-12) for Pulumi.<stack>.yaml: the platform key validated by the model, other
-    providers' keys (`gcp:project`...) allowed, and any other key of this project refused."""
+    """A JSON Schema (2020-12) for Pulumi.<stack>.yaml: the platform key and the kubernetesOnly key validated by
+    their models, other providers' keys (`gcp:project`...) allowed, and any other key of this project refused."""
     platform = PlatformConfig.model_json_schema()
     defs = platform.pop("$defs")
-    key = f"{PACKAGE}:{CONFIG_KEY}"
-    config = {"type": "object", "description": "Stack config: `namespace:key: value`.",
-              "properties": {key: platform},
-              "propertyNames": {"not": {"pattern": f"^{PACKAGE}:(?!{CONFIG_KEY}$)"}}}
+    keys = {f"{PACKAGE}:{CONFIG_KEY}": platform,
+            f"{PACKAGE}:{KUBERNETES_ONLY_KEY}": KubernetesOnlyConfig.model_json_schema()}
+    config = {"type": "object", "description": "Stack config: `namespace:key: value`.", "properties": keys,
+              "propertyNames": {"not": {"pattern": f"^{PACKAGE}:(?!({CONFIG_KEY}|{KUBERNETES_ONLY_KEY})$)"}}}
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
             "title": f"Pulumi stack file of {PACKAGE}", "type": "object",
             "properties": {"config": config, **STACK_FILE}, "additionalProperties": False, "$defs": defs}
@@ -128,4 +129,5 @@ def config_reference() -> str:
     root = PlatformConfig.model_json_schema()
     ref = _Reference(root)
     ref.block("platform", root)
+    ref.block(KUBERNETES_ONLY_KEY, KubernetesOnlyConfig.model_json_schema())
     return "\n\n".join(ref.sections) + "\n"

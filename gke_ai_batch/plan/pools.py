@@ -13,7 +13,7 @@ from gke_ai_batch.model import catalog, dynamic_slicing, topologies
 from gke_ai_batch.model.catalog import CatalogError
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
-from gke_ai_batch.model.gpudirect import AUTO_PROFILE, DRA_DRIVER_LABEL
+from gke_ai_batch.model.gpudirect import AUTO_PROFILE, CREATE, DRA_DRIVER_LABEL, GPUDIRECT
 from gke_ai_batch.model.labels import label_safe
 from gke_ai_batch.model.pool_config import (
     Autoscaling,
@@ -71,6 +71,17 @@ def cluster_scoped_name(cluster: str, pool: str, suffix: str) -> str:
         return name
     digest = hashlib.sha256(name.encode()).hexdigest()[:10]
     return f"{name[:GCP_NAME_MAX - 11].rstrip('-')}-{digest}"
+
+
+def created_network_names(pool: PoolPlan, cluster: str) -> dict[str, str]:
+    """The names of the networks and subnets the stack creates for a pool's GPUDirect NICs, by their suffix in
+    the plan (components.gpudirect_networks creates them so named): what its pod network objects name where no
+    network resource is declared (a Kubernetes-only stack)."""
+    if pool.gpudirect != CREATE:
+        return {}
+    vpcs = gpudirect_networks.created_vpcs(GPUDIRECT[pool.machine_type])
+    return {suffix: cluster_scoped_name(cluster, pool.name, suffix)
+            for v in vpcs for suffix in (v.suffix, *(s.suffix for s in v.subnets))}
 
 
 @dataclass(frozen=True)
