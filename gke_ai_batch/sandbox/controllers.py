@@ -103,8 +103,7 @@ def local_config(rendered: list[dict[str, Any]], controller: Controller, certs: 
     sandbox's certificate, no certificate rotation, no leader election, no metrics endpoint."""
     config_map = next(d for d in rendered if d["kind"] == "ConfigMap" and controller.config_key in d.get("data", {}))
     config = yaml.safe_load(config_map["data"][controller.config_key])
-    config.update(LOCAL(controller, certs))
-    return dict(config)
+    return {**config, **{key: {**config.get(key, {}), **value} for key, value in LOCAL(controller, certs).items()}}
 
 
 def LOCAL(controller: Controller, certs: Path) -> dict[str, Any]:  # noqa: N802  # the table of what is changed
