@@ -93,7 +93,9 @@ KUEUE_RELEASES = {r.version: r for r in (
 # 0.19.5 (kubernetes-sigs/kueue#15458, "Release v0.19.5 has been successfully published", 2026-09-17; promotion
 # kubernetes/k8s.io#9955). No v0.20.0 tag, release issue or image promotion was found (the fetched repository's
 # newest tag is v0.19.2, with v0.20.0-devel on main); kueue#13957 plans to stop serving v1beta1 in 0.20 and drop
-# it in 0.21. upgrade() plans such a release when one is listed.
+# it in 0.21. upgrade() plans such a release when one is listed. The Go module proxy, a primary source, was asked
+# on 2026-11-29 for sigs.k8s.io/kueue v0.20.0 to v0.20.7: each answered 403, "This module version is not available."
+# (docs/e2e.md), so no 0.20 release is recorded and the sandbox runs 0.19.2.
 # No JobSet release after v0.12.0 could be verified (kubernetes-sigs/jobset#1317, v0.13.0, still open; the
 # fetched repository's newest tag is v0.12.0, with v0.13.0-devel).
 JOBSET_RELEASES = {r.version: r for r in (
