@@ -60,6 +60,11 @@ def _k8s_version(version: str) -> tuple[str, ...]:
                  for name, value in (("gitVersion", version), ("gitMajor", major), ("gitMinor", minor)))
 
 
+def _x(variable: str, value: str) -> tuple[str, ...]:
+    """The linker setting a package's version variable, as each project's release build sets it."""
+    return (f"-X {variable}={value}",)
+
+
 BUILDS = (
     Build("kubernetes", "k8s.io/kubernetes", KUBERNETES_VERSION, (
         Binary("etcd", "go.etcd.io/etcd/server/v3"),
@@ -67,18 +72,19 @@ BUILDS = (
         Binary("kube-controller-manager", "k8s.io/kubernetes/cmd/kube-controller-manager",
                _k8s_version(KUBERNETES_VERSION)),
         Binary("kubectl", "k8s.io/kubernetes/cmd/kubectl", _k8s_version(KUBERNETES_VERSION)))),
+    # JobSet at the version Kueue requires, in Kueue's module graph (as Kueue's integration tests run it): the
+    # dependencies both share are compiled once.
     Build("kueue", "sigs.k8s.io/kueue", KUEUE_VERSION, (
-        Binary("kueue", "sigs.k8s.io/kueue/cmd/kueue", (f"-X sigs.k8s.io/kueue/pkg/version.GitVersion={KUEUE_VERSION}",)),)),
-    Build("jobset", "sigs.k8s.io/jobset", JOBSET_VERSION, (
-        Binary("jobset", "sigs.k8s.io/jobset", (f"-X sigs.k8s.io/jobset/pkg/version.GitVersion={JOBSET_VERSION}",)),)),
+        Binary("kueue", "sigs.k8s.io/kueue/cmd/kueue", _x("sigs.k8s.io/kueue/pkg/version.GitVersion", KUEUE_VERSION)),
+        Binary("jobset", "sigs.k8s.io/jobset", _x("sigs.k8s.io/jobset/pkg/version.GitVersion", JOBSET_VERSION)))),
     Build("pulumi", "github.com/pulumi/pulumi/pkg/v3", PULUMI_VERSION, (
         Binary("pulumi", "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",
-               (f"-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version={PULUMI_VERSION}",)),)),
+               _x("github.com/pulumi/pulumi/sdk/v3/go/common/version.Version", PULUMI_VERSION)),)),
     Build("pulumi-kubernetes", "github.com/pulumi/pulumi-kubernetes/provider/v4", PULUMI_KUBERNETES_VERSION, (
         Binary("pulumi-resource-kubernetes", ".",
-               (f"-X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version={PULUMI_KUBERNETES_VERSION}",)),
-        Binary("helm", "helm.sh/helm/v3/cmd/helm", (f"-X helm.sh/helm/v3/internal/version.version={HELM_VERSION}",))),
-        generated=("cmd/pulumi-resource-kubernetes/schema.json", "cmd/pulumi-resource-kubernetes/terraform-mapping.json")),
+               _x("github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version", PULUMI_KUBERNETES_VERSION)),
+        Binary("helm", "helm.sh/helm/v3/cmd/helm", _x("helm.sh/helm/v3/internal/version.version", HELM_VERSION))),
+        generated=tuple(f"cmd/pulumi-resource-kubernetes/{f}" for f in ("schema.json", "terraform-mapping.json"))),
 )
 
 # The versions the proxy refused, and what is built instead (the registry's words: "This module version is not
@@ -88,8 +94,9 @@ GAPS = (
     f"not available.'; building the Pulumi CLI at {PULUMI_VERSION}, the nearest served",
     "github.com/pulumi/pulumi-kubernetes/provider/v4 v4.34.2 (the Python SDK's): the proxy serves no tagged version, "
     f"only {PULUMI_KUBERNETES_VERSION} (2026-01-15); building that, found on PATH as an ambient plugin",
-    "github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3: the proxy serves no version; the Python program "
-    "runs under the Automation API's own language server (pulumi.automation), which the CLI joins with --client",
+    "github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3: the proxy serves no version; the Python "
+    "program runs under the Automation API's own language server (pulumi.automation), which the CLI joins with "
+    "--client",
     "sigs.k8s.io/kueue v0.20.x: 'This module version is not available.'; the sandbox runs v0.19.2, the stacks' pin",
 )
 
@@ -116,21 +123,19 @@ def _refusal(stderr: str) -> str | None:
     return f"the Go module proxy refused {module} {version.rstrip(':')}: {status.strip()}, '{words.strip()}'"
 
 
-def _module_dir(build: Build) -> Path:
-    folder = MODULES / build.folder
+def _module_dir(folder: str, module: str) -> Path:
     env = {**os.environ, "GOFLAGS": "-mod=readonly", "GOTOOLCHAIN": "local"}
-    done = subprocess.run(["go", "list", "-m", "-f", "{{.Dir}}", build.module], cwd=folder, env=env,
+    done = subprocess.run(["go", "list", "-m", "-f", "{{.Dir}}", module], cwd=MODULES / folder, env=env,
                           capture_output=True, text=True)
     if done.returncode != 0 or not done.stdout.strip():
-        raise SandboxError(_refusal(done.stderr) or f"{build.module} {build.version}: {done.stderr.strip()}")
+        raise SandboxError(_refusal(done.stderr) or f"{module} (sandbox/modules/{folder}): {done.stderr.strip()}")
     return Path(done.stdout.strip())
 
 
-def module_dir(build_folder: str) -> Path:
-    """Where the Go module cache holds the upstream module a build pins (its CRDs and webhook manifests)."""
-    build = next(b for b in BUILDS if b.folder == build_folder)
-    _go(["mod", "download", build.module], MODULES / build.folder, f"{build.module} {build.version}")
-    return _module_dir(build)
+def module_dir(folder: str, module: str) -> Path:
+    """Where the Go module cache holds `module` as sandbox/modules/<folder> pins it (its CRDs, charts, manifests)."""
+    _go(["mod", "download", module], MODULES / folder, f"{module} (sandbox/modules/{folder})")
+    return _module_dir(folder, module)
 
 
 def _build(build: Build, into: Path, say: Callable[[str], None]) -> None:
@@ -140,7 +145,7 @@ def _build(build: Build, into: Path, say: Callable[[str], None]) -> None:
     _go(["mod", "download"], folder, f"{build.module} {build.version}")
     copied = [folder / Path(g).name for g in build.generated]
     for source, target in zip(build.generated, copied, strict=True):
-        shutil.copyfile(_module_dir(build) / source, target)
+        shutil.copyfile(_module_dir(build.folder, build.module) / source, target)
     tmp = into.with_name(into.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
     try:

@@ -36,17 +36,17 @@ WEBHOOK_KINDS = {"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration
 
 
 class Controller:
-    """One manager: its chart, its CRDs, its ConfigMap key, its ports."""
+    """One manager: its module (in sandbox/modules/kueue's graph), chart, CRDs, ConfigMap key and ports."""
 
-    def __init__(self, name: str, build: str, namespace: str, config_key: str, webhook: Port, probe: Port,
+    def __init__(self, name: str, module: str, namespace: str, config_key: str, webhook: Port, probe: Port,
                  crd_folders: tuple[str, ...]):
-        self.name, self.build, self.namespace, self.config_key = name, build, namespace, config_key
+        self.name, self.module, self.namespace, self.config_key = name, module, namespace, config_key
         self.webhook, self.probe, self.crd_folders = webhook, probe, crd_folders
 
 
-KUEUE = Controller("kueue", "kueue", "kueue-system", "controller_manager_config.yaml", KUEUE_WEBHOOK, KUEUE_PROBE,
-                   ("config/components/crd/bases",))
-JOBSET = Controller("jobset", "jobset", "jobset-system", "controller_manager_config.yaml", JOBSET_WEBHOOK,
+KUEUE = Controller("kueue", "sigs.k8s.io/kueue", "kueue-system", "controller_manager_config.yaml", KUEUE_WEBHOOK,
+                   KUEUE_PROBE, ("config/components/crd/bases",))
+JOBSET = Controller("jobset", "sigs.k8s.io/jobset", "jobset-system", "controller_manager_config.yaml", JOBSET_WEBHOOK,
                     JOBSET_PROBE, ("config/components/crd/bases",))
 
 
@@ -70,14 +70,14 @@ def _yaml_docs(text: str) -> Iterator[dict[str, Any]]:
 
 
 def crds(controller: Controller) -> list[dict[str, Any]]:
-    root = module_dir(controller.build)
+    root = module_dir("kueue", controller.module)
     return [d for folder in controller.crd_folders for f in sorted((root / folder).glob("*.yaml"))
             for d in _yaml_docs(f.read_text())]
 
 
 def render(paths: Paths, controller: Controller, values: dict[str, Any]) -> list[dict[str, Any]]:
     """`helm template` of the controller's chart from its module, with the plan's values."""
-    chart = module_dir(controller.build) / "charts" / controller.name
+    chart = module_dir("kueue", controller.module) / "charts" / controller.name
     values_file = paths.root / f"{controller.name}-values.json"
     values_file.write_text(json.dumps(values))
     done = subprocess.run([paths.tool("helm"), "template", controller.name, str(chart), "--namespace",
@@ -109,7 +109,8 @@ def local_config(rendered: list[dict[str, Any]], controller: Controller, certs: 
 def LOCAL(controller: Controller, certs: Path) -> dict[str, Any]:  # noqa: N802  # the table of what is changed
     return {"webhook": {"port": controller.webhook.number, "host": "127.0.0.1", "certDir": str(certs)},
             "internalCertManagement": {"enable": False}, "leaderElection": {"leaderElect": False},
-            "metrics": {"bindAddress": "0"}, "health": {"healthProbeBindAddress": f"127.0.0.1:{controller.probe.number}"}}
+            "metrics": {"bindAddress": "0"},
+            "health": {"healthProbeBindAddress": f"127.0.0.1:{controller.probe.number}"}}
 
 
 def install(paths: Paths, state: State, platform: Platform) -> None:

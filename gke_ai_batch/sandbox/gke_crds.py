@@ -4,7 +4,6 @@ Kueue itself builds against, and ComputeClass made from the vendored extract of 
 no file of it: gke_ai_batch/conform/schemas/README.md)."""
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +11,7 @@ import yaml
 
 from gke_ai_batch.conform.crds import Crd, vendored
 
-from .build import MODULES
-from .errors import SandboxError
+from .build import module_dir
 
 AUTOSCALER_APIS = "k8s.io/autoscaler/cluster-autoscaler/apis"
 PROVISIONING_REQUEST_CRD = "config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml"
@@ -66,9 +64,5 @@ def _unique(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _provisioning_request() -> list[dict[str, Any]]:
-    done = subprocess.run(["go", "list", "-m", "-f", "{{.Dir}}", AUTOSCALER_APIS], cwd=MODULES / "kueue",
-                          capture_output=True, text=True, env=None)
-    if done.returncode != 0:
-        raise SandboxError(f"{AUTOSCALER_APIS} (in Kueue's module graph): {done.stderr.strip()}")
-    path = Path(done.stdout.strip()) / PROVISIONING_REQUEST_CRD
+    path = module_dir("kueue", AUTOSCALER_APIS) / PROVISIONING_REQUEST_CRD
     return [d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict)]

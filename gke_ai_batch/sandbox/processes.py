@@ -103,7 +103,8 @@ def wait_healthy(name: str, url: str, logs: Path, pid: int, timeout: float = 120
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if not _alive(pid):
-            raise SandboxError(f"{name} exited while starting; the end of {logs / (name + '.log')}:\n{_tail(logs, name)}")
+            raise SandboxError(f"{name} exited while starting; the end of {logs / (name + '.log')}:\n"
+                               f"{_tail(logs, name)}")
         try:
             with urllib.request.urlopen(url, timeout=2, context=context) as answer:
                 if answer.status == 200:

@@ -1,9 +1,13 @@
-// Kueue's manager at the stacks' pin, built for the sandbox (gke_ai_batch/sandbox/build.py).
+// Kueue's manager at the stacks' pin, and JobSet's at the version Kueue v0.19.2 requires (v0.12.0, the stacks' pin), built
+// in Kueue's module graph as Kueue's own integration tests run it, for the sandbox (gke_ai_batch/sandbox/build.py).
 module gke-ai-batch.local/sandbox/kueue
 
 go 1.26.0
 
-tool sigs.k8s.io/kueue/cmd/kueue
+tool (
+	sigs.k8s.io/jobset
+	sigs.k8s.io/kueue/cmd/kueue
+)
 
 require (
 	cel.dev/expr v0.25.1 // indirect
