@@ -74,7 +74,8 @@ class QueueSpec(Model):
     cohort: str | None = None
     """The cohort it borrows from and lends to; one of `cohorts`."""
     quotas: dict[str, dict[str, QuotaSpec]] = Field({}, json_schema_extra=quota_or_quantity)
-    """Per flavor (a pool's flavor), per resource (google.com/tpu, nvidia.com/gpu, cpu, memory...): a quota."""
+    """Per flavor (a pool's flavor), per resource (google.com/tpu, nvidia.com/gpu, cpu, memory...): a quota.
+    Written in any order: Kueue tries the flavors by capacity, then in the order they are declared."""
     queueing_strategy: Literal["BestEffortFIFO", "StrictFIFO"] = "BestEffortFIFO"
     """Kueue's queueing strategy: BestEffortFIFO lets smaller jobs past one that does not fit."""
     preemption: Preemption = Preemption()

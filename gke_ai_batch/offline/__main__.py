@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .check import load_levels, run_checks
+from .quota_order import quota_order_notes
 from .render import remove_outputs, write_outputs
 from .runtime import PlanError, close_thread_loops, run_program
 from .stackfile import project, resolve, stack_name
@@ -32,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     write_outputs(regs, out, report, stack.name)
     print(f"stack {stack.name} ({stack.path})")
     print(report.console(f"{out}/summary.md"))
+    for note in quota_order_notes(stack, regs):
+        print(note)
     print(f"wrote {out}/resources.json, {out}/manifests/, {out}/helm/, {out}/summary.md, {out}/queues.mmd, "
           f"{out}/report.html")
     return run_checks(regs, stack, out, levels) if args.command == "check" else 0

@@ -42,8 +42,20 @@ class StackFile:
     config: dict[str, Any]  # "namespace:key" -> value, as in the file
 
     def pulumi_config(self) -> dict[str, str]:
-        """The engine's config map: plain strings, structured values as JSON."""
-        return {k: v if isinstance(v, str) else json.dumps(v) for k, v in self.config.items()}
+        """The engine's config map: plain strings, structured values as the JSON the engine hands the program.
+        The CLI keeps a structured value as a Go map (sdk/go/common/resource/config/object.go `unmarshalObject`,
+        non-string keys written with %v) and writes it with encoding/json (`MarshalString`, and `marshalText`
+        in plaintext.go once decrypted), which sorts every mapping's keys: under `pulumi up` the program never
+        sees the file's order, so the offline plan must not either."""
+        return {k: v if isinstance(v, str) else engine_json(v) for k, v in self.config.items()}
+
+
+def engine_json(value: Any) -> str:
+    """`value` as encoding/json writes the CLI's config object: compact, UTF-8 unescaped, each mapping's keys
+    as strings (json's own conversion, which is Go's %v for the keys YAML gives) sorted by their UTF-8 bytes,
+    which is code point order."""
+    keyed = json.loads(json.dumps(value))
+    return json.dumps(keyed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 _LIBYAML: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where PyYAML has it

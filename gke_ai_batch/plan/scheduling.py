@@ -360,8 +360,10 @@ def _quota_entry(resource: str, q: QuotaSpec | None) -> dict[str, Any]:
 # The order Kueue tries a queue's accelerator flavors in (it takes the first that fits: flavorFungibility's
 # default): capacity that stays first; then queued provisioning, which Kueue admits only once GKE has the
 # nodes; then flex-start, admitted before its nodes exist and evicted if they do not come within
-# kueue.wait_for_pods_ready_timeout; spot last, as it may be reclaimed mid-run. Within a capacity, the
-# stack file's order (per-zone flavors: the zones in the queue's order).
+# kueue.wait_for_pods_ready_timeout; spot last, as it may be reclaimed mid-run. Within a capacity, the order the
+# flavors are declared in (tpu_pools, gpu_pools, cpu_pools, compute_classes, autopilot_flavors, a fleet's
+# workers, each as listed; a per-zone flavor by its pool's zones), never the order of a queue's `quotas`: the
+# CLI hands the program that mapping with its keys sorted (gke_ai_batch.offline.stackfile.engine_json).
 # What the order means when a flavor fits only by borrowing or by preempting (Kueue v0.19.2 ClusterQueue CRD,
 # flavorFungibility): borrowing a cohort's idle reserved capacity beats moving on to costlier or less certain
 # capacity (whenCanBorrow MayStopSearch), and trying the next flavor beats evicting someone's running work
@@ -371,19 +373,41 @@ FLAVOR_FUNGIBILITY = {"whenCanBorrow": "MayStopSearch", "whenCanPreempt": "TryNe
 CAPACITY_ORDER = (Capacity.RESERVATION, Capacity.ON_DEMAND, Capacity.QUEUED, Capacity.FLEX_START, Capacity.SPOT)
 
 
-def _flavor_order(spec: QueueSpec, flavors: dict[str, FlavorPlan]) -> list[str]:
+def _flavor_rank(name: str, flavors: dict[str, FlavorPlan]) -> tuple[bool, int]:
     """Flavors without an accelerator first, so a cpu-only pod takes its cpu flavor before the cpu that
     comes with an accelerator flavor; then the accelerator flavors by CAPACITY_ORDER; then the compute
     classes', whose chains walk their own ways (a job that wants a class selects it by
     cloud.google.com/compute-class)."""
-    def rank(name: str) -> tuple[bool, int]:
-        flavor = flavors.get(name)
-        if flavor is None or _accelerator_of(flavor) is None:
-            return False, 0
-        if flavor.compute_class is not None:  # after the pools: the class orders its own ways
-            return True, len(CAPACITY_ORDER)
-        return True, CAPACITY_ORDER.index(_capacity_of(flavor))
-    return sorted(spec.quotas, key=rank)
+    flavor = flavors.get(name)
+    if flavor is None or _accelerator_of(flavor) is None:
+        return False, 0
+    if flavor.compute_class is not None:  # after the pools: the class orders its own ways
+        return True, len(CAPACITY_ORDER)
+    return True, CAPACITY_ORDER.index(_capacity_of(flavor))
+
+
+def _flavor_order(spec: QueueSpec, flavors: dict[str, FlavorPlan]) -> list[str]:
+    """The order Kueue tries the queue's flavors in: by _flavor_rank, then as the flavors are declared
+    (`flavors` is in that order); an undeclared name, refused by _resource_groups, last."""
+    declared = {name: i for i, name in enumerate(flavors)}
+    return sorted(spec.quotas, key=lambda f: (_flavor_rank(f, flavors), declared.get(f, len(declared))))
+
+
+def overruled_quota_orders(scheduling: SchedulingPlan) -> list[tuple[str, str, str]]:
+    """(config path, flavor, flavor) for each ClusterQueue whose `quotas`, in the order given, put the first
+    flavor before the second, of the same rank, where Kueue tries the second first. Only the offline tools
+    see a stack file's order (they plan from it for this); a stack written before the order was the
+    declared one's is told that its order is not the one deployed."""
+    found = []
+    for cq in scheduling.cluster_queues:
+        tried = _flavor_order(cq.spec, scheduling.flavors)
+        written = list(cq.spec.quotas)
+        pair = next(((a, b) for i, a in enumerate(written) for b in written[i + 1:]
+                     if tried.index(b) < tried.index(a)
+                     and _flavor_rank(a, scheduling.flavors) == _flavor_rank(b, scheduling.flavors)), None)
+        if pair:
+            found.append((f"{cq.path}.quotas", *pair))
+    return found
 
 
 def _capacity_of(flavor: FlavorPlan) -> Capacity:
