@@ -586,7 +586,8 @@ def _lines(old: dict, new: dict) -> list[str]:
 
 
 def test_a_tighter_team_limit_says_what_it_does_to_running_work() -> None:
-    """Attack (operator, day two): lower a team's object-size cap or pod count under jobs that are running. The API server never re-judges what a namespace holds, but the Job controller's next pods are
+    """Attack (operator, day two): lower a team's object-size cap or pod count under jobs that are
+    running. The API server never re-judges what a namespace holds, but the Job controller's next pods are
     created through the new limits, so a running job whose template they refuse stalls; `make diff` showed a bare
     value change."""
     ns = _planned_object("dev", "kubernetes:core/v1:Namespace", "research")

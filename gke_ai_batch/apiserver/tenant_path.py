@@ -60,8 +60,8 @@ from .external_ips import DENIED as EXTERNAL_IPS_DENIED
 from .external_ips import PLUGIN as EXTERNAL_IPS_PLUGIN
 from .external_ips import adds_external_ips
 from .job_updates import template_refusal
-from .pod_resources import request_above_limit
 from .mutating_policies import mutate
+from .pod_resources import request_above_limit
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
 from .rbac import AUTHENTICATED, CLUSTER
 from .resource_quotas import exceeded

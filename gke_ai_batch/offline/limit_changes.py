@@ -1,13 +1,13 @@
 """A team's limits made tighter on a live platform, and what that does to the work already running: the notes
 `make diff` puts on such a line.
 
-The API server judges a namespace's ResourceQuota and the admission policies when an object is created, never the
-objects it already holds (Kubernetes "Resource Quotas": "Neither contention nor changes to quota will affect already
-created resources"). The namespace's LimitRange only gives default requests (plan.tenancy.limit_range), which
-refuse nothing, so no change of it is one of these. So nothing running is evicted, but every pod is created through them, the new and
+The API server judges a namespace's ResourceQuota and the admission policies when an object is created, never
+the objects it already holds (Kubernetes "Resource Quotas": "Neither contention nor changes to quota will affect
+already created resources"). So nothing running is evicted, but every pod is created through them, the new and
 replacement pods of a Job already running too (and the size cap judges every create,
 plan/namespace_policies.py): a job whose template the tighter limit refuses stalls where it stands, and Kueue's
-waitForPodsReady evicts and requeues it, to be refused again."""
+waitForPodsReady evicts and requeues it, to be refused again. The namespace's LimitRange only gives default
+requests (plan.tenancy.limit_range), which refuse nothing, so no change of it is one of these."""
 from __future__ import annotations
 
 from collections.abc import Iterable
