@@ -349,6 +349,38 @@ def test_a_request_above_its_limit_is_the_api_servers_refusal():
                                     'or equal to cpu limit of 2')
 
 
+def test_dev_s_scratch_job_is_admitted_on_the_workers_local_ssds():
+    """dev's cpu-workers give their two local SSDs to the pods as ephemeral storage; a ClusterQueue that did not
+    cover ephemeral-storage made Kueue refuse every job asking for it ("resource ephemeral-storage unavailable in
+    ClusterQueue")."""
+    scratch = job("training", "scratch", "preprocessing", tolerations=PREPROCESSING,
+                  containers=resources(requests={"cpu": "4", "memory": "16Gi", "ephemeral-storage": "100Gi"}))
+    assert verdict("dev", scratch) == ("admitted: training/scratch -> ClusterQueue cpu-batch, pod set main: "
+                                       "flavor cpu-workers")
+
+
+def test_the_scratch_quota_follows_the_cpu_quota_on_the_pool():
+    """2 local SSDs: 750 GiB less the filesystem's 13,725,224 KiB, less the kubelet's 10% nodefs eviction threshold,
+    663.2 GiB a node; n2-standard-8 has 7.91 allocatable cores, so cpu-batch's 40 cores carry 3,353 GiB."""
+    from gke_ai_batch.model.disks import scratch_bytes
+    assert int(scratch_bytes(2) / 2**20) == 679136
+    (queue,) = [r.inputs for r in by_type(planned("dev"), ":ClusterQueue")
+                if r.inputs["metadata"]["name"] == "cpu-batch"]
+    (group,) = queue["spec"]["resourceGroups"]
+    assert group["coveredResources"] == ["cpu", "memory", "ephemeral-storage"]
+    assert group["flavors"][0]["resources"][2] == {"name": "ephemeral-storage", "nominalQuota": "3353Gi"}
+    flood = job("training", "scratch-flood", "preprocessing", pods=10, tolerations=PREPROCESSING,
+                containers=resources(requests={"cpu": "1", "memory": "1Gi", "ephemeral-storage": "400Gi"}))
+    assert "insufficient quota for ephemeral-storage in flavor cpu-workers" in verdict("dev", flood)
+
+
+def test_a_queue_without_scratch_pools_does_not_cover_it():
+    """Only local SSDs given to the pods are scratch a quota can promise: prod's pools have none."""
+    for queue in by_type(planned("prod"), ":ClusterQueue"):
+        for group in queue.inputs["spec"]["resourceGroups"]:
+            assert "ephemeral-storage" not in group["coveredResources"], queue.inputs["metadata"]["name"]
+
+
 def tenant_limit_ranges(stack: str, regs=None) -> list[dict]:
     return [r.inputs for r in by_type(regs or planned(stack), ":LimitRange")]
 
