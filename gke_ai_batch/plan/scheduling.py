@@ -154,10 +154,10 @@ def _pool_flavor(name: str, members: list[PoolPlan], zone: str | None = None) ->
 def scratch_share(pool: PoolPlan) -> Decimal | None:
     """Bytes of local SSD scratch per core of allocatable cpu on the pool's nodes, where its local SSDs are the
     pods' ephemeral storage (model.disks.scratch_bytes); None for any other pool."""
-    ssd, node = pool.local_ssd, allocatable(pool.machine_type)
-    if ssd is None or ssd.use != "ephemeral-storage" or node is None:
+    node = allocatable(pool.machine_type)
+    if not pool.scratch_ssds or node is None:
         return None
-    return scratch_bytes(ssd.count) / node["cpu"]
+    return scratch_bytes(pool.scratch_ssds) / node["cpu"]
 
 
 def _same_nodes(name: str, members: list[PoolPlan]) -> None:
