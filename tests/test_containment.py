@@ -131,7 +131,7 @@ def test_a_1mib_pod_template_is_refused():
     blob = [{"name": "BLOB", "value": "x" * 2**20}]
     big = job("research", "big", "research-queue", containers=[container(env=blob)])
     assert verdict("prod", big) == (
-        "refused: research/big: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 1048780 bytes "
+        "refused: research/big: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 1048758 bytes "
         "of text (every key and string of its spec, labels, annotations, finalizers and owner references, and one "
         "per value); namespace research allows 16384 per object "
         "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put large data in a bucket or "
@@ -430,7 +430,7 @@ def test_an_update_cannot_grow_a_job_past_the_size_cap_but_may_leave_an_old_one_
     small = job("research", "j", "research-queue")
     grown = job("research", "j", "research-queue", containers=[container(args=["x" * 20000])])
     [denial] = evaluate(policies, bindings, grown, namespace, "UPDATE", old_object=small)
-    assert denial.policy == "gke-ai-batch-object-size" and denial.message.startswith("the object holds 20190 bytes")
+    assert denial.policy == "gke-ai-batch-object-size" and denial.message.startswith("the object holds 20168 bytes")
     finalized = {**grown, "metadata": {**grown["metadata"], "finalizers": ["example.com/cleanup"]}}
     assert evaluate(policies, bindings, grown, namespace, "UPDATE", old_object=finalized) == []
 
@@ -440,7 +440,7 @@ def test_a_pod_may_carry_what_its_controllers_add_to_a_template_under_the_cap():
     from gke_ai_batch.apiserver.cel_policies import evaluate
     policies, bindings, namespace = prod_policies("research")
     labels = {"kueue.x-k8s.io/queue-name": "research-queue"}
-    base = 133  # the pod's other keys and strings (the label's 39, spec, containers, ...), one per value
+    base = 111  # the pod's other keys and strings (the label's 39, spec, containers, ...), one per value
     fits = pod("research", "p", labels=labels, containers=[container(args=["x" * (16384 + 4096 - base)])])
     assert evaluate(policies, bindings, fits, namespace, "CREATE") == []
     over = pod("research", "p", labels=labels, containers=[container(args=["x" * (16384 + 4096 - base + 1)])])
@@ -472,7 +472,7 @@ def test_kueue_can_start_a_job_near_the_size_cap_but_a_member_cannot_grow_it():
     still are."""
     from gke_ai_batch.apiserver.cel_policies import evaluate
     policies, bindings, namespace = prod_policies("research")
-    near = job("research", "nearcap", "research-queue", containers=[container(args=["x" * 16150])])  # 16348
+    near = job("research", "nearcap", "research-queue", containers=[container(args=["x" * 16172])])  # 16348
     near["spec"]["suspend"] = True  # as Kueue's job webhook leaves it; a running Job's template is immutable
     started = yaml.safe_load(yaml.safe_dump(near))
     started["spec"]["template"]["metadata"] = {"annotations": PROVISIONING}
