@@ -177,16 +177,12 @@ class ObjectQuotasSpec(TypedDict):
 
 
 class ContainerLimitsSpec(TypedDict):
-    """Default requests and the most a container's limits may exceed its requests (a LimitRange)."""
+    """The cpu and memory a container naming neither a request nor a limit requests (a LimitRange's defaultRequest)."""
 
     cpu_request: NotRequired[str]
-    """Default cpu request and limit (default 500m)."""
+    """Default cpu request (default 500m)."""
     memory_request: NotRequired[str]
-    """Default memory request and limit (default 512Mi)."""
-    cpu_ratio: NotRequired[str]
-    """Most cpu limit / request (default 2)."""
-    memory_ratio: NotRequired[str]
-    """Most memory limit / request (default 1)."""
+    """Default memory request (default 512Mi)."""
 
 
 class PathwaysSpec(TypedDict):
@@ -223,7 +219,7 @@ class TeamSpec(TypedDict):
     pod_security: NotRequired[list[PodSecurityExceptionSpec]]
     """Namespaces held to another Pod Security level than baseline."""
     container_limits: NotRequired[ContainerLimitsSpec]
-    """Default requests and limit/request ratios of its containers."""
+    """Default requests of its containers (a LimitRange's defaultRequest)."""
     object_quotas: NotRequired[ObjectQuotasSpec]
     """Most objects of each kind per namespace, and the size of one workload object."""
     cost_center: NotRequired[str]

@@ -168,7 +168,6 @@ KUEUE_GROUP_TYPE_PREFIX = f"kubernetes:{KUEUE_GROUP}/"  # any Kueue API version
 KUEUE_TYPE_PREFIX = f"kubernetes:{KUEUE_API}:"
 PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
-LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
 ROLE_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"
 NAMESPACE = "kubernetes:core/v1:Namespace"
 SECRET = "kubernetes:core/v1:Secret"

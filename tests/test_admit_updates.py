@@ -247,14 +247,14 @@ def test_a_deployment_scaled_by_update_gets_pods_kueue_admits_one_by_one():
         "main: flavor cpu-workers")
 
 
-def test_a_deployments_new_template_is_held_to_the_limit_range():
-    """The pods a changed template makes are created, and LimitRanger judges them (limit at most 2 x request)."""
+def test_a_deployments_new_template_is_validated_by_the_api_server():
+    """A changed template is validated as a new one: a request above its own limit is refused."""
     old = deployment()
-    burst = copy.deepcopy(old)
-    burst["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"] = "8"
-    assert judged("dev", burst, old) == (
-        "refused: training/web: LimitRange gke-ai-batch-containers: the pods of web would be refused: cpu max limit "
-        "to request ratio per Container is 2, but provided ratio is 8.000000")
+    over = copy.deepcopy(old)
+    over["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"] = {"cpu": "500m"}
+    assert judged("dev", over, old) == (
+        'refused: training/web: API server: the pod template of web: spec.containers[0].resources.requests: Invalid '
+        'value: "1": must be less than or equal to cpu limit of 500m')
 
 
 # --- ResourceQuota on UPDATE: a Service's type, a PVC's size -------------------------------------------------------

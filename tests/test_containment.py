@@ -14,7 +14,7 @@ from gke_ai_batch.offline.runtime import PlanError
 from gke_ai_batch.plan import monitoring, queries
 
 from .conftest import ROOT, STACKS, by_type, planned, platform_of, run_config
-from .test_escape import TPU, V5P, container, job, pod, verdict
+from .test_escape import GPU, TPU, V5P, container, job, pod, verdict
 
 
 def service(name: str, kind: str, ports: int = 1, **extra) -> dict:
@@ -131,7 +131,7 @@ def test_a_1mib_pod_template_is_refused():
     blob = [{"name": "BLOB", "value": "x" * 2**20}]
     big = job("research", "big", "research-queue", containers=[container(env=blob)])
     assert verdict("prod", big) == (
-        "refused: research/big: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 1048780 bytes "
+        "refused: research/big: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 1048758 bytes "
         "of text (every key and string of its spec, labels, annotations, finalizers and owner references, and one "
         "per value); namespace research allows 16384 per object "
         "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put large data in a bucket or "
@@ -295,71 +295,121 @@ def test_every_query_selects_the_series_of_kueues_own_pod_monitoring():
     assert f'namespace="{namespace}",job="{name}"' in queries.kueue("ml-prod")
 
 
-# --- bursting past requests ---------------------------------------------------------------------------
+# --- ordinary jobs: requests without limits, limits without requests (issue 47) -------------------------
 
-LIMITS = "LimitRange gke-ai-batch-containers: "
+PREPROCESSING = [{"key": "workload-class", "value": "preprocessing", "effect": "NoSchedule"}]
+V5P_4X4X4 = {"cloud.google.com/gke-tpu-accelerator": "tpu-v5p-slice", "cloud.google.com/gke-tpu-topology": "4x4x4"}
 
 
-@pytest.mark.parametrize("resources, refusal", [
-    ({"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "7", "memory": "28Gi"}},
-     "cpu max limit to request ratio per Container is 2, but provided ratio is 70.000000"),
-    ({"requests": {"cpu": "1", "memory": "128Mi"}, "limits": {"cpu": "2", "memory": "28Gi"}},
-     "memory max limit to request ratio per Container is 1, but provided ratio is 224.000000"),
-    ({"requests": {"cpu": "4", "memory": "16Gi"}},  # no limits: the defaults (500m, 512Mi) are below the requests
-     'spec.containers[0].resources.requests: Invalid value: "4": must be less than or equal to cpu limit of 500m'),
+def resources(**blocks) -> list[dict]:
+    return [{"name": "x", "image": "busybox", "resources": blocks}]
+
+
+@pytest.mark.parametrize("stack, obj, line", [
+    # the most common shape: cpu and memory requests, a limit only for the accelerator (the old LimitRange's
+    # default cpu limit, 500m, was below the request, and its ratios wanted a cpu and memory limit on every container)
+    ("prod", job("training", "tpu-requests", "training-queue", pods=16, nodeSelector=V5P_4X4X4,
+                 labels={"kueue.x-k8s.io/max-exec-time-seconds": "86400"},
+                 containers=resources(requests={"cpu": "8", "memory": "32Gi", TPU: 4}, limits={TPU: 4})),
+     "admitted: training/tpu-requests -> ClusterQueue training, pod set main: flavor v5p-res"),
+    ("prod", job("inference-eval", "gpu-requests", "inference-eval-queue",
+                 nodeSelector={"cloud.google.com/gke-accelerator": "nvidia-l4"},
+                 containers=resources(requests={"cpu": "4", "memory": "16Gi", GPU: 1}, limits={GPU: 1})),
+     "admitted: inference-eval/gpu-requests -> ClusterQueue inference-eval, pod set main: flavor l4-spot-us-east5-a"),
+    ("dev", job("training", "cpu-requests", "preprocessing", tolerations=PREPROCESSING,
+                containers=resources(requests={"cpu": "4", "memory": "16Gi"})),
+     "admitted: training/cpu-requests -> ClusterQueue cpu-batch, pod set main: flavor cpu-workers"),
+    # limits only: the API server makes them the requests
+    ("dev", job("training", "cpu-limits", "preprocessing", tolerations=PREPROCESSING,
+                containers=resources(limits={"cpu": "4", "memory": "16Gi"})),
+     "admitted: training/cpu-limits -> ClusterQueue cpu-batch, pod set main: flavor cpu-workers"),
 ])
-def test_a_pod_cannot_burst_past_what_its_quota_paid_for(resources, refusal):
-    burst = pod("research", "burst", "research-queue", containers=[container(resources=resources)])
-    assert verdict("prod", burst) == f"refused: research/burst: {LIMITS}{refusal}"
+def test_ordinary_jobs_are_admitted(stack, obj, line):
+    assert verdict(stack, obj) == line
 
 
-def test_the_limits_hold_for_the_pods_a_job_creates():
-    burst = job("research", "burst", "research-queue", containers=[container(resources={
-        "requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "7", "memory": "28Gi"}})])
-    assert verdict("prod", burst) == (f"refused: research/burst: {LIMITS}the pods of burst would be refused: cpu max "
-                                      "limit to request ratio per Container is 2, but provided ratio is 70.000000")
+@pytest.mark.parametrize("workload, name", [("multislice", "default/multislice-job"),
+                                            ("multislice-autopilot", "default/multislice-job"),
+                                            ("hotswap", "default/high-jax-v6e"), ("hotswap", "default/low-jax-v6e")])
+def test_the_source_pages_limits_only_jobsets_are_admitted(workload, name):
+    """Pages 000 and 001 give each JobSet's container `limits: {google.com/tpu: 4}` and nothing else; the samples
+    are those blocks again."""
+    objs = [o for o in yaml.safe_load_all((ROOT / "examples" / "workloads" / f"{workload}.yaml").read_text()) if o]
+    (obj,) = [o for o in objs if f"{o['metadata']['namespace']}/{o['metadata']['name']}" == name][:1]
+    pod_spec = obj["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert [c["resources"] for c in pod_spec["containers"]] == [{"limits": {TPU: 4}}]
+    assert verdict(workload, obj).startswith(f"admitted: {name} -> ")
 
 
-def test_a_container_that_names_nothing_gets_the_defaults():
-    from gke_ai_batch.apiserver.limit_ranges import _defaulted
-    (limit_range,) = [m for m in tenant_limit_ranges("prod") if m["metadata"]["namespace"] == "research"]
-    (item,) = limit_range["spec"]["limits"]
-    assert _defaulted({"name": "x"}, item, True) == ({"cpu": "500m", "memory": "512Mi"},
-                                                     {"cpu": "500m", "memory": "512Mi"})
-    assert _defaulted({"resources": {"limits": {"cpu": "2", "memory": "1Gi"}}}, item, True) == (
-        {"cpu": "2", "memory": "1Gi"}, {"cpu": "2", "memory": "1Gi"})
+def test_a_request_above_its_limit_is_the_api_servers_refusal():
+    over = job("training", "over", "preprocessing", tolerations=PREPROCESSING,
+               containers=resources(requests={"cpu": "4", "memory": "16Gi"}, limits={"cpu": "2"}))
+    assert verdict("dev", over) == ('refused: training/over: API server: the pod template of over: '
+                                    'spec.containers[0].resources.requests: Invalid value: "4": must be less than '
+                                    'or equal to cpu limit of 2')
+
+
+def test_dev_s_scratch_job_is_admitted_on_the_workers_local_ssds():
+    """dev's cpu-workers give their two local SSDs to the pods as ephemeral storage; a ClusterQueue that did not
+    cover ephemeral-storage made Kueue refuse every job asking for it ("resource ephemeral-storage unavailable in
+    ClusterQueue")."""
+    scratch = job("training", "scratch", "preprocessing", tolerations=PREPROCESSING,
+                  containers=resources(requests={"cpu": "4", "memory": "16Gi", "ephemeral-storage": "100Gi"}))
+    assert verdict("dev", scratch) == ("admitted: training/scratch -> ClusterQueue cpu-batch, pod set main: "
+                                       "flavor cpu-workers")
+
+
+def test_the_scratch_quota_follows_the_cpu_quota_on_the_pool():
+    """2 local SSDs: 750 GiB less the filesystem's 13,725,224 KiB, less the kubelet's 10% nodefs eviction threshold,
+    663.2 GiB a node; n2-standard-8 has 7.91 allocatable cores, so cpu-batch's 40 cores carry 3,353 GiB."""
+    from gke_ai_batch.model.disks import scratch_bytes
+    assert int(scratch_bytes(2) / 2**20) == 679136
+    (queue,) = [r.inputs for r in by_type(planned("dev"), ":ClusterQueue")
+                if r.inputs["metadata"]["name"] == "cpu-batch"]
+    (group,) = queue["spec"]["resourceGroups"]
+    assert group["coveredResources"] == ["cpu", "memory", "ephemeral-storage"]
+    assert group["flavors"][0]["resources"][2] == {"name": "ephemeral-storage", "nominalQuota": "3353Gi"}
+    flood = job("training", "scratch-flood", "preprocessing", pods=10, tolerations=PREPROCESSING,
+                containers=resources(requests={"cpu": "1", "memory": "1Gi", "ephemeral-storage": "400Gi"}))
+    assert "insufficient quota for ephemeral-storage in flavor cpu-workers" in verdict("dev", flood)
+
+
+def test_a_queue_without_scratch_pools_does_not_cover_it():
+    """Only local SSDs given to the pods are scratch a quota can promise: prod's pools have none."""
+    for queue in by_type(planned("prod"), ":ClusterQueue"):
+        for group in queue.inputs["spec"]["resourceGroups"]:
+            assert "ephemeral-storage" not in group["coveredResources"], queue.inputs["metadata"]["name"]
 
 
 def tenant_limit_ranges(stack: str, regs=None) -> list[dict]:
     return [r.inputs for r in by_type(regs or planned(stack), ":LimitRange")]
 
 
-def test_the_cloud_storage_sidecar_states_limits_within_the_ratio():
-    """GKE adds the FUSE sidecar after the LimitRange's defaults, so its annotations must bound it."""
-    fuse = job("research", "fuse", "research-queue")
-    fuse["spec"]["template"]["metadata"] = {"annotations": {"gke-gcsfuse/volumes": "true"}}
-    assert verdict("prod", fuse) == (
-        f"refused: research/fuse: {LIMITS}the pods of fuse would be refused: the gke-gcsfuse-sidecar container GKE "
-        "adds: cpu max limit to request ratio per Container is 2, but no request is specified or request is 0")
+def test_the_limit_range_gives_default_requests_only():
+    """A container naming nothing is charged the default requests; no default limit, no ratio."""
+    (limits,) = [m for m in tenant_limit_ranges("prod") if m["metadata"]["namespace"] == "research"]
+    assert limits["spec"]["limits"] == [{"type": "Container", "defaultRequest": {"cpu": "500m", "memory": "512Mi"}}]
 
 
-def test_a_team_block_sets_its_container_limits():
+def test_a_team_block_sets_its_default_requests():
     platform = platform_of("prod")
-    platform["teams"][1]["container_limits"] = {"cpu_ratio": 4, "memory_request": "1Gi"}
+    platform["teams"][1]["container_limits"] = {"memory_request": "1Gi"}
     (limits,) = [m for m in tenant_limit_ranges("prod", run_config(platform, "limits"))
                  if m["metadata"]["namespace"] == "research"]
-    assert limits["spec"]["limits"] == [{"type": "Container", "defaultRequest": {"cpu": "500m", "memory": "1Gi"},
-                                         "default": {"cpu": "500m", "memory": "1Gi"},
-                                         "maxLimitRequestRatio": {"cpu": "4", "memory": "1"}}]
+    assert limits["spec"]["limits"] == [{"type": "Container", "defaultRequest": {"cpu": "500m", "memory": "1Gi"}}]
 
 
-def test_a_ratio_below_one_is_refused():
+@pytest.mark.parametrize("key", ["cpu_ratio", "memory_ratio"])
+def test_a_stack_file_with_a_ratio_is_told_to_drop_it(key):
+    """The keys are refused at their path, not ignored: a stack file that says memory_ratio 1 expects limits held to
+    requests, which the platform no longer does."""
     platform = platform_of("prod")
-    platform["teams"][1]["container_limits"] = {"memory_ratio": "0.5"}
+    platform["teams"][1]["container_limits"] = {key: 1, "memory_request": "1Gi"}
     with pytest.raises(PlanError) as e:
         run_config(platform, "ratio")
-    assert "platform.teams[1].container_limits.memory_ratio" in str(e.value)
-    assert "a limit is at least its request, so the ratio is at least 1" in str(e.value)
+    assert f"platform.teams[1].container_limits.{key}" in str(e.value)
+    assert "a limit/request ratio is no longer set, so the key was removed" in str(e.value)
+    assert "Drop the key" in str(e.value)
 
 
 # --- after the first create ---------------------------------------------------------------------------
@@ -380,7 +430,7 @@ def test_an_update_cannot_grow_a_job_past_the_size_cap_but_may_leave_an_old_one_
     small = job("research", "j", "research-queue")
     grown = job("research", "j", "research-queue", containers=[container(args=["x" * 20000])])
     [denial] = evaluate(policies, bindings, grown, namespace, "UPDATE", old_object=small)
-    assert denial.policy == "gke-ai-batch-object-size" and denial.message.startswith("the object holds 20190 bytes")
+    assert denial.policy == "gke-ai-batch-object-size" and denial.message.startswith("the object holds 20168 bytes")
     finalized = {**grown, "metadata": {**grown["metadata"], "finalizers": ["example.com/cleanup"]}}
     assert evaluate(policies, bindings, grown, namespace, "UPDATE", old_object=finalized) == []
 
@@ -390,7 +440,7 @@ def test_a_pod_may_carry_what_its_controllers_add_to_a_template_under_the_cap():
     from gke_ai_batch.apiserver.cel_policies import evaluate
     policies, bindings, namespace = prod_policies("research")
     labels = {"kueue.x-k8s.io/queue-name": "research-queue"}
-    base = 133  # the pod's other keys and strings (the label's 39, spec, containers, ...), one per value
+    base = 111  # the pod's other keys and strings (the label's 39, spec, containers, ...), one per value
     fits = pod("research", "p", labels=labels, containers=[container(args=["x" * (16384 + 4096 - base)])])
     assert evaluate(policies, bindings, fits, namespace, "CREATE") == []
     over = pod("research", "p", labels=labels, containers=[container(args=["x" * (16384 + 4096 - base + 1)])])
@@ -422,7 +472,7 @@ def test_kueue_can_start_a_job_near_the_size_cap_but_a_member_cannot_grow_it():
     still are."""
     from gke_ai_batch.apiserver.cel_policies import evaluate
     policies, bindings, namespace = prod_policies("research")
-    near = job("research", "nearcap", "research-queue", containers=[container(args=["x" * 16150])])  # 16348
+    near = job("research", "nearcap", "research-queue", containers=[container(args=["x" * 16172])])  # 16348
     near["spec"]["suspend"] = True  # as Kueue's job webhook leaves it; a running Job's template is immutable
     started = yaml.safe_load(yaml.safe_dump(near))
     started["spec"]["template"]["metadata"] = {"annotations": PROVISIONING}

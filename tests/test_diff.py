@@ -586,8 +586,8 @@ def _lines(old: dict, new: dict) -> list[str]:
 
 
 def test_a_tighter_team_limit_says_what_it_does_to_running_work() -> None:
-    """Attack (operator, day two): lower a team's object-size cap, limit/request ratio or pod count under jobs that
-    are running. The API server never re-judges what a namespace holds, but the Job controller's next pods are
+    """Attack (operator, day two): lower a team's object-size cap or pod count under jobs that are
+    running. The API server never re-judges what a namespace holds, but the Job controller's next pods are
     created through the new limits, so a running job whose template they refuse stalls; `make diff` showed a bare
     value change."""
     ns = _planned_object("dev", "kubernetes:core/v1:Namespace", "research")
@@ -597,12 +597,9 @@ def test_a_tighter_team_limit_says_what_it_does_to_running_work() -> None:
     assert _lines(ns, smaller) == [
         f'{key}: "16384" -> "8192"  [a tighter object size cap: objects already made keep their size; every pod is '
         "judged when created, so a running job whose pods it refuses can create no more of them and stalls]"]
-    limits = _planned_object("dev", "kubernetes:core/v1:LimitRange", "research")
-    assert _lines(limits, _with(limits, "spec.limits", [{**limits["inputs"]["spec"]["limits"][0],
-                                                         "maxLimitRequestRatio": {"cpu": "1", "memory": "1"}}])) == [
-        'spec.limits[0].maxLimitRequestRatio.cpu: "2" -> "1"  [a tighter limit/request ratio: pods already running '
-        "keep theirs; every pod created from now on is judged by it, so a running job whose pods it refuses can "
-        "create no more of them and stalls]"]
+    limits = _planned_object("dev", "kubernetes:core/v1:LimitRange", "research")  # default requests refuse nothing
+    assert _lines(limits, _with(limits, "spec.limits", [{"type": "Container", "defaultRequest": {
+        "cpu": "250m", "memory": "512Mi"}}])) == ['spec.limits[0].defaultRequest.cpu: "500m" -> "250m"']
     quota = _planned_object("dev", "kubernetes:core/v1:ResourceQuota", "research")
     hard = quota["inputs"]["spec"]["hard"]
     fewer = _with(quota, "spec.hard", {**hard, "pods": "100", "count/configmaps": "500"})

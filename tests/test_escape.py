@@ -36,9 +36,7 @@ def verdict(stack: str, obj: dict) -> str:
 
 
 def container(requests: dict | None = None, **extra) -> dict:
-    requests = {"cpu": "1", "memory": "1Gi", **(requests or {})}
-    # limits equal to the cpu and memory requests, as the namespaces' LimitRange asks (memory ratio 1)
-    resources = {"requests": requests, "limits": {r: requests[r] for r in ("cpu", "memory")}}
+    resources = {"requests": {"cpu": "1", "memory": "1Gi", **(requests or {})}}
     return {"name": "x", "image": "busybox", "resources": resources, **extra}
 
 
@@ -65,7 +63,7 @@ def test_a_tpu_only_team_cannot_take_gpus():
                                                                        "nvidia-h200-141gb"},
                tolerations=[{"key": GPU, "operator": "Exists", "effect": "NoSchedule"}],
                containers=[container({GPU: 8}, resources={"requests": {"cpu": "8", "memory": "64Gi", GPU: 8},
-                                                           "limits": {"cpu": "8", "memory": "64Gi", GPU: 8}})])
+                                                           "limits": {GPU: 8}})])
     assert verdict("prod", grab) == ("refused: research/gpu-grab: Kueue: couldn't assign flavors to pod set main: "
                                      "resource nvidia.com/gpu unavailable in ClusterQueue")
 

@@ -32,7 +32,6 @@ def test_drift_is_caught(plan):
     doc = copy.deepcopy(multislice())
     doc["spec"]["replicatedJobs"][0]["template"]["spec"].update(parallelism=1, completions=1)
     pod(doc)["containers"][0]["resources"]["limits"]["google.com/tpu"] = 8  # 8 chips on 4-chip VMs
-    pod(doc)["containers"][0]["resources"]["requests"]["google.com/tpu"] = 8
     result = admit_in(cluster, doc)
     assert result.quota_reserved and not result.admitted and any("slice" in w for w in result.warnings)
     doc["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "missing"

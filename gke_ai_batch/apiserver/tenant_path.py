@@ -8,9 +8,9 @@ object's namespace passes, in the API server's order and then Kueue's:
    then on a create the stack's MutatingAdmissionPolicies (apiserver.mutating_policies: a queue's default
    time limit); then, on an update, the object's own validation: a Job's pod template is immutable but for
    a suspended Job's scheduling directives (apiserver.job_updates);
-2. the namespace's LimitRange on every pod the object is or will create: defaults, request within limit, limit
-   within the ratio (apiserver.limit_ranges); on an update only the pods a changed template will create
-   (LimitRanger skips pod updates);
+2. the API server's validation of every pod the object is or will create: no request above its limit
+   (apiserver.pod_resources; the namespace's LimitRange only fills in default requests and refuses nothing); on an
+   update only the pods a changed template will create;
 3. Pod Security at the namespace's enforce level and version, on every pod the object is or will create:
    PSA enforces on Pods only, so a refused template is a workload admitted and then never given its pods
    (apiserver.pod_security);
@@ -60,8 +60,8 @@ from .external_ips import DENIED as EXTERNAL_IPS_DENIED
 from .external_ips import PLUGIN as EXTERNAL_IPS_PLUGIN
 from .external_ips import adds_external_ips
 from .job_updates import template_refusal
-from .limit_ranges import violation
 from .mutating_policies import mutate
+from .pod_resources import request_above_limit
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
 from .rbac import AUTHENTICATED, CLUSTER
 from .resource_quotas import exceeded
@@ -135,7 +135,6 @@ class TenantPath:
         self.mutating = [m for m in ms if m.get("kind") == "MutatingAdmissionPolicy"]
         self.mutating_bindings = [m for m in ms if m.get("kind") == "MutatingAdmissionPolicyBinding"]
         self.quotas = [m for m in ms if m.get("kind") == "ResourceQuota"]
-        self.limit_ranges = [m for m in ms if m.get("kind") == "LimitRange"]
 
     def judge(self, obj: Obj, old: Obj | None = None, objects: Mapping[Key, Obj] | None = None,
               scale: bool = False) -> Passage:
@@ -166,7 +165,7 @@ class TenantPath:
         if invalid:
             return Passage(kind, ns, name, API_SERVER, invalid)
         security = self._pod_security(obj, ns) if old is None or pod_security_judges(old, obj) else (None, "")
-        limits = self._limits(obj, ns) if old is None or new_pods(old, obj) else (None, "")
+        limits = self._resources(obj) if old is None or new_pods(old, obj) else (None, "")
         quota = self._quota(obj, ns, old)
         for layer, reason in (limits, security, self._policies(team, obj, ns, old), quota):
             if layer:
@@ -285,14 +284,15 @@ class TenantPath:
                           f"{resource} in namespace {ns}; only cluster administrators can")
         return RBAC, f"team {team} may not {verb} {resource} in namespace {ns}"
 
-    def _limits(self, obj: Obj, ns: str) -> tuple[str | None, str]:
-        """The namespace's LimitRanges on every pod the object is or will create (apiserver.limit_ranges)."""
-        for limit_range in (m for m in self.limit_ranges if m["metadata"].get("namespace") == ns):
-            for pod, meta, spec in pod_specs_of(obj):
-                found = violation(spec, meta, limit_range)
-                if found:
-                    whose = "" if obj.get("kind") == "Pod" else f"the pods of {pod} would be refused: "
-                    return f"LimitRange {limit_range['metadata']['name']}", whose + found
+    @staticmethod
+    def _resources(obj: Obj) -> tuple[str | None, str]:
+        """The API server's validation of the resources of every pod the object is or will create: a workload
+        whose template asks for more than its limit is refused itself (apiserver.pod_resources)."""
+        for pod, _, spec in pod_specs_of(obj):
+            found = request_above_limit(spec)
+            if found:
+                whose = "" if obj.get("kind") == "Pod" else f"the pod template of {pod}: "
+                return API_SERVER, whose + found
         return None, ""
 
     def _pod_security(self, obj: Obj, ns: str) -> tuple[str | None, str]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from gke_ai_batch.model.words import or_list
 
@@ -127,3 +128,25 @@ def local_ssd_problem(machine_type: str, count: int, gpu: str | None = None) -> 
         return f"{count} local SSDs: {machine_type} comes with {allowed[0]} (bundled), give {allowed[0]}"
     with_t4 = " with T4 GPUs" if machine_type.startswith("n1-") and gpu == "nvidia-tesla-t4" else ""
     return f"{count} local SSDs: {machine_type}{with_t4} takes {or_list(allowed)}"
+
+
+# Local SSDs as the node's ephemeral storage (GKE's ephemeralStorageLocalSsdConfig): what pods may request of it.
+# Each disk is 375 GiB (GKE API EphemeralStorageLocalSsdConfig.localSsdCount: "Each local SSD is 375 GB"; the
+# cluster autoscaler's localssdsize.localSSDDiskSizeInGiB, 375); the filesystem takes a share GKE's cluster
+# autoscaler measured per disk count on COS nodes (cloudprovider/gce/gce_reserved.go,
+# ephemeralStorageOnLocalSSDFilesystemOverheadInKiBByOSAndDiskCount, in KiB; counts between 8 and 16 take 16's, as
+# EphemeralStorageOnLocalSSDFilesystemOverheadInBytes does); the kubelet's hard eviction threshold
+# nodefs.available holds back 10% of the rest (the same file's defaultKubeletEvictionHardEphemeralStorageRatio,
+# which the autoscaler's templates.go CalculateAllocatable subtracts). GKE's own kube-reserved share of ephemeral
+# storage is not published in these sources and is not subtracted, so the figure is at most what a node offers.
+LOCAL_SSD_GIB = 375
+_SCRATCH_OVERHEAD_KIB = {1: 7289472, 2: 13725224, 3: 20031312, 4: 26332924, 5: 32634536, 6: 38946604,
+                         7: 45254008, 8: 51556096, 16: 52837800, 24: 78686620}
+NODEFS_EVICTION_RATIO = Decimal("0.1")
+
+
+def scratch_bytes(count: int) -> Decimal:
+    """Bytes of ephemeral storage pods may request on one node whose `count` local SSDs back it."""
+    measured = count if count <= 8 else 16 if count <= 16 else 24
+    capacity = Decimal(count * LOCAL_SSD_GIB * 2**30 - _SCRATCH_OVERHEAD_KIB[measured] * 1024)
+    return capacity * (1 - NODEFS_EVICTION_RATIO)

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
+from gke_ai_batch.model.disks import scratch_bytes
 from gke_ai_batch.model.machines import allocatable
 from gke_ai_batch.model.words import plural
 from gke_ai_batch.vocabulary import (
@@ -38,6 +39,8 @@ class _Sized(Protocol):
     @property
     def machine_type(self) -> str: ...
     @property
+    def scratch_ssds(self) -> int: ...
+    @property
     def accelerators(self) -> int: ...
     @property
     def zones(self) -> tuple[str, ...]: ...
@@ -59,11 +62,14 @@ class PoolCapacity:
         return self.capacity in FIXED_CAPACITY
 
     def provides(self: _Sized) -> dict[str, Decimal]:
-        """What pods can ask for on the pool at full size: its accelerators, and the cpu and memory
-        GKE leaves allocatable on its nodes (where the machine type is known)."""
+        """What pods can ask for on the pool at full size: its accelerators, the cpu and memory GKE leaves
+        allocatable on its nodes (where the machine type is known), and the scratch of local SSDs given to the pods
+        as ephemeral storage (model.disks.scratch_bytes)."""
         out: dict[str, Decimal] = {self.resource: Decimal(self.accelerators)} if self.resource else {}
         for name, amount in (allocatable(self.machine_type) or {}).items():
             out[name] = amount * self.nodes
+        if self.scratch_ssds:
+            out["ephemeral-storage"] = scratch_bytes(self.scratch_ssds) * self.nodes
         return out
 
     def provides_in(self: _Sized, node_labels: Mapping[str, str]) -> dict[str, Decimal]:
@@ -92,6 +98,7 @@ class PoolFacts(PoolCapacity):
     max_nodes: int | None  # per zone, or total when total_autoscaling
     total_autoscaling: bool
     node_labels: dict[str, str]
+    scratch_ssds: int = 0  # local SSDs given to the pods as ephemeral storage
 
     @property
     def slice_vms(self) -> int:
@@ -199,4 +206,5 @@ def pool_facts(props: Mapping[str, Any], cluster_zones: Sequence[str] = ()) -> P
         per_node=per_node, resource=resource, fixed_nodes=None if auto else fixed,
         min_nodes=auto.get("totalMinNodeCount" if total else "minNodeCount"),
         max_nodes=auto.get("totalMaxNodeCount" if total else "maxNodeCount"),
-        total_autoscaling=total, node_labels=labels)
+        total_autoscaling=total, node_labels=labels,
+        scratch_ssds=(nc.get("ephemeralStorageLocalSsdConfig") or {}).get("localSsdCount") or 0)

@@ -246,20 +246,27 @@ class ObjectQuotas(Model):
         return v
 
 
+NO_LIMIT_RATIO = (
+    "a limit/request ratio is no longer set, so the key was removed: a ratio makes the API server refuse every "
+    "container without a limit, which is the most common job shape (cpu and memory requests, a limit only for the "
+    "accelerator), while bursting above requests mostly harms the burster (the kubelet evicts, and the kernel's OOM "
+    "killer picks, by usage above request; docs/queues.md, \"Team isolation\"). Drop the key")
+
+
 class ContainerLimits(Model):
-    """What every container of a team namespace requests when it names nothing, and how far its limits may
-    exceed its requests (a Kubernetes LimitRange): Kueue meters requests, so a container whose limits
-    outgrow them would take other teams' cpu and memory on shared nodes."""
+    """What a container of a team namespace requests when it names neither a request nor a limit (a Kubernetes
+    LimitRange's defaultRequest): Kueue meters requests and the scheduler places by them, so a container without
+    any would run uncharged and be packed onto nodes without bound. No default limit: a default below a
+    container's request makes the API server refuse the pod."""
 
     cpu_request: Quantity = "500m"
-    """The cpu a container without one requests, and its limit when it names no limit."""
+    """The cpu a container that names neither a cpu request nor a cpu limit requests."""
     memory_request: Quantity = "512Mi"
-    """The memory a container without one requests, and its limit when it names no limit."""
-    cpu_ratio: Quantity = 2
-    """Most a container's cpu limit may be, as a multiple of its cpu request (at least 1)."""
-    memory_ratio: Quantity = 1
-    """Most a container's memory limit may be, as a multiple of its memory request: 1, limits equal to
-    requests, so no container uses memory its quota did not pay for (at least 1)."""
+    """The memory a container that names neither a memory request nor a memory limit requests."""
+    cpu_ratio: Quantity | None = None
+    """Refused: limits are no longer bounded against requests (see the error for why)."""
+    memory_ratio: Quantity | None = None
+    """Refused: limits are no longer bounded against requests (see the error for why)."""
 
     @field_validator("cpu_request", "memory_request")
     @classmethod
@@ -270,9 +277,9 @@ class ContainerLimits(Model):
 
     @field_validator("cpu_ratio", "memory_ratio")
     @classmethod
-    def _ratio(cls, v: int | str) -> int | str:
-        if parse_quantity(v) < 1:
-            raise ValueError(f"{v!r}: a limit is at least its request, so the ratio is at least 1")
+    def _no_ratio(cls, v: int | str | None) -> int | str | None:
+        if v is not None:
+            raise ValueError(NO_LIMIT_RATIO)
         return v
 
 
@@ -294,7 +301,7 @@ class TeamConfig(Model):
     """Most objects of each kind per namespace (Jobs, JobSets, Workloads, pods, Services, ConfigMaps,
     Secrets, disks...), and the size of one workload object."""
     container_limits: ContainerLimits = ContainerLimits()
-    """Default requests and the most a container's limits may exceed its requests (a LimitRange)."""
+    """The cpu and memory a container naming none requests (a LimitRange's defaultRequest)."""
     default_priority: str | None = None
     """Refused: Kueue 0.19 has no per-team default priority (see the error for what to do)."""
     local_queue: str | None = text(DNS_LABEL, None, max_length=63)

@@ -1,19 +1,19 @@
 """A team's limits made tighter on a live platform, and what that does to the work already running: the notes
 `make diff` puts on such a line.
 
-The API server judges a namespace's ResourceQuota, its LimitRange and the admission policies when an object is
-created, never the objects it already holds (Kubernetes "Resource Quotas": "Neither contention nor changes to quota
-will affect already created resources"; "Limit Ranges": "LimitRange validations occur only at Pod admission stage,
-not on running Pods"). So nothing running is evicted, but every pod is created through them, the new and
+The API server judges a namespace's ResourceQuota and the admission policies when an object is created, never
+the objects it already holds (Kubernetes "Resource Quotas": "Neither contention nor changes to quota will affect
+already created resources"). So nothing running is evicted, but every pod is created through them, the new and
 replacement pods of a Job already running too (and the size cap judges every create,
 plan/namespace_policies.py): a job whose template the tighter limit refuses stalls where it stands, and Kueue's
-waitForPodsReady evicts and requeues it, to be refused again."""
+waitForPodsReady evicts and requeues it, to be refused again. The namespace's LimitRange only gives default
+requests (plan.tenancy.limit_range), which refuse nothing, so no change of it is one of these."""
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from gke_ai_batch.vocabulary import LIMIT_RANGE, NAMESPACE, OBJECT_SIZE_ANNOTATION, RESOURCE_QUOTA
+from gke_ai_batch.vocabulary import NAMESPACE, OBJECT_SIZE_ANNOTATION, RESOURCE_QUOTA
 
 from .inputs import amount, changes, join
 
@@ -22,18 +22,15 @@ _STALLS = "a running job whose pods it refuses can create no more of them and st
 NOTES = {
     RESOURCE_QUOTA: "a tighter quota: what the namespace holds stays, but it creates no more until it is below "
                     "(a running job's new pods, Kueue's Workloads for new jobs)",
-    LIMIT_RANGE: f"a tighter limit/request ratio: pods already running keep theirs; every pod created from now on is "
-                 f"judged by it, so {_STALLS}",
     NAMESPACE: f"a tighter object size cap: objects already made keep their size; every pod is judged when created, "
                f"so {_STALLS}",
 }
 
 
 def _judged(type_: str, path: str) -> bool:
-    """The inputs that bound what a team's next object may be: a quota's hard limits, a LimitRange's ratios, the
-    size cap on the namespace."""
+    """The inputs that bound what a team's next object may be: a quota's hard limits, the size cap on the
+    namespace."""
     return ((type_ == RESOURCE_QUOTA and path.startswith("spec.hard")) or
-            (type_ == LIMIT_RANGE and ".maxLimitRequestRatio" in path) or
             (type_ == NAMESPACE and path == SIZE_PATH))
 
 

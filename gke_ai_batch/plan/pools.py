@@ -156,6 +156,11 @@ class PoolPlan(PoolCapacity):
             return self.node_count * len(self.zones)
         return (self.max_nodes or 0) * (1 if self.total else len(self.zones))
 
+    @property
+    def scratch_ssds(self) -> int:
+        """Local SSDs given to the pods as ephemeral storage (none when they are raw block devices)."""
+        return self.local_ssd.count if self.local_ssd and self.local_ssd.use == "ephemeral-storage" else 0
+
 
 @dataclass(frozen=True)
 class PoolContext:

@@ -14,6 +14,7 @@ from typing import Any
 from gke_ai_batch import vocabulary
 from gke_ai_batch.model import catalog
 from gke_ai_batch.model.config import KueueConfig, PlatformConfig
+from gke_ai_batch.model.disks import scratch_bytes
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.machines import allocatable
 from gke_ai_batch.model.quantity import parse_quantity, render_quantity
@@ -45,7 +46,8 @@ from gke_ai_batch.vocabulary import (
 # Kueue docs for GKE queued provisioning: pin the pods to the nodes GKE provisioned for the request.
 PROVISIONING_NODE_SELECTOR = {"key": "autoscaling.gke.io/provisioning-request",
                               "valueFromProvisioningClassDetail": "ResizeRequestName"}
-BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage")
+SCRATCH = "ephemeral-storage"
+BASE_RESOURCES = ("cpu", "memory", SCRATCH)
 RESOURCE_ORDER = BASE_RESOURCES + (vocabulary.TPU_RESOURCE, vocabulary.GPU_RESOURCE)
 MAX_USER_PRIORITY = 1_000_000_000  # values above are reserved for system-critical classes
 MAX_FLAVORS_PER_GROUP = 64  # ClusterQueue CRD (v0.19.2): resourceGroups[].flavors maxItems
@@ -64,6 +66,9 @@ class FlavorPlan:
     # cpu and memory a node offers per accelerator unit (chip, GPU or GPU share): a team's cpu and
     # memory quota on an accelerator flavor follows its accelerator quota. None: unknown machine.
     host_share: dict[str, Decimal] | None = None
+    # bytes of local SSD scratch (ephemeral storage) its nodes offer per core of allocatable cpu: a team's
+    # ephemeral-storage quota on the flavor follows its cpu quota. None: its nodes have no local SSD scratch.
+    scratch_share: Decimal | None = None
     topology: tuple[str, ...] = ()  # Kueue TAS levels: the flavor names the Topology of them
     dynamic_slicing: bool = False  # TPU7x sub-blocks: GKE's slice controller checks every workload admitted on it
     capacity: Capacity | None = None  # a fleet manager's flavor: its worker's pools' capacity (plan.fleet)
@@ -143,7 +148,16 @@ def _pool_flavor(name: str, members: list[PoolPlan], zone: str | None = None) ->
                           for t in first.taints),
         pools=tuple(members), resources=BASE_RESOURCES + ((first.resource,) if first.resource else ()),
         queued=first.queued, host_share=host_share(first.machine_type, first.per_node) if first.resource else None,
-        topology=first.topology_levels, dynamic_slicing=first.dynamic_slicing)
+        scratch_share=scratch_share(first), topology=first.topology_levels, dynamic_slicing=first.dynamic_slicing)
+
+
+def scratch_share(pool: PoolPlan) -> Decimal | None:
+    """Bytes of local SSD scratch per core of allocatable cpu on the pool's nodes, where its local SSDs are the
+    pods' ephemeral storage (model.disks.scratch_bytes); None for any other pool."""
+    node = allocatable(pool.machine_type)
+    if not pool.scratch_ssds or node is None:
+        return None
+    return scratch_bytes(pool.scratch_ssds) / node["cpu"]
 
 
 def _same_nodes(name: str, members: list[PoolPlan]) -> None:
@@ -316,13 +330,16 @@ def _accelerator_of(flavor: FlavorPlan) -> str | None:
 
 
 def _scaled(value: int | str | None, share: Decimal, resource: str) -> int | str | None:
-    """An accelerator amount as the cpu (whole millicores) or memory (whole MiB) that comes with it."""
+    """An accelerator or cpu amount as the cpu (whole millicores), memory (whole MiB) or scratch (whole GiB) that
+    comes with it."""
     if value is None:
         return None
     amount = parse_quantity(value) * share
     if resource == "cpu":
         millis = int(amount * 1000)
         return millis // 1000 if millis % 1000 == 0 else f"{millis}m"
+    if resource == SCRATCH:
+        return f"{int(amount / 2**30)}Gi"
     return f"{int(amount / 2**20)}Mi"
 
 
@@ -347,6 +364,20 @@ def _metered(fname: str, flavor: FlavorPlan, resources: dict[str, QuotaSpec], fp
     return {**resources, **{r: QuotaSpec(nominal=_scaled(q.nominal, share[r], r) or 0,
                                          borrowing_limit=_scaled(q.borrowing_limit, share[r], r),
                                          lending_limit=_scaled(q.lending_limit, share[r], r)) for r in missing}}
+
+
+def _scratch(flavor: FlavorPlan, resources: dict[str, QuotaSpec]) -> dict[str, QuotaSpec]:
+    """A flavor's quotas with ephemeral-storage covered where its nodes' local SSDs are the pods' scratch: it follows
+    the cpu quota (the team's share of those nodes' cpu, of their scratch) unless the stack gives it. Kueue
+    (BlockUndeclared) refuses a pod asking for a resource its ClusterQueue does not cover, so without it a job
+    asking for scratch would never be admitted on the pool built to give it."""
+    share = flavor.scratch_share
+    if share is None or SCRATCH in resources or "cpu" not in resources:
+        return resources
+    q = resources["cpu"]
+    return {**resources, SCRATCH: QuotaSpec(nominal=_scaled(q.nominal, share, SCRATCH) or 0,
+                                            borrowing_limit=_scaled(q.borrowing_limit, share, SCRATCH),
+                                            lending_limit=_scaled(q.lending_limit, share, SCRATCH))}
 
 
 def _quota_entry(resource: str, q: QuotaSpec | None) -> dict[str, Any]:
@@ -434,7 +465,7 @@ def _resource_groups(spec: QueueSpec, flavors: dict[str, FlavorPlan], path: str)
             raise ConfigError(fpath, "a flavor quota needs at least one resource")
         for rname, q in resources.items():
             _check_quota(fpath, fname, flavor, rname, q, spec)
-        quotas[fname] = _metered(fname, flavor, resources, fpath)
+        quotas[fname] = _scratch(flavor, _metered(fname, flavor, resources, fpath))
     if len(quotas) > MAX_FLAVORS_PER_GROUP:
         raise ConfigError(f"{path}.quotas", f"{len(quotas)} flavors: a Kueue resource group holds at most "
                           f"{MAX_FLAVORS_PER_GROUP}")

@@ -179,16 +179,17 @@ def object_quota(team: TeamConfig, ns: str) -> Manifest:
 
 
 def limit_range(team: TeamConfig, ns: str) -> Manifest:
-    """Every container's default requests (also its limits where it names none) and the most its limits may
-    be as a multiple of its requests: the LimitRanger admission plugin fills the defaults in and refuses a
-    pod past a ratio (Kubernetes "Limit Ranges"; a ratio needs both a request and a limit, which the
-    defaults give a container that names neither)."""
+    """The cpu and memory a container requests when it names neither a request nor a limit: the LimitRanger
+    admission plugin fills `defaultRequest` in (Kubernetes "Limit Ranges"), so Kueue charges such a container and
+    the scheduler reserves room for it. Nothing more: a `default` limit below a container's own request makes the
+    API server refuse the pod, and `maxLimitRequestRatio` refuses every container without a limit; bursting above
+    requests is evicted and OOM-killed first, so a limit protects mostly the burster (docs/queues.md, "Team
+    isolation")."""
     c = team.container_limits
-    defaults = {"cpu": str(c.cpu_request), "memory": str(c.memory_request)}
     return {"apiVersion": "v1", "kind": "LimitRange",
             "metadata": {"name": CONTAINER_LIMITS, "namespace": ns, "labels": {TEAM_LABEL: team.name}},
-            "spec": {"limits": [{"type": "Container", "defaultRequest": defaults, "default": dict(defaults),
-                                 "maxLimitRequestRatio": {"cpu": str(c.cpu_ratio), "memory": str(c.memory_ratio)}}]}}
+            "spec": {"limits": [{"type": "Container",
+                                 "defaultRequest": {"cpu": str(c.cpu_request), "memory": str(c.memory_request)}}]}}
 
 
 def namespace_annotations(team: TeamConfig, allowed: tuple[str, ...], flavors: tuple[str, ...]) -> dict[str, str]:
