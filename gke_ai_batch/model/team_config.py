@@ -368,7 +368,7 @@ class TeamConfig(Model):
         return v
 
 
-DECISION_KINDS = ("cluster", "node_pool", "namespace", "bucket", "release", "network")
+DECISION_KINDS = ("cluster", "node_pool", "namespace", "bucket", "release", "network", "priority")
 
 
 class Acknowledgement(Model):
@@ -391,6 +391,9 @@ class Acknowledgement(Model):
     """A network object the stack created (VPC, subnet, Cloud Router or NAT), by its name in GCP: deleting
     one cuts the nodes off (`make diff` refuses it without this). In production it stays protected with the
     cluster, so its deletion also needs the cluster's acknowledgement landed first."""
+    priority: str | None = None
+    """A priority whose PriorityClass is replaced (its value or preemption policy changed): while it is,
+    the API server refuses every pod naming it (`make diff` refuses it without this)."""
     reason: str = Field(min_length=1)
     """Why, for reviewers: what runs there now and where it goes."""
 

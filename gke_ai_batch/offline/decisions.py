@@ -10,6 +10,8 @@ its pods (GKE recreates the nodes, the pool shrinks, or a NoExecute taint is add
 - what a fleet manager declares on a worker goes once the worker was `state: draining` at BASE (no job may
   name its flavors any more);
 - a retained bucket (production) is never replaced: the old one stays under its global name;
+- a PriorityClass replaced (its value or preemption policy changed) needs `acknowledge: [{priority: ...}]`
+  in this change: while it is replaced the API server refuses every pod naming it;
 - anything else needs `acknowledge:` naming it: in this change for a replacement or an evicting update (the
   engine allows unprotecting and replacing in one update), at BASE or in this change for a deletion, and at
   BASE if BASE protected it (the engine deletes only what the last update left unprotected).
@@ -38,6 +40,7 @@ from gke_ai_batch.vocabulary import (
     HELM_RELEASE,
     NETWORK,
     NODE_POOL,
+    PRIORITY_CLASS,
     ROUTER,
     ROUTER_NAT,
     SUBNETWORK,
@@ -53,7 +56,7 @@ NAMESPACE = "kubernetes:core/v1:Namespace"
 LOCAL_QUEUE = "LocalQueue"
 SIZES = ("nodeCount", "autoscaling.maxNodeCount", "autoscaling.totalMaxNodeCount")  # a node pool's size inputs
 WORDS = {"cluster": "cluster", "node_pool": "node pool", "namespace": "team namespace", "bucket": "bucket",
-         "release": "Helm release", "network": "network object"}
+         "release": "Helm release", "network": "network object", "priority": "priority class"}
 # What a created network holds: deleting the NAT cuts private nodes off the internet, deleting the subnet or
 # network takes every node on it; an adopted network is read, never deleted, so handing a created one over
 # to `adopt: true` deletes what the stack created.
@@ -95,6 +98,8 @@ def guarded(r: Resource) -> Guarded | None:
         return Guarded("release", name)
     if kind in NETWORK_TYPES:
         return Guarded("network", name)
+    if kind == PRIORITY_CLASS:
+        return Guarded("priority", str((inputs.get("metadata") or {}).get("name", r["name"])))
     return None
 
 
@@ -234,8 +239,12 @@ def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now:
     if op == "replace" and (r.get("options") or {}).get("retainOnDelete"):
         return (f"{what}: the bucket is kept on replacement (retainOnDelete), so its replacement would be refused "
                 "by Cloud Storage under the same global name: give the new bucket another name instead")
+    if op == "replace" and g.kind == "priority":
+        return None if key in now.acknowledged else f"{what}: {_priority_window(g.name)}; {_priority_way(g)}"
     if op == "replace":
         return None if key in now.acknowledged else f"{what}: add {_ack(g)} to the stack file, with why"
+    if g.kind == "priority":
+        return None  # only its replacement needs a decision
     protected = bool((r.get("options") or {}).get("protect"))
     if key in base.acknowledged or (key in now.acknowledged and not protected):
         return None
@@ -254,3 +263,18 @@ def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now:
     else:
         first = f"add {_ack(g)} to the stack file, with why"
     return f"{what}: {first}"
+
+
+def _priority_window(name: str) -> str:
+    """What a PriorityClass's replacement does to the work naming it: Kubernetes lets neither its value nor its
+    preemption policy change (ValidatePriorityClassUpdate), so it is deleted and created again, and in between
+    the priority admission plugin refuses a pod naming a class it cannot find."""
+    return (f"its value or preemption policy cannot change in place (ValidatePriorityClassUpdate), so it is deleted "
+            f"and created again; in between the API server refuses every pod naming {name} (\"no PriorityClass with "
+            f"name {name} was found\"): a running job cannot replace a failed pod and a new job's pods are refused, "
+            "while the pods already running keep their priority")
+
+
+def _priority_way(g: Guarded) -> str:
+    return (f"the safe way is two changes: add a priority under another name with the new value and move the teams "
+            f"and jobs to it, then remove {g.name} once no job names it; or add {_ack(g)} to the stack file, with why")
