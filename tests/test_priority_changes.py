@@ -78,3 +78,40 @@ def test_the_program_replaces_a_priority_class_when_its_value_changes(plan) -> N
     classes = by_type(plan("dev"), "scheduling.k8s.io/v1:PriorityClass")
     assert classes and all(set(c.options.get("replaceOnChanges", ())) == {"value", "preemptionPolicy"}
                            and c.options.get("deleteBeforeReplace") for c in classes), classes
+
+
+@functools.cache
+def _prod(training_priorities: tuple[str, ...]) -> tuple[dict, ...]:
+    cfg = platform_of("prod")
+    next(t for t in cfg["teams"] if t["name"] == "training")["priorities"] = list(training_priorities)
+    return tuple(r.as_json() for r in run_config(cfg, "prod"))
+
+
+def _without_high(acknowledged: tuple[tuple[str, str], ...] = (),
+                  base: tuple[str, ...] = ("high-priority", "low-priority")) -> list[str]:
+    """The refusals of removing prod's high-priority and, in the same change, training's naming it."""
+    cfg = platform_of("prod")
+    cfg["priorities"] = [p for p in cfg["priorities"] if p["name"] != "high-priority"]
+    next(t for t in cfg["teams"] if t["name"] == "training")["priorities"] = ["low-priority"]
+    old = json.loads(json.dumps(_prod(base)))
+    new = [r.as_json() for r in run_config(cfg, "prod")]
+    steps = compare(old, new).steps
+    return judge([(op, r) for op, r, _ in steps], old, new, Decisions(), Decisions(acknowledged))
+
+
+def test_a_priority_removed_in_the_change_in_which_teams_stop_naming_it_is_refused() -> None:
+    """training's jobs named high-priority at BASE: once the class is gone their replacement pods are refused."""
+    refused = [r for r in _without_high() if "high-priority" in r]
+    assert refused == [
+        "delete priority class high-priority: at BASE the team namespaces training, training-gpudirect may name it, "
+        "so jobs running there may; once it is gone the API server refuses their new and replacement pods (\"no "
+        "PriorityClass with name high-priority was found\"): take it out of the teams' `priorities` first, land that "
+        "change and wait for the jobs naming it to end, then remove it (docs/operating.md, \"Removing a priority "
+        "class that running work names\"); or add `acknowledge: [{priority: high-priority, reason: ...}]` to the "
+        "stack file, with why"]
+    assert not [r for r in _without_high((("priority", "high-priority"),)) if "high-priority" in r]
+
+
+def test_a_priority_no_team_named_at_base_goes_without_a_decision() -> None:
+    """The two-change way: training stopped naming high-priority in a change before this one."""
+    assert not [r for r in _without_high(base=("low-priority",)) if "high-priority" in r]

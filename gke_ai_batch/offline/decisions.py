@@ -11,7 +11,8 @@ its pods (GKE recreates the nodes, the pool shrinks, or a NoExecute taint is add
   name its flavors any more);
 - a retained bucket (production) is never replaced: the old one stays under its global name;
 - a PriorityClass replaced (its value or preemption policy changed) needs `acknowledge: [{priority: ...}]`
-  in this change: while it is replaced the API server refuses every pod naming it;
+  in this change: while it is replaced the API server refuses every pod naming it; so does one deleted
+  while a team namespace at BASE may name it (the teams stop naming it in one change, it goes in the next);
 - anything else needs `acknowledge:` naming it: in this change for a replacement or an evicting update (the
   engine allows unprotecting and replacing in one update), at BASE or in this change for a deletion, and at
   BASE if BASE protected it (the engine deletes only what the last update left unprotected).
@@ -40,6 +41,7 @@ from gke_ai_batch.vocabulary import (
     HELM_RELEASE,
     NETWORK,
     NODE_POOL,
+    PRIORITIES_ANNOTATION,
     PRIORITY_CLASS,
     ROUTER,
     ROUTER_NAT,
@@ -145,6 +147,7 @@ def refusals(steps: Iterable[tuple[str, Resource]], old: list[Resource], new: li
               "one), so that its queues stop admitting before they, its namespaces and its buckets go"
               for t in sorted(gone)),
             *_taken_names(steps),
+            *_still_named(steps, old, now),
             *(line for op, r in steps if (line := _undecided(op, r, before.get(r["urn"]), base, now, gone)))]
 
 
@@ -165,6 +168,36 @@ def _taken_names(steps: list[tuple[str, Resource]]) -> list[str]:
                        f"another Pulumi name ({r['name']}) in one change: the engine creates the new one before "
                        "it deletes the old, whose name is still taken; remove it in one change and add it back "
                        "in the next")
+    return out
+
+
+def _still_named(steps: list[tuple[str, Resource]], old: list[Resource], now: Decisions) -> list[str]:
+    """A PriorityClass deleted while BASE's team namespaces may name it: their running jobs may, and once it is
+    gone the API server refuses their new and replacement pods (the priority admission plugin)."""
+    namers = _namers(old)
+    out = []
+    for op, r in steps:
+        g = guarded(r) if op == "delete" else None
+        if g is None or g.kind != "priority" or (g.kind, g.name) in now.acknowledged or g.name not in namers:
+            continue
+        out.append(f"delete priority class {g.name}: at BASE the team namespaces {', '.join(namers[g.name])} may "
+                   "name it, so jobs running there may; once it is gone the API server refuses their new and "
+                   f"replacement pods (\"no PriorityClass with name {g.name} was found\"): take it out of the "
+                   "teams' `priorities` first, land that change and wait for the jobs naming it to end, then remove "
+                   f"it (docs/operating.md, \"Removing a priority class that running work names\"); or add "
+                   f"{_ack(g)} to the stack file, with why")
+    return out
+
+
+def _namers(resources: list[Resource]) -> dict[str, list[str]]:
+    """Each priority and the team namespaces whose pods may name it (their priorities annotation)."""
+    out: dict[str, list[str]] = {}
+    for r in resources:
+        meta = (r.get("inputs") or {}).get("metadata") or {}
+        if r["type"].startswith(NAMESPACE) and TEAM_LABEL in (meta.get("labels") or {}):
+            for name in str((meta.get("annotations") or {}).get(PRIORITIES_ANNOTATION, "")).split(","):
+                if name:
+                    out.setdefault(name, []).append(str(meta.get("name")))
     return out
 
 
@@ -244,7 +277,7 @@ def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now:
     if op == "replace":
         return None if key in now.acknowledged else f"{what}: add {_ack(g)} to the stack file, with why"
     if g.kind == "priority":
-        return None  # only its replacement needs a decision
+        return None  # its deletion is judged against the namespaces that may name it (_still_named)
     protected = bool((r.get("options") or {}).get("protect"))
     if key in base.acknowledged or (key in now.acknowledged and not protected):
         return None
