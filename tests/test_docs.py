@@ -112,6 +112,7 @@ def test_operating_page_says_a_manual_control_plane_upgrade_recreates_no_node():
     """GKE's Standard cluster upgrades page: nodes follow the control plane's version except "if the control
     plane was manually upgraded"; they are recreated when the channel's node auto-upgrade reaches them."""
     text = _operating_text()
-    assert "Raising `cluster.version` is a manual upgrade of the control plane, and by itself it recreates no node" in text
+    assert ("Raising `cluster.version` is a manual upgrade of the control plane, and by itself it recreates no "
+            "node") in text
     assert "or if the control plane was manually upgraded" in text
     assert "Raising `cluster.version` therefore evicts" not in text

@@ -9,7 +9,6 @@ import json
 
 from gke_ai_batch.offline.decisions import Decisions
 from gke_ai_batch.offline.diff import compare, judge
-from gke_ai_batch.vocabulary import PRIORITY_CLASS
 
 from .conftest import by_type, platform_of, run_config
 
@@ -25,7 +24,8 @@ def _raised(name: str = "high-priority", value: int = 3000000) -> dict:
     return cfg
 
 
-def _diff(cfg: dict, acknowledged: tuple[tuple[str, str], ...] = ()) -> tuple[dict[str, tuple[str, list[str]]], list[str]]:
+def _diff(cfg: dict, acknowledged: tuple[tuple[str, str], ...] = ()
+          ) -> tuple[dict[str, tuple[str, list[str]]], list[str]]:
     """Each changed resource's step and lines by Pulumi name, and the refusals, from dev to `cfg`."""
     old = json.loads(json.dumps(_dev()))
     new = [r.as_json() for r in run_config(cfg, "dev")]
