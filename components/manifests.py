@@ -23,16 +23,17 @@ class CustomObject(k8s.apiextensions.CustomResource):
 
 def declare(name: str, manifest: Manifest, opts: pulumi.ResourceOptions, patch: bool = False) -> pulumi.CustomResource:
     """The typed resource for built-in kinds (a NamespacePatch where the object exists already), a
-    CustomObject for the rest, replaced when a field its CRD makes immutable changes (not the objects Kueue
-    holds while in use: plan.lifecycle.manifest)."""
+    CustomObject for the rest; a PriorityClass and a custom object are replaced when a field their API makes
+    immutable changes (not the objects Kueue holds while in use: plan.lifecycle.manifest)."""
     kind, meta = manifest["kind"], manifest["metadata"]
     if kind == "Namespace":
         make = k8s.core.v1.NamespacePatch if patch else k8s.core.v1.Namespace
         return make(name, metadata=meta, opts=opts)
     if kind == "PriorityClass":
+        replaced = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(**lifecycle.manifest(kind).options()))
         return k8s.scheduling.v1.PriorityClass(
             name, metadata=meta, value=manifest["value"], global_default=manifest["globalDefault"],
-            preemption_policy=manifest["preemptionPolicy"], description=manifest.get("description"), opts=opts)
+            preemption_policy=manifest["preemptionPolicy"], description=manifest.get("description"), opts=replaced)
     if kind == "ResourceQuota":
         return k8s.core.v1.ResourceQuota(name, metadata=meta, spec=manifest["spec"], opts=opts)
     if kind == "LimitRange":

@@ -29,12 +29,16 @@ def resource_suffix(alert: AlertPlan) -> str:
 
 
 def condition(alert: AlertPlan) -> gcp.monitoring.AlertPolicyConditionArgs:
-    """The PromQL condition: the alert's expression and `for`, evaluated every 30 s (the API's default)."""
+    """The PromQL condition: the alert's expression and `for`, evaluated every 30 s (the API's default).
+    Metric validation is off: Cloud Monitoring refuses a condition on a metric with no series yet unless
+    disableMetricValidation is set (pulumi-gcp 10.2 AlertPolicyConditionConditionPrometheusQueryLanguageArgs:
+    "allows alerting policies to be defined on metrics that do not yet exist"), and a fresh cluster has no
+    Kueue series until Kueue runs; kueue_evicted_workloads_total has none until the first eviction."""
     return gcp.monitoring.AlertPolicyConditionArgs(
         display_name=alert.title,
         condition_prometheus_query_language=gcp.monitoring.AlertPolicyConditionConditionPrometheusQueryLanguageArgs(
             query=alert.query, duration=f"{alert.duration_s}s", evaluation_interval="30s", alert_rule=alert.name,
-            rule_group=RULE_GROUP))
+            rule_group=RULE_GROUP, disable_metric_validation=True))
 
 
 class Observability(pulumi.ComponentResource):

@@ -21,6 +21,7 @@ PROMTOOL = shutil.which("promtool")
 pytestmark = pytest.mark.skipif(PROMTOOL is None and not os.environ.get("CI"),
                                 reason="promtool not installed (Debian: apt-get install prometheus); CI installs it")
 KUEUE = 'cluster="ml-prod",namespace="kueue-system",job="kueue"'
+LEADER = f'{KUEUE},replica_role="leader"'  # the leading replica's series (kueue_build_info has no role)
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +51,8 @@ def passes(result: subprocess.CompletedProcess[str]) -> bool:
 
 
 RESEARCH = 'exported_namespace="research",name="research-queue"'
-PENDING = f'kueue_local_queue_pending_workloads{{{KUEUE},{RESEARCH},status="inadmissible"}}'
-ADMITTED = f'kueue_local_queue_admitted_workloads_total{{{KUEUE},{RESEARCH}}}'
+PENDING = f'kueue_local_queue_pending_workloads{{{LEADER},{RESEARCH},status="inadmissible"}}'
+ADMITTED = f'kueue_local_queue_admitted_workloads_total{{{LEADER},{RESEARCH}}}'
 STUCK = {"alertname": "TeamWorkloadsStuck", "exported_namespace": "research", "name": "research-queue"}
 
 
@@ -71,8 +72,8 @@ def test_stuck_pending_is_silent_before_the_threshold_and_while_work_is_admitted
 
 
 V5P = 'cluster_queue="training",flavor="v5p-res",resource="google.com/tpu"'
-USAGE = f'kueue_cluster_queue_resource_usage{{{KUEUE},{V5P}}}'
-NOMINAL = f'kueue_cluster_queue_nominal_quota{{{KUEUE},{V5P}}}'
+USAGE = f'kueue_cluster_queue_resource_usage{{{LEADER},{V5P}}}'
+NOMINAL = f'kueue_cluster_queue_nominal_quota{{{LEADER},{V5P}}}'
 AT_QUOTA = {"alertname": "TeamAtQuota", "flavor": "v5p-res", "resource": "google.com/tpu"}
 
 
@@ -88,7 +89,7 @@ def test_at_quota_is_silent_below_the_quota(tmp_path, alerts):
     assert passes(promtool(tmp_path, alert, [(USAGE, "48x300"), (NOMINAL, "64x300")], "280m", []))
 
 
-EVICTED = (f'kueue_evicted_workloads_total{{{KUEUE},cluster_queue="training",reason="Preempted",'
+EVICTED = (f'kueue_evicted_workloads_total{{{LEADER},cluster_queue="training",reason="Preempted",'
            'underlying_cause="",priority_class="low"}')
 
 
@@ -123,7 +124,7 @@ def test_a_failed_provisioning_request_fires_for_a_queue_with_the_check(tmp_path
     alert = alerts[(None, "ProvisioningRequestFailing")]
     def evicted(queue: str, reason: str, cause: str = "") -> str:
         labels = f'cluster_queue="{queue}",reason="{reason}",underlying_cause="{cause}"'
-        return f"kueue_evicted_workloads_total{{{KUEUE},{labels}}}"
+        return f"kueue_evicted_workloads_total{{{LEADER},{labels}}}"
     fired = {"alertname": "ProvisioningRequestFailing", "cluster_queue": "training"}
     assert passes(promtool(tmp_path, alert, [(evicted("training", "AdmissionCheck"), "0x10 1x20")], "15m", [fired]))
     rejected = evicted("training", "Deactivated", "AdmissionCheck")
@@ -140,3 +141,32 @@ def test_a_wrong_threshold_fails(tmp_path, alerts):
     wrong = dataclasses.replace(right, query=right.query.replace("> 10", "> 100"))
     burst = {"alertname": "TeamEvictionBurst", "cluster_queue": "training"}
     assert not passes(promtool(tmp_path, wrong, [(EVICTED, "0+1x90")], "80m", [burst]))
+
+
+def evaluate(tmp_path: Path, expr: str, series: list[tuple[str, str]], at: str,
+             samples: list[tuple[str, float]]) -> subprocess.CompletedProcess[str]:
+    """Evaluate one query over `series` with promtool and expect `samples` (labels as PromQL writes them, value)."""
+    test = {"rule_files": [], "evaluation_interval": "1m", "tests": [{
+        "interval": "1m", "input_series": [{"series": s, "values": v} for s, v in series],
+        "promql_expr_test": [{"expr": expr, "eval_time": at,
+                              "exp_samples": [{"labels": labels, "value": value} for labels, value in samples]}]}]}
+    (tmp_path / "test.yaml").write_text(yaml.safe_dump(test))
+    assert PROMTOOL is not None, "CI installs promtool (.ci/run)"
+    return subprocess.run([PROMTOOL, "test", "rules", "test.yaml"], cwd=tmp_path, capture_output=True, text=True)
+
+
+def chart_query(title: str) -> str:
+    p = build_platform(platform_of("prod"))
+    tiles = p.dashboard["mosaicLayout"]["tiles"]
+    return next(t["widget"]["xyChart"]["dataSets"][0]["timeSeriesQuery"]["prometheusQuery"]
+                for t in tiles if t["widget"]["title"] == title)
+
+
+def test_the_dashboard_counts_pending_work_once_though_both_kueue_replicas_report_it(tmp_path):
+    """Kueue's standby replica reports the same pending gauge as the leader: the chart shows 3 pending
+    workloads, not 6."""
+    query = chart_query("Pending workloads per ClusterQueue")
+    pending = 'kueue_pending_workloads{{{},cluster_queue="training",status="active",replica_role="{}"}}'
+    series = [(pending.format(KUEUE, "leader"), "3x10"), (pending.format(KUEUE, "follower"), "3x10")]
+    expected = [('{cluster_queue="training", status="active"}', 3)]
+    assert passes(evaluate(tmp_path, query, series, "5m", expected))

@@ -84,3 +84,35 @@ def test_every_stack_has_a_scenario_page():
 def test_components_reference_page_is_generated_from_the_schema():
     from docs.components_docs import PAGE, SCHEMA, page
     assert PAGE.read_text() == page(json.loads(SCHEMA.read_text())), "regenerate it with `make package-schema`"
+
+
+def _operating_text() -> str:
+    """docs/operating.md as one line of prose (its wrapping removed)."""
+    return " ".join((ROOT / "docs" / "operating.md").read_text().split())
+
+
+def test_operating_page_says_what_make_diff_does_to_a_fixed_pool_made_autoscaled():
+    """The page once said such a pool "still shows as a replacement"; the diff shows an update, as the
+    engine drops the ignored starting size that the old inputs lack."""
+    from gke_ai_batch.offline.diff import compare
+
+    from .conftest import platform_of, run_config
+    fixed = platform_of("dev")
+    pool = next(p for p in fixed["cpu_pools"] if p["name"] == "cpu-workers")
+    del pool["autoscaling"]
+    pool["nodes"] = 2
+    old, new = ([r.as_json() for r in run_config(cfg, "dev")] for cfg in (fixed, platform_of("dev")))
+    (op,) = [op for op, r, _ in compare(old, new).steps if r["name"] == "cpu-workers-pool"]
+    assert op == "update"
+    assert "A fixed pool made autoscaled is resized in place too" in _operating_text()
+    assert "still shows as a replacement" not in _operating_text()
+
+
+def test_operating_page_says_a_manual_control_plane_upgrade_recreates_no_node():
+    """GKE's Standard cluster upgrades page: nodes follow the control plane's version except "if the control
+    plane was manually upgraded"; they are recreated when the channel's node auto-upgrade reaches them."""
+    text = _operating_text()
+    assert ("Raising `cluster.version` is a manual upgrade of the control plane, and by itself it recreates no "
+            "node") in text
+    assert "or if the control plane was manually upgraded" in text
+    assert "Raising `cluster.version` therefore evicts" not in text

@@ -14,7 +14,7 @@ import sqlglot
 
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.plan.platform import build_platform
-from gke_ai_batch.plan.queries import kueue
+from gke_ai_batch.plan.queries import every_replica, kueue
 
 from .conftest import STACKS, by_type, fleet_outputs, platform_of, run_config
 from .kueue_metrics import kueue_metrics, series_metric
@@ -90,7 +90,8 @@ def selectors(expr: object) -> list[promql_parser.VectorSelector]:
 
 def unreal(query: str) -> list[str]:
     """What in a query is not Kueue's: unknown metrics, labels the series do not carry, a selector that
-    does not pin Kueue's namespace and job."""
+    does not pin Kueue's namespace and job, or that counts the standby replica too (every metric with
+    `replica_role` is reported by both replicas: a sum would double)."""
     problems = []
     for sel in selectors(promql_parser.parse(query)):
         metric = series_metric(sel.name or "")
@@ -102,6 +103,8 @@ def unreal(query: str) -> list[str]:
         if matchers.get("namespace") != ("MatchOp.Equal", "kueue-system") or matchers.get("job") != (
                 "MatchOp.Equal", "kueue"):
             problems.append(f"{sel.name}: does not select Kueue's own job in kueue-system")
+        if "replica_role" in metric.labels and matchers.get("replica_role") != ("MatchOp.Equal", "leader"):
+            problems.append(f'{sel.name}: counts every Kueue replica, not the leader\'s (replica_role="leader")')
     return problems
 
 
@@ -112,6 +115,16 @@ def test_every_query_of_every_stack_is_kueue_promql(stack):
     assert {q: unreal(q) for q in queries if unreal(q)} == {}
 
 
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_alert_policy_of_every_stack_can_be_created_before_kueue_has_series(plan, stack):
+    """Cloud Monitoring refuses a PromQL condition on a metric with no series unless metric validation is
+    off, and a fresh cluster has no Kueue series (no eviction counter before the first eviction)."""
+    policies = by_type(plan(stack), "monitoring/alertPolicy:AlertPolicy")
+    unvalidated = [c["conditionPrometheusQueryLanguage"].get("disableMetricValidation")
+                   for p in policies for c in p.inputs["conditions"]]
+    assert unvalidated == [True] * len(unvalidated), {p.name for p in policies}
+
+
 def test_every_query_in_the_docs_is_kueue_promql():
     queries = doc_queries()
     assert len(queries) >= 8
@@ -119,8 +132,12 @@ def test_every_query_in_the_docs_is_kueue_promql():
 
 
 def test_the_checker_catches_a_forged_or_misspelt_query():
-    assert unreal('sum(kueue_pending_workloads{cluster="c"})') == [
+    assert unreal('sum(kueue_pending_workloads{cluster="c",replica_role="leader"})') == [
         "kueue_pending_workloads: does not select Kueue's own job in kueue-system"]
+    both = 'sum(kueue_pending_workloads{cluster="c",namespace="kueue-system",job="kueue"})'
+    assert unreal(both) == ['kueue_pending_workloads: counts every Kueue replica, not the leader\'s '
+                            '(replica_role="leader")']
+    assert unreal(f"count(kueue_build_info{every_replica('c')})") == []  # no role: it counts the replicas
     assert unreal(f"kueue_pending_workload{kueue('c')}") == [
         "kueue_pending_workload: not a metric Kueue v0.19.2 exports"]
     assert unreal(f"kueue_local_queue_pending_workloads{kueue('c', localqueue='a')}") == [

@@ -89,6 +89,14 @@ TAS_FLAVOR_IMMUTABLE = ("spec.nodeLabels", "spec.tolerations", "spec.topologyNam
 # admissioncheck_controller.go, pkg/controller/tas/topology_controller.go).
 HELD_IN_USE = ("ResourceFlavor", "Topology", "AdmissionCheck")
 CRD_SOURCE = "Kueue v0.19.2 CRD kueue.x-k8s.io_{plural}.yaml: x-kubernetes-validations self == oldSelf"
+# Built-in fields the API server makes immutable, which pulumi-kubernetes' forceNew table leaves out (it has no
+# scheduling.k8s.io group), so its update would be refused: the program declares them as replaceOnChanges too.
+# A WorkloadPriorityClass's value is not among them: Kueue's CRD lets it change in place.
+API_IMMUTABLE: dict[str, tuple[str, ...]] = {"PriorityClass": ("value", "preemptionPolicy")}
+PRIORITY_CLASS_IMMUTABLE = (
+    "Kubernetes ValidatePriorityClassUpdate (pkg/apis/scheduling/validation/validation.go): value and "
+    "preemptionPolicy \"may not be changed in an update\"; while it is replaced the API server refuses every pod "
+    "naming it (plugin/pkg/admission/priority: \"no PriorityClass with name ... was found\")")
 
 K8S_KINDS = (v.KUEUE_TYPE_PREFIX, "kubernetes:core/v1:", "kubernetes:rbac.authorization.k8s.io/v1:",
              "kubernetes:scheduling.k8s.io/v1:", "kubernetes:networking.k8s.io/v1:",
@@ -152,6 +160,7 @@ REPLACES: tuple[Rule, ...] = (
     *(Rule(f"kubernetes:rbac.authorization.k8s.io/v1:{kind}", "roleRef", f"{K8S_FORCE_NEW}: a binding's roleRef")
       for kind in ("RoleBinding", "ClusterRoleBinding")),
     *_rules("kubernetes:core/v1:Secret", f"{K8S_FORCE_NEW}: a Secret's type and data", "type", "data", "stringData"),
+    *_rules(v.PRIORITY_CLASS, PRIORITY_CLASS_IMMUTABLE, *API_IMMUTABLE["PriorityClass"]),
     Rule(v.RESOURCE_QUOTA, "spec.scopes", f"{K8S_FORCE_NEW}: a ResourceQuota's scopes"),
 )
 

@@ -376,7 +376,7 @@ class TeamConfig(Model):
         return v
 
 
-DECISION_KINDS = ("cluster", "node_pool", "namespace", "bucket", "release", "network")
+DECISION_KINDS = ("cluster", "node_pool", "namespace", "bucket", "release", "network", "priority")
 
 
 class Acknowledgement(Model):
@@ -399,6 +399,10 @@ class Acknowledgement(Model):
     """A network object the stack created (VPC, subnet, Cloud Router or NAT), by its name in GCP: deleting
     one cuts the nodes off (`make diff` refuses it without this). In production it stays protected with the
     cluster, so its deletion also needs the cluster's acknowledgement landed first."""
+    priority: str | None = None
+    """A priority whose PriorityClass is replaced (its value or preemption policy changed), or deleted while
+    a team may still name it: while it is gone the API server refuses every pod naming it (`make diff`
+    refuses either without this)."""
     reason: str = Field(min_length=1)
     """Why, for reviewers: what runs there now and where it goes."""
 

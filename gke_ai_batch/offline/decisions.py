@@ -10,6 +10,9 @@ its pods (GKE recreates the nodes, the pool shrinks, or a NoExecute taint is add
 - what a fleet manager declares on a worker goes once the worker was `state: draining` at BASE (no job may
   name its flavors any more);
 - a retained bucket (production) is never replaced: the old one stays under its global name;
+- a PriorityClass replaced (its value or preemption policy changed) needs `acknowledge: [{priority: ...}]`
+  in this change: while it is replaced the API server refuses every pod naming it; so does one deleted
+  while a team namespace at BASE may name it (the teams stop naming it in one change, it goes in the next);
 - anything else needs `acknowledge:` naming it: in this change for a replacement or an evicting update (the
   engine allows unprotecting and replacing in one update), at BASE or in this change for a deletion, and at
   BASE if BASE protected it (the engine deletes only what the last update left unprotected).
@@ -38,6 +41,8 @@ from gke_ai_batch.vocabulary import (
     HELM_RELEASE,
     NETWORK,
     NODE_POOL,
+    PRIORITIES_ANNOTATION,
+    PRIORITY_CLASS,
     ROUTER,
     ROUTER_NAT,
     SUBNETWORK,
@@ -53,7 +58,7 @@ NAMESPACE = "kubernetes:core/v1:Namespace"
 LOCAL_QUEUE = "LocalQueue"
 SIZES = ("nodeCount", "autoscaling.maxNodeCount", "autoscaling.totalMaxNodeCount")  # a node pool's size inputs
 WORDS = {"cluster": "cluster", "node_pool": "node pool", "namespace": "team namespace", "bucket": "bucket",
-         "release": "Helm release", "network": "network object"}
+         "release": "Helm release", "network": "network object", "priority": "priority class"}
 # What a created network holds: deleting the NAT cuts private nodes off the internet, deleting the subnet or
 # network takes every node on it; an adopted network is read, never deleted, so handing a created one over
 # to `adopt: true` deletes what the stack created.
@@ -95,6 +100,8 @@ def guarded(r: Resource) -> Guarded | None:
         return Guarded("release", name)
     if kind in NETWORK_TYPES:
         return Guarded("network", name)
+    if kind == PRIORITY_CLASS:
+        return Guarded("priority", str((inputs.get("metadata") or {}).get("name", r["name"])))
     return None
 
 
@@ -140,6 +147,7 @@ def refusals(steps: Iterable[tuple[str, Resource]], old: list[Resource], new: li
               "one), so that its queues stop admitting before they, its namespaces and its buckets go"
               for t in sorted(gone)),
             *_taken_names(steps),
+            *_still_named(steps, old, now),
             *(line for op, r in steps if (line := _undecided(op, r, before.get(r["urn"]), base, now, gone)))]
 
 
@@ -160,6 +168,36 @@ def _taken_names(steps: list[tuple[str, Resource]]) -> list[str]:
                        f"another Pulumi name ({r['name']}) in one change: the engine creates the new one before "
                        "it deletes the old, whose name is still taken; remove it in one change and add it back "
                        "in the next")
+    return out
+
+
+def _still_named(steps: list[tuple[str, Resource]], old: list[Resource], now: Decisions) -> list[str]:
+    """A PriorityClass deleted while BASE's team namespaces may name it: their running jobs may, and once it is
+    gone the API server refuses their new and replacement pods (the priority admission plugin)."""
+    namers = _namers(old)
+    out = []
+    for op, r in steps:
+        g = guarded(r) if op == "delete" else None
+        if g is None or g.kind != "priority" or (g.kind, g.name) in now.acknowledged or g.name not in namers:
+            continue
+        out.append(f"delete priority class {g.name}: at BASE the team namespaces {', '.join(namers[g.name])} may "
+                   "name it, so jobs running there may; once it is gone the API server refuses their new and "
+                   f"replacement pods (\"no PriorityClass with name {g.name} was found\"): take it out of the "
+                   "teams' `priorities` first, land that change and wait for the jobs naming it to end, then remove "
+                   f"it (docs/operating.md, \"Removing a priority class that running work names\"); or add "
+                   f"{_ack(g)} to the stack file, with why")
+    return out
+
+
+def _namers(resources: list[Resource]) -> dict[str, list[str]]:
+    """Each priority and the team namespaces whose pods may name it (their priorities annotation)."""
+    out: dict[str, list[str]] = {}
+    for r in resources:
+        meta = (r.get("inputs") or {}).get("metadata") or {}
+        if r["type"].startswith(NAMESPACE) and TEAM_LABEL in (meta.get("labels") or {}):
+            for name in str((meta.get("annotations") or {}).get(PRIORITIES_ANNOTATION, "")).split(","):
+                if name:
+                    out.setdefault(name, []).append(str(meta.get("name")))
     return out
 
 
@@ -234,8 +272,12 @@ def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now:
     if op == "replace" and (r.get("options") or {}).get("retainOnDelete"):
         return (f"{what}: the bucket is kept on replacement (retainOnDelete), so its replacement would be refused "
                 "by Cloud Storage under the same global name: give the new bucket another name instead")
+    if op == "replace" and g.kind == "priority":
+        return None if key in now.acknowledged else f"{what}: {_priority_window(g.name)}; {_priority_way(g)}"
     if op == "replace":
         return None if key in now.acknowledged else f"{what}: add {_ack(g)} to the stack file, with why"
+    if g.kind == "priority":
+        return None  # its deletion is judged against the namespaces that may name it (_still_named)
     protected = bool((r.get("options") or {}).get("protect"))
     if key in base.acknowledged or (key in now.acknowledged and not protected):
         return None
@@ -254,3 +296,18 @@ def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now:
     else:
         first = f"add {_ack(g)} to the stack file, with why"
     return f"{what}: {first}"
+
+
+def _priority_window(name: str) -> str:
+    """What a PriorityClass's replacement does to the work naming it: Kubernetes lets neither its value nor its
+    preemption policy change (ValidatePriorityClassUpdate), so it is deleted and created again, and in between
+    the priority admission plugin refuses a pod naming a class it cannot find."""
+    return (f"its value or preemption policy cannot change in place (ValidatePriorityClassUpdate), so it is deleted "
+            f"and created again; in between the API server refuses every pod naming {name} (\"no PriorityClass with "
+            f"name {name} was found\"): a running job cannot replace a failed pod and a new job's pods are refused, "
+            "while the pods already running keep their priority")
+
+
+def _priority_way(g: Guarded) -> str:
+    return (f"the safe way is two changes: add a priority under another name with the new value and move the teams "
+            f"and jobs to it, then remove {g.name} once no job names it; or add {_ack(g)} to the stack file, with why")

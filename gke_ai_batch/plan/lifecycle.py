@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gke_ai_batch.model.config import PlatformConfig
-from gke_ai_batch.model.replacement import CRD_IMMUTABLE, HELD_IN_USE
+from gke_ai_batch.model.replacement import API_IMMUTABLE, CRD_IMMUTABLE, HELD_IN_USE
 from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.vocabulary import PoolKind
 
@@ -97,11 +97,12 @@ def release(cfg: PlatformConfig, name: str) -> Lifecycle:
 
 
 def manifest(kind: str) -> Lifecycle:
-    """A Kueue object with a field its CRD makes immutable is replaced, delete-first (its name is fixed),
-    when that field changes: pulumi-kubernetes would otherwise send an update the API server refuses. Not
-    the objects Kueue holds while in use (replacement.HELD_IN_USE), whose delete-first replacement would hang
-    on its finalizer: `make diff` refuses a change of their immutable fields with the two-step way instead."""
-    paths = () if kind in HELD_IN_USE else CRD_IMMUTABLE.get(kind, ())
+    """A Kueue object with a field its CRD makes immutable, or a PriorityClass with a changed value or
+    preemption policy (replacement.API_IMMUTABLE), is replaced, delete-first (its name is fixed), when that
+    field changes: pulumi-kubernetes would otherwise send an update the API server refuses. Not the objects
+    Kueue holds while in use (replacement.HELD_IN_USE), whose delete-first replacement would hang on its
+    finalizer: `make diff` refuses a change of their immutable fields with the two-step way instead."""
+    paths = () if kind in HELD_IN_USE else {**CRD_IMMUTABLE, **API_IMMUTABLE}.get(kind, ())
     return Lifecycle(delete_before_replace=bool(paths), replace_on_changes=paths)
 
 

@@ -8,7 +8,16 @@ pod_config.go, protectedLabel), so no team's series can claim to be Kueue's. A L
 therefore `exported_namespace`: GMP does not honor the scraped labels, and Prometheus' honor_labels false
 "renames conflicting labels in the scraped data to exported_<original-label>"
 (prometheus.io/docs/prometheus/latest/configuration/configuration/#scrape_config). The tests hold every query
-to Kueue's metrics reference (tests/kueue_metrics.py)."""
+to Kueue's metrics reference (tests/kueue_metrics.py).
+
+Kueue runs two replicas, and the standby reports its queue and cache gauges too: the core controllers run on
+every replica (NeedLeaderElection false), and the gauges are set from caches every replica keeps. Every
+series but kueue_build_info carries `replica_role` ("leader", "follower" or "standalone", the role tracker's
+values; a replica elected leader clears its follower gauges: kueue v0.19.2 pkg/util/roletracker/tracker.go,
+pkg/metrics/metrics.go ClearGaugeMetricsForRole, cmd/kueue/main.go), so every query selects the leader's
+series: a sum over both replicas would double the figures. No replica is standalone: the platform's Kueue
+configuration always elects a leader (plan.kueue_configuration, leaderElect: true). Only the replica counts
+(kueue_replicas, kueue_absent) read every replica, from kueue_build_info, which has no role."""
 from __future__ import annotations
 
 import re
@@ -16,9 +25,18 @@ from collections.abc import Iterable
 
 from gke_ai_batch.vocabulary import KUEUE_NAMESPACE, KUEUE_RELEASE
 
+LEADER = {"replica_role": "leader"}  # the elected replica's series (pkg/util/roletracker: RoleLeader)
+
 
 def kueue(cluster: str, **matchers: str) -> str:
-    """The label matchers of Kueue's series in `cluster`; a value with `|` or a regex character matches as a regex."""
+    """The label matchers of the leading Kueue replica's series in `cluster`; a value with `|` or a regex
+    character matches as a regex."""
+    return every_replica(cluster, **LEADER, **matchers)
+
+
+def every_replica(cluster: str, **matchers: str) -> str:
+    """The label matchers of every Kueue replica's series in `cluster`: only for kueue_build_info, the one
+    metric without `replica_role`, which counts the replicas."""
     pairs = {"cluster": cluster, "namespace": KUEUE_NAMESPACE, "job": KUEUE_RELEASE, **matchers}
     return "{" + ",".join(f'{k}{"=~" if _is_regex(v) else "="}"{v}"' for k, v in pairs.items()) + "}"
 
@@ -37,13 +55,13 @@ def one_of(values: Iterable[str]) -> str:
 def kueue_replicas(cluster: str) -> str:
     """Kueue controller replicas scraped in the last 5 minutes: every replica reports its build (metrics.go
     Register: buildInfo), leader and followers alike."""
-    return f"count(last_over_time(kueue_build_info{kueue(cluster)}[5m]))"
+    return f"count(last_over_time(kueue_build_info{every_replica(cluster)}[5m]))"
 
 
 def kueue_absent(cluster: str) -> str:
     """No Kueue replica scraped for 5 minutes: the controller is down, and with it the webhooks every team
     pod and job passes through (one manager binary serves both, cmd/kueue/main.go)."""
-    return f"absent_over_time(kueue_build_info{kueue(cluster)}[5m])"
+    return f"absent_over_time(kueue_build_info{every_replica(cluster)}[5m])"
 
 
 def admission_attempts(cluster: str) -> str:
