@@ -100,25 +100,44 @@ def by_url(doc: dict[str, Any], port: Port, ca: bytes) -> dict[str, Any]:
 
 def local_config(rendered: list[dict[str, Any]], controller: Controller, certs: Path) -> dict[str, Any]:
     """The chart's Configuration, with what a process on 127.0.0.1 needs (LOCAL): the webhook on its port with the
-    sandbox's certificate, no certificate rotation, no leader election, no metrics endpoint."""
+    sandbox's certificate, no certificate rotation, no leader election, no metrics endpoint, and for Kueue no
+    on-demand visibility server."""
     config_map = next(d for d in rendered if d["kind"] == "ConfigMap" and controller.config_key in d.get("data", {}))
     config = yaml.safe_load(config_map["data"][controller.config_key])
     return {**config, **{key: {**config.get(key, {}), **value} for key, value in LOCAL(controller, certs).items()}}
 
 
 def LOCAL(controller: Controller, certs: Path) -> dict[str, Any]:  # noqa: N802  # the table of what is changed
-    return {"webhook": {"port": controller.webhook.number, "host": "127.0.0.1", "certDir": str(certs)},
+    # Kueue's on-demand visibility server authenticates through the in-cluster service account only (its
+    # delegated authentication reads KUBERNETES_SERVICE_HOST and the mounted token), which a process has not.
+    kueue_only = {"featureGates": {"VisibilityOnDemand": False}} if controller is KUEUE else {}
+    return {**kueue_only, "webhook": {"port": controller.webhook.number, "host": "127.0.0.1", "certDir": str(certs)},
             "internalCertManagement": {"enable": False}, "leaderElection": {"leaderElect": False},
             "metrics": {"bindAddress": "0"},
             "health": {"healthProbeBindAddress": f"127.0.0.1:{controller.probe.number}"}}
 
 
+# Kueue v0.19.2 reads its metrics endpoint's certificate from this fixed folder when it does not rotate its own
+# (cmd/kueue/main.go), and exits without it, even with the endpoint off; the chart mounts a Secret there.
+KUEUE_METRICS_CERTS = Path("/etc/kueue/metrics/certs")
+
+
+def _certificate_into(paths: Paths, folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "tls.crt").write_bytes((paths.pki / "webhook.crt").read_bytes())
+        (folder / "tls.key").write_bytes((paths.pki / "webhook.key").read_bytes())
+    except PermissionError:
+        raise SandboxError(f"cannot write {folder}: Kueue v0.19.2 reads a certificate from that fixed folder "
+                           "(cmd/kueue/main.go); run the sandbox as root, or make the folder "
+                           "writable") from None
+
+
 def install(paths: Paths, state: State, platform: Platform) -> None:
     """CRDs, then each chart's objects, then each manager, waited for until its webhook answers."""
     certs = paths.root / "webhook-certs"
-    certs.mkdir(exist_ok=True)
-    (certs / "tls.crt").write_bytes((paths.pki / "webhook.crt").read_bytes())
-    (certs / "tls.key").write_bytes((paths.pki / "webhook.key").read_bytes())
+    _certificate_into(paths, certs)
+    _certificate_into(paths, KUEUE_METRICS_CERTS)
     ca = (paths.pki / "ca.crt").read_bytes()
     controllers = [(KUEUE, kueue_values(platform))] + ([(JOBSET, jobset_values(platform))] if platform.install_jobset
                                                        else [])
