@@ -15,14 +15,14 @@ import pulumi_kubernetes as k8s
 from gke_ai_batch.model.kubernetes_only import ExistingCluster
 from gke_ai_batch.plan.platform import Platform
 from gke_ai_batch.plan.pools import created_network_names
-from gke_ai_batch.vocabulary import PoolKind
+from gke_ai_batch.vocabulary import KUBERNETES_ONLY_PROVIDER, PoolKind
 
 from .compute_classes import ComputeClasses
 from .kueue_layer import KueueResources, declare_kueue
 from .pod_networks import declare_pod_networks
 from .team_storage import TeamStorage, TeamStorageArgs
 
-PROVIDER = "kubernetes-only"
+PROVIDER = KUBERNETES_ONLY_PROVIDER
 
 
 def declare_kubernetes_only(platform: Platform, cluster: ExistingCluster) -> KueueResources:

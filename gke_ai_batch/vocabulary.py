@@ -159,6 +159,7 @@ ROUTER_NAT = "gcp:compute/routerNat:RouterNat"
 ROUTER = "gcp:compute/router:Router"
 NETWORK = "gcp:compute/network:Network"
 K8S_PROVIDER = "pulumi:providers:kubernetes"
+KUBERNETES_ONLY_PROVIDER = "kubernetes-only"  # the one provider of a stack declared with kubernetesOnly
 BUCKET = "gcp:storage/bucket:Bucket"
 BUCKET_IAM_MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
 BUCKET_IAM_BINDING = "gcp:storage/bucketIAMBinding:BucketIAMBinding"

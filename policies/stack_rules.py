@@ -260,8 +260,12 @@ def slice_controller_enabled(resources: Sequence[Res]) -> list[tuple[str | None,
 
 
 def kueue_after_release(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    """Kueue's objects wait for its release. A stack with neither a release nor a GKE cluster deploys onto a
+    cluster whose Kueue runs already (kubernetesOnly, gke_ai_batch.model.kubernetes_only): nothing to wait for."""
     ix = StackIndex(resources)
     releases = {r.urn for r in ix.releases("kueue")}
+    if not releases and not ix.by_type[CLUSTER]:
+        return []
     found = Findings()
     for r in ix.kueue_objects:
         if not releases.intersection(r.dependencies):
@@ -396,6 +400,8 @@ def gke_rules(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
             found += [(subnet.urn, f"subnet {subnet.name} of cluster {cluster.name}: {f.message} ({rule.id})")
                       for rule, f in network_findings(subnet.props, cprops, [p.props for p in pools])]
     clusters = ix.by_type[CLUSTER]
+    if not clusters:  # kubernetesOnly: the classes go onto a cluster the planner judged from the stack's config
+        return found
     cluster_props = clusters[0].props if len(clusters) == 1 else {}  # several clusters: whose is unknown
     for cc in ix.by_type[COMPUTE_CLASS]:
         found += [(cc.urn, f"compute class {cc.name}: {f.message} ({rule.id})")
@@ -416,7 +422,8 @@ def kueue_controller_size(resources: Sequence[Res]) -> list[tuple[str | None, st
     ix = StackIndex(resources)
     queues = len(ix.kueue["ClusterQueue"]) + sum(1 for r in ix.kueue_objects if r.kind == "LocalQueue")
     quotas = [r.props for r in resources if r.type == RESOURCE_QUOTA]
-    workloads = sum(int(((q.get("spec") or {}).get("hard") or {}).get(WORKLOAD_COUNT, 0)) for q in quotas)
+    workloads = sum(int(parse_quantity(str(((q.get("spec") or {}).get("hard") or {}).get(WORKLOAD_COUNT, 0))))
+                    for q in quotas)  # a quantity: 1000 comes back from the API server as 1k
     sizes = {str((r.props.get("metadata") or {}).get("name")): int(annotations[OBJECT_SIZE_ANNOTATION])
              for r in resources if OBJECT_SIZE_ANNOTATION in (annotations := annotations_of(r.props))}
     text = sum(namespace_text_bytes((q.get("spec") or {}).get("hard") or {},

@@ -119,3 +119,12 @@ def test_the_schema_takes_the_key():
     from gke_ai_batch.model.schema_docs import stack_schema
     config = stack_schema()["properties"]["config"]
     assert json.dumps(config["properties"]["gke-ai-batch:kubernetesOnly"]["required"]) == '["kubeconfig"]'
+
+
+def test_the_policy_pack_passes_a_kubernetes_only_stack(tmp_path):
+    """The real `pulumi preview --policy-pack` of the sandbox's dev stack reported every Kueue object as
+    kueue-after-release (no dependsOn the release), though a kubernetesOnly stack declares no release by design,
+    and each compute class as needing a pinned version, judged against no cluster at all."""
+    from gke_ai_batch.offline.check import violations
+
+    assert [v["policy"] for v in violations(layer("dev", str(tmp_path))) if v["level"] == "mandatory"] == []

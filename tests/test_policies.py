@@ -443,3 +443,18 @@ def test_a_flavor_without_node_labels_counts_only_nodes_without_accelerators(pla
     assert {name for name, p in pools.items() if p.serves(default)} == {
         name for name, p in pools.items() if p.kind == "cpu"}
     assert not pools["h100-dws"].serves(default) and not pools["v5p-res-0"].serves(default)
+
+
+def test_kueue_controller_size_reads_quota_counts_in_the_api_servers_canonical_form(plan):
+    """A real `pulumi preview --policy-pack` hands the pack each ResourceQuota as the API server returns it, 1000
+    as `1k`: the advisory once failed with "invalid literal for int() with base 10: '1k'" (found by the sandbox)."""
+    res = stack(plan("prod"))
+
+    def canonical(r: promises.Res) -> promises.Res:
+        if r.type != "kubernetes:core/v1:ResourceQuota":
+            return r
+        hard = {k: (f"{int(v) // 1000}k" if str(v).isdigit() and int(v) % 1000 == 0 else v)
+                for k, v in r.props["spec"]["hard"].items()}
+        return promises.Res(r.type, r.urn, {**r.props, "spec": {**r.props["spec"], "hard": hard}}, r.dependencies)
+
+    assert sr.kueue_controller_size([canonical(r) for r in res]) == sr.kueue_controller_size(res)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from gke_ai_batch.model.fleet_config import INCREMENTAL
+from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.releases import pinned_image
 from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.plan.kueue_configuration import Settings, configuration
@@ -55,9 +56,10 @@ CACHED_COUNTS = (JOB_COUNT, JOBSET_COUNT, DEPLOYMENT_COUNT, STATEFULSET_COUNT, "
 
 def namespace_text_bytes(hard: Mapping[str, object], object_size: int) -> int:
     """Bytes of text one namespace's cached objects may hold: count cap x size cap (a pod's cap has the
-    headroom for what controllers add to it)."""
-    pods = int(str(hard.get("pods", 0)))
-    return sum(int(str(hard.get(k, 0))) for k in CACHED_COUNTS) * object_size + pods * POD_HEADROOM
+    headroom for what controllers add to it). The counts are quantities: the API server hands them back in its
+    canonical form (1000 as `1k`), as a real preview's policy pack reads them."""
+    pods = int(parse_quantity(str(hard.get("pods", 0))))
+    return sum(int(parse_quantity(str(hard.get(k, 0)))) for k in CACHED_COUNTS) * object_size + pods * POD_HEADROOM
 
 
 def cached_text_bytes(teams: Iterable[TeamConfig]) -> int:

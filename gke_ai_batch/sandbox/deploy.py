@@ -12,11 +12,12 @@ project's own __main__.py: the same program as under `make plan` and a real `pul
   whatever version the program asks for (pulumi sdk/go/common/workspace/plugins.go, getPluginInfoAndPath:
   `exec.LookPath` before the plugin cache), and warns `using pulumi-resource-kubernetes from $PATH at ...`; the
   SDK asks for 4.34.2, and the module proxy serves the provider at one pseudo-version only.
-- Policy packs: without a python language plugin the CLI runs `pulumi-analyzer-policy-python <engine> .` from PATH
-  in the pack's folder (sdk/go/common/resource/plugin/analyzer_plugin.go, NewPolicyAnalyzer). Pulumi's release
-  shipped that as a script running `python -u -m pulumi.policy ENGINE PACK` (sdk/python/dist until the language
-  host ran packs itself); `pulumi.policy` is still in the SDK, so the sandbox writes a two-line script that
-  runs it with this interpreter, and the pack's own __main__.py serves the policies.
+- Policy packs: the CLI starts a Python pack through the python language plugin, or, where the pack's path is an
+  executable file, launches that file as the analyzer plugin with the engine's address (pkg/resource/plugin/
+  analyzer_plugin.go at v3.274.1, NewPolicyAnalyzer). Pulumi's releases once shipped the launcher of a Python pack as
+  a script running `python -u -m pulumi.policy ENGINE PACK` (sdk/python/dist); `pulumi.policy` is still in the SDK,
+  so the sandbox writes such a two-line script for policies/ and names it as the pack, and the pack's own
+  __main__.py serves the policies.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from gke_ai_batch.offline.stackfile import project, resolve
 from .errors import SandboxError
 
 PASSPHRASE = "gke-ai-batch-sandbox"  # the local state's only key: it never leaves the sandbox folder
-POLICY_SHIM = "pulumi-analyzer-policy-python"
+POLICY_SHIM = "run-policies"
 REPLACE_OPS = ("replace", "create-replacement", "delete-replaced")
 
 
@@ -132,21 +133,20 @@ def _one_line(text: object) -> str:
 
 
 def environment(sandbox_dir: Path, bin_dir: Path) -> dict[str, str]:
-    """The CLI's environment: the sandbox's state, passphrase and PULUMI_HOME, and bin and the policy shim first
-    on PATH."""
+    """The CLI's environment: the sandbox's state, passphrase and PULUMI_HOME, and bin first on PATH."""
     state = sandbox_dir / "pulumi-state"
     state.mkdir(parents=True, exist_ok=True)
     return {"PULUMI_BACKEND_URL": f"file://{state}", "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,
             "PULUMI_HOME": str(sandbox_dir / "pulumi-home"), "PULUMI_SKIP_UPDATE_CHECK": "true",
-            "PATH": os.pathsep.join([str(bin_dir), str(policy_shim(sandbox_dir).parent), os.environ.get("PATH", "")])}
+            "PATH": os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])}
 
 
-def policy_shim(sandbox_dir: Path) -> Path:
-    """The policy-pack launcher the CLI looks for on PATH (see the module's docstring), written at run time."""
+def policy_launcher(sandbox_dir: Path, pack: Path) -> Path:
+    """The executable the CLI takes as the policy pack (see the module's docstring), written at run time."""
     path = sandbox_dir / "policy-bin" / POLICY_SHIM
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f'#!/bin/sh\n# written by gke_ai_batch.sandbox.deploy: serve the pack in "$2" (the CLI runs this '
-                    f'in its folder) to the engine at "$1"\nexec "{sys.executable}" -u -m pulumi.policy "$1" "$2"\n')
+    path.write_text(f'#!/bin/sh\n# written by gke_ai_batch.sandbox.deploy: serve the pack {pack} to the engine at "$1"\n'
+                    f'exec "{sys.executable}" -u -m pulumi.policy "$1" "{pack}"\n')
     path.chmod(0o755)
     return path
 
@@ -243,7 +243,7 @@ def preview_diff(stack: str, sandbox_dir: Path, kubeconfig: Path, bin_dir: Path,
 
 def preview_policy(stack: str, sandbox_dir: Path, kubeconfig: Path, bin_dir: Path) -> list[Violation]:
     """`pulumi preview --policy-pack policies/`: every violation the pack reports, mandatory and advisory."""
-    pack = project().root / "policies"
+    pack = policy_launcher(sandbox_dir, project().root / "policies")
     with workspace_stack(stack, sandbox_dir, kubeconfig, bin_dir) as st:
         events = _run("policy", stack, lambda ev: st.preview(policy_packs=[str(pack)], on_event=ev, color="never"))
     return events.violations
