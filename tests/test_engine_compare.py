@@ -56,6 +56,9 @@ def test_the_endpoint_change_moves_the_server_only(tmp_path):
     assert doc["clusters"][0]["cluster"]["server"] == "https://127.0.0.1:6444"
 
 
-def test_the_policy_shim_runs_the_sdks_policy_runner(tmp_path):
-    shim = deploy.policy_shim(tmp_path).read_text()
-    assert shim.startswith("#!/bin/sh\n") and '-u -m pulumi.policy "$1" "$2"' in shim
+def test_the_policy_launcher_serves_the_pack_with_the_sdks_policy_runner(tmp_path):
+    """CLI v3.274.1 launches an executable given as a pack with the engine's address as its one argument."""
+    launcher = deploy.policy_launcher(tmp_path, Path("/project/policies"))
+    assert launcher.read_text().startswith("#!/bin/sh\n")
+    assert '-u -m pulumi.policy "$1" "/project/policies"' in launcher.read_text()
+    assert launcher.stat().st_mode & 0o111
