@@ -36,6 +36,9 @@ TPU = {"google.com/tpu": "4"}
 V5E = {"cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice", "cloud.google.com/gke-tpu-topology": "2x4"}
 
 
+RESOURCES = {"ReplicaSet": "replicasets.apps", "Job": "jobs.batch", "JobSet": "jobsets.jobset.x-k8s.io"}
+
+
 def judged(new: dict, old: dict | None = None) -> str:
     return describe(tenant_path("dev").judge(new, old))
 
@@ -196,14 +199,22 @@ def test_scaling_an_admitted_elastic_job_is_judged_as_a_new_slice_against_the_qu
 @pytest.mark.parametrize("owner", [("apps/v1", "ReplicaSet"), ("batch/v1", "Job"), ("jobset.x-k8s.io/v1alpha2",
                                                                                      "JobSet")])
 def test_a_controller_owner_set_by_a_team_member_is_refused(owner):
-    """Kueue's pod webhook stops at an owner Kueue manages; a spoofed one would leave the pod ungated."""
+    """Kueue's pod webhook stops at an owner Kueue manages; a spoofed one would leave the pod ungated. Where the
+    owner exists, the admission policy refuses the spoof; where it does not, Kueue's mutating webhook refuses it
+    first, looking the owner up (the sandbox: `ReplicaSet.apps "real" not found` from mpod.kb.io, before any
+    validating layer; this test expected the policy there before)."""
     ref = {"apiVersion": owner[0], "kind": owner[1], "name": "real", "uid": "the-real-uid", "controller": True}
+    real = {"apiVersion": owner[0], "kind": owner[1], "metadata": {"name": "real", "namespace": NS, "uid": "other"}}
+    there = {(owner[1], NS, "real"): real}
     spoofed = pod(NS, "p", QUEUE)
     spoofed["metadata"]["ownerReferences"] = [ref]
-    assert judged(spoofed) == HOLDS.format("p") + OWNER
+    assert describe(tenant_path("dev").judge(spoofed, None, there)) == HOLDS.format("p") + OWNER
+    missing = f'refused: {NS}/p: Kueue webhook: workload owner not found: {RESOURCES[owner[1]]} "real" not found'
+    assert judged(spoofed) == missing
     child = job(NS, "j", QUEUE)
     child["metadata"]["ownerReferences"] = [ref]
-    assert judged(child) == HOLDS.format("j") + OWNER
+    assert describe(tenant_path("dev").judge(child, None, there)) == HOLDS.format("j") + OWNER
+    assert judged(child) == missing.replace("/p:", "/j:")
     adopted = copy.deepcopy(gated_pod())
     adopted["metadata"]["ownerReferences"] = [ref]
     assert judged(adopted, gated_pod()) == HOLDS.format("p") + OWNER
@@ -249,8 +260,16 @@ def test_a_deployment_or_statefulset_cannot_be_given_a_jobs_controller_owner(kin
     owned = copy.deepcopy(plain)
     owned["metadata"]["ownerReferences"] = [JOB_OWNER]
     refusal = "refused: training/d: ValidatingAdmissionPolicy gke-ai-batch-kueue-holds-training: " + OWNER
-    assert describe(tenant_path("dev").judge(owned)) == refusal
-    assert describe(tenant_path("dev").judge(owned, plain)) == refusal
+    real_job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": JOB_OWNER["name"],
+                                                                      "namespace": "training", "uid": "other"}}
+    there = {("Job", "training", JOB_OWNER["name"]): real_job}
+    assert describe(tenant_path("dev").judge(owned, None, there)) == refusal
+    assert describe(tenant_path("dev").judge(owned, plain, there)) == refusal
+    # the Job missing: Kueue's mutating webhook (on create and, for these two kinds, on update) refuses first
+    missing = ("refused: training/d: Kueue webhook: workload owner not found: "
+               f'jobs.batch "{JOB_OWNER["name"]}" not found')
+    assert describe(tenant_path("dev").judge(owned)) == missing
+    assert describe(tenant_path("dev").judge(owned, plain)) == missing
 
 
 def test_an_owner_that_is_not_a_controller_and_a_kept_owner_pass():

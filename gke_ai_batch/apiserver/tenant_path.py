@@ -122,6 +122,11 @@ def resource_name(obj: Obj) -> str:
     return f"{plural}.{group}" if group else plural
 
 
+# The kinds whose Kueue mutating webhook also runs on UPDATE (config/components/webhook/manifests.yaml at v0.19.2:
+# mdeployment.kb.io and mstatefulset.kb.io take CREATE and UPDATE; mpod, mjob and mjobset CREATE only).
+MUTATED_ON_UPDATE = frozenset({"Deployment", "StatefulSet"})
+
+
 class TenantPath:
     """A planned stack, ready to judge many objects: its RBAC, Namespaces, policies and Kueue's view."""
 
@@ -160,6 +165,9 @@ class TenantPath:
         given = obj
         if old is None:
             obj = mutate(self.mutating, self.mutating_bindings, obj, self.namespaces.get(ns), self._member(team))
+        mutated = old is None or kind in MUTATED_ON_UPDATE
+        if mutated and (missing := self._missing_owner(obj, kind, ns, objects or {})):
+            return Passage(kind, ns, name, KUEUE_WEBHOOK, missing)
         defaulted = _defaulted(given, obj)
         invalid = template_refusal(old, obj) if old is not None else None
         if invalid:
@@ -176,6 +184,17 @@ class TenantPath:
         if kind not in FRAMEWORKS:
             return Passage(kind, ns, name, defaulted=defaulted, updated=old is not None)
         return replace(self._kueue(obj, old, objects or {}), defaulted=defaulted)
+
+    def _missing_owner(self, obj: Obj, kind: str, ns: str, objects: Mapping[Key, Obj]) -> str | None:
+        """Kueue's mutating webhooks (Default: ApplyDefaultForSuspend -> FindAncestorJobManagedByKueue) look a
+        created workload's controller owner up, and refuse it when the owner is missing; mutating webhooks run
+        before every validating layer (LimitRanger's and Pod Security's checks, the admission policies, quota),
+        so this refusal comes first (the sandbox: `ReplicaSet.apps "real" not found`, from mpod.kb.io)."""
+        if kind not in FRAMEWORKS or management_blocker(self.cluster, kind, ns):
+            return None
+        config = self.cluster.config
+        return managed_ancestor(obj, objects, enabled_frameworks(config),
+                                bool(config.get("manageJobsWithoutQueueName"))).error
 
     def _kueue(self, obj: Obj, old: Obj | None, objects: Mapping[Key, Obj]) -> Passage:
         """Kueue's webhooks (on update, then its reconciler), the pod webhook's owner walk, then its decision."""

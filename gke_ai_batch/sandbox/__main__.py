@@ -55,11 +55,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _e2e(stack: str, root: Path) -> int:
+    """A sandbox of the stack (deployed by pulumi up), every offline verdict held to it, then stopped."""
     from . import e2e
 
     paths = up(stack, root)
     try:
-        return e2e.run(stack, paths)
+        return e2e.main([stack, "--kubeconfig", str(paths.kubeconfig), "--kubectl", paths.tool("kubectl"),
+                         "--corpus", str(root.parent / "out" / "e2e-corpus.jsonl")])
     finally:
         stop(root)
 

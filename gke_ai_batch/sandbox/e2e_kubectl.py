@@ -1,0 +1,76 @@
+"""kubectl on the sandbox, as its administrator or as a team member (impersonated: `--as`, `--as-group`, as the
+sandbox tells a user to act as one), with objects given on stdin and answers read as JSON."""
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Member:
+    """Who a request runs as: `make admit`'s requester for the team (tenant_path `_member`)."""
+
+    user: str
+    groups: tuple[str, ...]
+
+    def flags(self) -> list[str]:
+        return [f"--as={self.user}", *(f"--as-group={g}" for g in self.groups)]
+
+
+@dataclass(frozen=True)
+class Answer:
+    ok: bool
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+    def objects(self) -> list[Obj]:
+        """Every object printed: kubectl prints each object it made as one JSON document, one after another."""
+        decoder, out, at = json.JSONDecoder(), list[Obj](), 0
+        while at < len(self.out.rstrip()):
+            doc, at = decoder.raw_decode(self.out, at)
+            out += (doc.get("items") or []) if doc.get("kind") == "List" else [doc]
+            while at < len(self.out) and self.out[at].isspace():
+                at += 1
+        return out
+
+
+@dataclass(frozen=True)
+class Kubectl:
+    kubectl: str
+    kubeconfig: str
+
+    def run(self, args: Sequence[str], stdin: Obj | None = None, member: Member | None = None,
+            timeout: float = 120) -> Answer:
+        command = [self.kubectl, f"--kubeconfig={self.kubeconfig}", *(member.flags() if member else []), *args]
+        run = subprocess.run(command, input=json.dumps(stdin) if stdin is not None else None, capture_output=True,
+                             text=True, timeout=timeout)
+        errors = [line for line in run.stderr.splitlines() if not line.startswith("Warning: ")]  # warn-only layers
+        return Answer(run.returncode == 0, run.stdout, "\n".join(errors).strip())
+
+    def create(self, obj: Obj, member: Member | None = None) -> Answer:
+        return self.run(["create", "-f", "-", "-o", "json"], obj, member)
+
+    def replace(self, obj: Obj, member: Member | None = None) -> Answer:
+        return self.run(["replace", "-f", "-", "-o", "json"], obj, member)
+
+    def get(self, obj: Obj) -> Obj | None:
+        answer = self.run(["get", "-f", "-", "-o", "json"], obj)
+        found = answer.objects() if answer.ok else []
+        return found[0] if found else None
+
+    def delete(self, obj: Obj) -> Answer:
+        """Deleted with what it owns (foreground), waited for: the quota it used is free for the next case."""
+        return self.run(["delete", "-f", "-", "--ignore-not-found", "--cascade=foreground", "--wait",
+                         "--timeout=90s"], obj)
+
+    def items(self, namespace: str, kinds: str) -> list[Obj]:
+        answer = self.run(["get", kinds, "-n", namespace, "-o", "json"])
+        return list(answer.json().get("items") or []) if answer.ok else []

@@ -1,0 +1,49 @@
+"""How the e2e runner plays a test's update on the sandbox: the change from the test's old object to its new one,
+carried onto the object as the cluster holds it; and which objects are a workload's, for its Kueue verdict."""
+from __future__ import annotations
+
+from gke_ai_batch.sandbox.e2e_patch import apply_patch, merge_patch
+from gke_ai_batch.sandbox.e2e_play import at, descendants, leaves, within
+
+
+def test_the_members_change_lands_on_the_live_object_and_what_the_cluster_set_stays():
+    old = {"metadata": {"name": "p", "labels": {"kueue.x-k8s.io/managed": "true", "a": "1"}},
+           "spec": {"schedulingGates": [{"name": "kueue.x-k8s.io/admission"}], "containers": [{"name": "x"}]}}
+    new = {"metadata": {"name": "p", "labels": {"a": "1"}},
+           "spec": {"schedulingGates": [], "containers": [{"name": "x"}]}}
+    live = {"metadata": {"name": "p", "resourceVersion": "7", "uid": "u",
+                         "labels": {"kueue.x-k8s.io/managed": "true", "a": "1"}},
+            "spec": {"schedulingGates": [{"name": "kueue.x-k8s.io/admission"}], "containers": [{"name": "x"}],
+                     "dnsPolicy": "ClusterFirst"}}
+    assert apply_patch(live, merge_patch(old, new)) == {
+        "metadata": {"name": "p", "resourceVersion": "7", "uid": "u", "labels": {"a": "1"}},
+        "spec": {"schedulingGates": [], "containers": [{"name": "x"}], "dnsPolicy": "ClusterFirst"}}
+
+
+def test_a_workload_is_found_through_every_owner_between_it_and_the_object():
+    def item(uid, *owners):
+        return {"metadata": {"uid": uid, "ownerReferences": [{"uid": o} for o in owners]}}
+    items = [item("rs", "deploy"), item("pod", "rs"), item("wl", "pod"), item("other-pod", "other-rs")]
+    assert descendants(items, "deploy") == {"deploy", "rs", "pod", "wl"}
+
+
+def test_every_object_kubectl_prints_is_read():
+    """`kubectl create -o json` of a List prints one document per object; `kubectl get -f` prints a List."""
+    from gke_ai_batch.sandbox.e2e_kubectl import Answer
+    printed = '{"kind": "A", "n": 1}\n{"kind": "A", "n": 2}\n{"kind": "List", "items": [{"kind": "B"}]}\n'
+    assert Answer(True, printed, "").objects() == [{"kind": "A", "n": 1}, {"kind": "A", "n": 2}, {"kind": "B"}]
+
+
+def test_the_fields_an_update_changes_are_the_ones_checked_for_the_clusters_own_changes():
+    """Kueue may admit the old object and ungate or unsuspend it first: the test's update would then be another."""
+    patch = merge_patch({"spec": {"suspend": True, "x": 1}}, {"spec": {"suspend": False, "x": 1}, "metadata": {"a": 1}})
+    assert leaves(patch) == ["spec.suspend", "metadata.a"]
+    assert at({"spec": {"suspend": False}}, "spec.suspend") is False and at({}, "spec.suspend") is None
+
+
+def test_the_api_servers_defaults_are_not_a_change_and_kueues_are():
+    container = {"name": "x", "image": "busybox"}
+    defaulted = {**container, "imagePullPolicy": "Always", "terminationMessagePath": "/dev/termination-log"}
+    assert within([container], [defaulted])
+    assert not within([{"name": "kueue.x-k8s.io/admission"}, {"name": "t"}], [{"name": "t"}])
+    assert not within(True, False)
