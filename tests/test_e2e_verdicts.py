@@ -86,3 +86,14 @@ def test_a_different_layer_or_outcome_is_a_disagreement_and_a_side_that_says_not
     assert disagreement(Verdict("refused by RBAC"), Verdict("refused by webhook"))
     assert not disagreement(Verdict("accepted"), pending)
     assert not disagreement(pending, Verdict("accepted"))
+
+
+def test_a_physical_refusal_after_kueue_reserved_the_quota_compares_as_reserved():
+    """dev's research/elastic: a cpu-only Job on the TPU flavor. Kueue reserves the quota (the sandbox did); `make
+    admit` refuses it for what follows (its pods never schedule on tainted TPU nodes). Compared as Kueue's part."""
+    physical = AdmissionResult("Job", "research", "elastic", cluster_queue="research",
+                               warnings=("its pods never schedule",))
+    passage = Passage("Job", "research", "elastic", "Kueue", "its pods never schedule", admission=physical)
+    assert offline(passage) == Verdict("accepted", "quota reserved in ClusterQueue research")
+    pending = AdmissionResult("Job", "research", "elastic", cluster_queue="research", reason="no quota")
+    assert offline(Passage("Job", "research", "elastic", "Kueue", "no quota", admission=pending)).then == "pending"

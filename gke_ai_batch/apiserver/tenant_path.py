@@ -259,11 +259,14 @@ class TenantPath:
         workloads themselves); the policies do if a rule names the subresource."""
         kind, ns, name = workload_identity(obj)
         resource = f"{resource_name(obj)}/scale"
+        # kubectl scale PATCHes <resource>/scale, and the API server authorizes the request before it routes it:
+        # RBAC answers first, even for a kind with no such subresource (the sandbox: `cannot patch resource
+        # "jobs/scale"`, where this said "no scale subresource").
+        if not self.access.may(team, "patch", resource, ns):
+            return Passage(kind, ns, name, RBAC, f"team {team} may not patch {resource} in namespace {ns}")
         if kind not in SCALABLE:
             return Passage(kind, ns, name, API_SERVER, f"{resource_name(obj)} has no scale subresource")
         replicas, old_replicas = ((o.get("spec") or {}).get("replicas", 1) for o in (obj, old))
-        if not self.access.may(team, "update", resource, ns):
-            return Passage(kind, ns, name, RBAC, f"team {team} may not update {resource} in namespace {ns}")
         member = self._member(team)
         scaled = {**old, "spec": {**(old.get("spec") or {}), "replicas": replicas}}
         denials = evaluate(self.policies, self.bindings, _scale_object(scaled), self.namespaces.get(ns), "UPDATE",

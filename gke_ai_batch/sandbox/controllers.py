@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -153,3 +154,30 @@ def install(paths: Paths, state: State, platform: Platform) -> None:
         pid = start(state, controller.name, [paths.tool(controller.name), f"--config={config}"], paths.logs,
                     env={"KUBECONFIG": str(paths.kubeconfig)})
         wait_healthy(controller.name, f"http://127.0.0.1:{controller.probe.number}/readyz", paths.logs, pid)
+
+
+# The custom resources the teams' ResourceQuotas count (plan.tenancy's object quota).
+COUNTED_CUSTOM = ("count/workloads.kueue.x-k8s.io", "count/jobsets.jobset.x-k8s.io",
+                  "count/podmonitorings.monitoring.googleapis.com")
+PROBE = "gke-ai-batch-sandbox-probe"
+
+
+def wait_for_quota_discovery(paths: Paths, timeout: float = 120.0) -> None:
+    """Until the controller manager's quota controller counts the custom resources the teams' quotas name. It
+    finds new resources by discovery every 30 s; a ResourceQuota created before that stays "status unknown" for
+    them until its next full sync (--resource-quota-sync-period, 5 minutes), and the API server refuses every
+    Workload Kueue creates in its namespace meanwhile. A probe quota in a namespace of its own tells when."""
+    apply(paths, [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": PROBE}},
+                  {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": PROBE, "namespace": PROBE},
+                   "spec": {"hard": {name: "1" for name in COUNTED_CUSTOM}}}])
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            used = json.loads(kubectl(paths, "get", "resourcequota", PROBE, "-n", PROBE, "-o", "json")
+                              ).get("status", {}).get("used", {})
+            if all(name in used for name in COUNTED_CUSTOM):
+                return
+            time.sleep(2)
+        raise SandboxError(f"the quota controller did not count {', '.join(COUNTED_CUSTOM)} within {timeout:.0f} s")
+    finally:
+        kubectl(paths, "delete", "namespace", PROBE, "--wait=false")

@@ -145,8 +145,8 @@ def policy_launcher(sandbox_dir: Path, pack: Path) -> Path:
     """The executable the CLI takes as the policy pack (see the module's docstring), written at run time."""
     path = sandbox_dir / "policy-bin" / POLICY_SHIM
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f'#!/bin/sh\n# written by gke_ai_batch.sandbox.deploy: serve the pack {pack} to the engine at "$1"\n'
-                    f'exec "{sys.executable}" -u -m pulumi.policy "$1" "{pack}"\n')
+    path.write_text(f'#!/bin/sh\n# written by gke_ai_batch.sandbox.deploy: serve the pack {pack} to the engine '
+                    f'at "$1"\nexec "{sys.executable}" -u -m pulumi.policy "$1" "{pack}"\n')
     path.chmod(0o755)
     return path
 

@@ -137,6 +137,9 @@ def within(given: Any, held: Any) -> bool:
     return bool(given == held)
 
 
+NOTHING = "no Workload and no pod within the bound"
+
+
 def at(obj: Any, path: str) -> Any:
     for key in path.split("."):
         obj = obj.get(key) if isinstance(obj, dict) else None
@@ -151,6 +154,8 @@ def play(kc: Kubectl, case: Case, member: Member, watch: bool) -> Played:
     if not watch or sent is None:
         return Played(Verdict(ACCEPTED), made=sent)
     then, words = outcome(kc, sent)
+    if then == NOTHING and kc.get(sent) is None and (sent.get("metadata") or {}).get("ownerReferences"):
+        return Played(None, setup="the garbage collector deleted it: its owner is not on the cluster")
     return Played(Verdict(ACCEPTED, then), words, made=sent)
 
 
@@ -158,7 +163,7 @@ def outcome(kc: Kubectl, obj: Obj) -> tuple[str, str]:
     """What Kueue and the controllers make of an accepted workload within BOUND seconds, with the words."""
     ns, root = obj["metadata"].get("namespace", ""), _uid(obj)
     start, pending_since = time.monotonic(), None
-    state = ("no Workload and no pod within the bound", "")
+    state = (NOTHING, "")
     while time.monotonic() - start < BOUND:
         items = kc.items(ns, WATCHED)
         mine = descendants(items, root)

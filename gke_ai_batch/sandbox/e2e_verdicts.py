@@ -100,6 +100,10 @@ def offline(p: Passage) -> Verdict:
     if p.kind == CRON_JOB and (p.created or not p.refused):
         return Verdict(ACCEPTED)
     if p.refused and p.layer:
+        if p.layer == KUEUE and p.admission is not None and p.admission.quota_reserved:
+            # Kueue reserves the quota; what `make admit` refuses is physical (its pods never schedule, a slice that
+            # cannot fit), after Kueue: compared as Kueue's part (the sandbox reserved quota where this said pending)
+            return Verdict(ACCEPTED, reserved(p.admission.cluster_queue or ""))
         if p.layer == KUEUE:
             return Verdict(ACCEPTED, PENDING)
         layer = offline_layer(p.layer)

@@ -78,6 +78,8 @@ def _start(paths: control_plane.Paths, state: State, platform: Platform, say: Sa
     say("installing the GKE CRDs the stack uses, and Kueue and JobSet (their charts' objects, managers as processes)")
     apply(paths, gke_crds())
     controllers.install(paths, state, platform)
+    say("waiting for the quota controller to count the custom resources the teams' quotas name (up to a minute)")
+    controllers.wait_for_quota_discovery(paths)
 
 
 def _deploy(stack: StackFile, paths: control_plane.Paths, say: Say) -> None:
