@@ -61,7 +61,8 @@ def _e2e(stack: str, root: Path) -> int:
     paths = up(stack, root)
     try:
         return e2e.main([stack, "--kubeconfig", str(paths.kubeconfig), "--kubectl", paths.tool("kubectl"),
-                         "--corpus", str(root.parent / "out" / "e2e-corpus.jsonl")])
+                         "--corpus", str(root.parent / "out" / "e2e-corpus.jsonl"), "--sandbox", str(root),
+                         "--bin", str(paths.bin)])
     finally:
         stop(root)
 

@@ -28,6 +28,7 @@ from gke_ai_batch.offline.runtime import PlanError, Planned, close_thread_loops,
 from gke_ai_batch.offline.stackfile import project, resolve
 from gke_ai_batch.vocabulary import HELM_RELEASE
 
+from . import e2e_engine
 from .e2e_access import compared
 from .e2e_corpus import Case, CorpusError, corpus, from_tests
 from .e2e_kubectl import Kubectl, Member
@@ -105,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
                     "recorded there if missing: `make e2e` for several stacks runs the tests once")
     ap.add_argument("--only", default="", metavar="TEXT", help="play only the cases whose line holds TEXT (a test's "
                     "name, a kind, ns/name), and leave `make access` out: to look into one disagreement")
+    ap.add_argument("--sandbox", type=Path, metavar="DIR", help="the sandbox's folder, where the stack was deployed "
+                    "by pulumi up: the policy pack through the real CLI, and pulumi preview --diff, are held to the "
+                    "offline check and make diff too")
+    ap.add_argument("--bin", type=Path, metavar="DIR", help="the sandbox's binaries (with --sandbox)")
     args = ap.parse_args(argv)
     kc = Kubectl(args.kubectl, args.kubeconfig)
     try:
@@ -123,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     access = [] if args.only else list(compared(kc, path.access, members(path)))
     lines += [line for line, agree in access if not agree]
     n += len(access)
+    if args.sandbox and not args.only:
+        for check in (e2e_engine.policy_pack, e2e_engine.preview_diffs):
+            compared_n, differ = check(stack.name, args.sandbox, Path(args.kubeconfig), args.bin)
+            n, lines = n + compared_n, lines + differ
     for line in [*lines, *unset]:
         print(line)
     print(f"e2e {stack.name}: {n} verdicts compared with kube-apiserver {version} and Kueue {kueue_version(regs)}: "
