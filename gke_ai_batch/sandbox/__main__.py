@@ -54,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
         raise
 
 
+KNOWN = Path(__file__).resolve().parents[2] / "tests" / "e2e_known"
+
+
 def _e2e(stack: str, root: Path) -> int:
     """A sandbox of the stack (deployed by pulumi up), every offline verdict held to it, then stopped."""
     from . import e2e
@@ -62,7 +65,7 @@ def _e2e(stack: str, root: Path) -> int:
     try:
         return e2e.main([stack, "--kubeconfig", str(paths.kubeconfig), "--kubectl", paths.tool("kubectl"),
                          "--corpus", str(root.parent / "out" / "e2e-corpus.jsonl"), "--sandbox", str(root),
-                         "--bin", str(paths.bin)])
+                         "--bin", str(paths.bin), "--known", str(KNOWN / f"{stack}.txt")])
     finally:
         stop(root)
 

@@ -21,7 +21,7 @@ PORTS = [ETCD, ETCD_PEER, APISERVER, CONTROLLER_MANAGER]
 
 ADMISSION_PLUGINS = ("NamespaceLifecycle,LimitRanger,ServiceAccount,PodSecurity,Priority,DefaultTolerationSeconds,"
                      "ResourceQuota,RuntimeClass,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,"
-                     "ValidatingAdmissionPolicy")
+                     "ValidatingAdmissionPolicy,DenyServiceExternalIPs")
 
 
 @dataclass(frozen=True)

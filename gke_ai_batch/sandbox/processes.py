@@ -44,7 +44,8 @@ class State:
 
     @property
     def pids(self) -> dict[str, int]:
-        return dict(self.data.get("pids", {}))  # type: ignore[call-overload]
+        pids = self.data.get("pids")
+        return {str(k): int(v) for k, v in pids.items()} if isinstance(pids, dict) else {}
 
     def save(self, **values: object) -> None:
         self.data.update(values)
