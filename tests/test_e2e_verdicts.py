@@ -97,3 +97,17 @@ def test_a_physical_refusal_after_kueue_reserved_the_quota_compares_as_reserved(
     assert offline(passage) == Verdict("accepted", "quota reserved in ClusterQueue research")
     pending = AdmissionResult("Job", "research", "elastic", cluster_queue="research", reason="no quota")
     assert offline(Passage("Job", "research", "elastic", "Kueue", "no quota", admission=pending)).then == "pending"
+
+
+def test_any_of_the_policies_that_deny_a_request_is_the_same_refusal():
+    """prod's training-gpudirect/root breaks two policies (privileged-flavors and runtime-limits). The API server
+    evaluates policies in a map's order and names the first denial: CI's run named runtime-limits where the run
+    before named privileged-flavors. Either is `make admit`'s verdict; a third policy is not."""
+    passage = Passage("Pod", "training-gpudirect", "root", "ValidatingAdmissionPolicy gke-ai-batch-privileged-flavors",
+                      "namespace training-gpudirect is privileged", also=(
+                          "ValidatingAdmissionPolicy gke-ai-batch-runtime-limits",))
+    mine = offline(passage)
+    for named in ("privileged-flavors", "runtime-limits"):
+        assert not disagreement(mine, Verdict(f"refused by ValidatingAdmissionPolicy gke-ai-batch-{named}"))
+    assert disagreement(mine, Verdict("refused by ValidatingAdmissionPolicy gke-ai-batch-pod-placement"))
+    assert disagreement(mine, Verdict("accepted"))

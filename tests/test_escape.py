@@ -18,6 +18,7 @@ from gke_ai_batch.apiserver.tenant_path import TenantPath
 from gke_ai_batch.offline.admit import cluster_of, describe, objects_in
 from gke_ai_batch.offline.render import is_manifest, manifest_of
 from gke_ai_batch.offline.runtime import PlanError
+from gke_ai_batch.vocabulary import MAX_EXEC_TIME_LABEL
 
 from .conftest import ROOT, STACKS, planned, platform_of, run_config
 
@@ -146,10 +147,20 @@ def test_pods_cannot_reach_the_node(spec, reason):
 
 
 def test_pod_security_judges_the_pods_a_job_will_create():
-    line = verdict("prod", job("training", "priv", "training-queue",
+    line = verdict("prod", job("training", "priv", "training-queue", labels={MAX_EXEC_TIME_LABEL: "86400"},
                                containers=[container(securityContext={"privileged": True})]))
     assert line == ("refused: training/priv: Pod Security baseline: the pods of priv would be refused: "
                     'privileged (container "x" must not set securityContext.privileged=true)')
+
+
+def test_the_policies_on_a_job_refuse_it_before_pod_security_meets_its_pods():
+    """The API server judges the Job's own request (the policies among it); Pod Security enforces on pods only,
+    when the Job controller creates them. The sandbox refused this Job by runtime-limits where `make admit` named
+    Pod Security."""
+    line = verdict("prod", job("training", "priv", "training-queue",
+                               containers=[container(securityContext={"privileged": True})]))
+    assert line.startswith("refused: training/priv: ValidatingAdmissionPolicy gke-ai-batch-runtime-limits: "
+                           "LocalQueue training-queue of team training holds every job to at most 604800 s")
 
 
 # --- priorities: a team uses only its own ---------------------------------------------------------

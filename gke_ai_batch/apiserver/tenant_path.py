@@ -83,6 +83,8 @@ API_SERVER = "API server"
 SCALABLE = ("Deployment", "StatefulSet")  # the kinds a team creates that have a scale subresource
 CONTROLLER_KINDS = (*POD_TEMPLATE_KINDS, CRON_JOB)  # created whatever becomes of what they create
 Key = tuple[str, str, str]  # (kind, namespace, name)
+Layer = tuple[str | None, str, tuple[str, ...]]  # (the layer that refuses, why, the other layers that refuse too)
+NO_LAYER: Layer = (None, "", ())
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,7 @@ class Passage:
     defaulted: str = ""  # what a MutatingAdmissionPolicy set on it
     updated: bool = False  # an update of a kind Kueue does not manage that passes
     children: str = "pods"  # what the verdict of a created controller is about: its pods, or a CronJob's Jobs
+    also: tuple[str, ...] = ()  # other layers that refuse at the same step, any of which the API server may name
 
     @property
     def refused(self) -> bool:
@@ -172,13 +175,18 @@ class TenantPath:
         invalid = template_refusal(old, obj) if old is not None else None
         if invalid:
             return Passage(kind, ns, name, API_SERVER, invalid)
-        security = self._pod_security(obj, ns) if old is None or pod_security_judges(old, obj) else (None, "")
-        limits = self._resources(obj) if old is None or new_pods(old, obj) else (None, "")
-        quota = self._quota(obj, ns, old)
-        for layer, reason in (limits, security, self._policies(team, obj, ns, old), quota):
+        security = (*self._pod_security(obj, ns), ()) if old is None or pod_security_judges(old, obj) else NO_LAYER
+        limits = (*self._resources(obj), ()) if old is None or new_pods(old, obj) else NO_LAYER
+        quota = (*self._quota(obj, ns, old), ())
+        on_object, on_pods = self._policies(team, obj, ns, old)
+        # the API server judges the request (validation, LimitRanger, Pod Security, the policies, quota in the
+        # admission chain's order), and a controller's pods only when it creates them
+        ordered = (limits, security, on_object, quota) if kind == "Pod" else (limits, on_object, quota, security,
+                                                                              on_pods)
+        for layer, reason, also in ordered:
             if layer:
                 pods = kind in CONTROLLER_KINDS and (layer.startswith("Pod Security") or reason.startswith("its"))
-                return Passage(kind, ns, name, layer, reason, created=pods)
+                return Passage(kind, ns, name, layer, reason, created=pods, also=also)
         if kind == CRON_JOB:
             return self._jobs_of(obj, old, objects or {})
         if kind not in FRAMEWORKS:
@@ -327,21 +335,24 @@ class TenantPath:
                 return f"Pod Security {level}", whose + forbidden_detail(violations)
         return None, ""
 
-    def _policies(self, team: str, obj: Obj, ns: str, old: Obj | None) -> tuple[str | None, str]:
-        """The policies on the object, then on each pod it creates (created by a controller, not the member;
+    def _policies(self, team: str, obj: Obj, ns: str, old: Obj | None) -> tuple[Layer, Layer]:
+        """The policies on the object, and on each pod it creates (created by a controller, not the member;
         an update of a template changes no running pod, so only a create's are judged)."""
-        requests = [(obj, self._member(team), old)] + [(self._pod(ns, meta, spec, obj), None, None)
-                                                       for _, meta, spec in pod_specs_of(obj)
-                                                       if obj.get("kind") != "Pod" and old is None]
-        for candidate, user, before in requests:
-            operation = "CREATE" if before is None else "UPDATE"
-            denials = evaluate(self.policies, self.bindings, candidate, self.namespaces.get(ns), operation, user,
-                               before)
-            if denials:
-                d = denials[0]
-                whose = "" if candidate is obj else "its pods: "
-                return f"{POLICY} {d.policy}", whose + d.message
-        return None, ""
+        pods = [self._pod(ns, meta, spec, obj) for _, meta, spec in pod_specs_of(obj)
+                if obj.get("kind") != "Pod" and old is None]
+        return (self._policy_denial(obj, ns, self._member(team), old, ""),
+                next((d for d in (self._policy_denial(p, ns, None, None, "its pods: ") for p in pods) if d[0]),
+                     NO_LAYER))
+
+    def _policy_denial(self, candidate: Obj, ns: str, user: Obj | None, before: Obj | None, whose: str) -> Layer:
+        """The first policy that denies the request, and the others that deny it too: the API server evaluates
+        them in no fixed order (generic/policy_source.go ranges over a map) and names the first denial only."""
+        operation = "CREATE" if before is None else "UPDATE"
+        denials = evaluate(self.policies, self.bindings, candidate, self.namespaces.get(ns), operation, user, before)
+        if not denials:
+            return NO_LAYER
+        others = tuple(dict.fromkeys(f"{POLICY} {d.policy}" for d in denials[1:] if d.policy != denials[0].policy))
+        return f"{POLICY} {denials[0].policy}", whose + denials[0].message, others
 
     def _member(self, team: str) -> Obj:
         """The requester: a member of the team."""

@@ -204,11 +204,12 @@ def describe(p: Passage) -> str:
     """One line: admitted (with Kueue's placement), created, updated, or refused by the layer it names."""
     who = f"{p.namespace}/{p.name}" if p.namespace else p.name
     if p.refused:
+        also = f" (also refused by {', '.join(p.also)}: fix all of them)" if p.also else ""
         if p.effect:
-            return f"updated: {who} ({p.kind}): {p.effect}; its {p.children} refused: {p.layer}: {p.reason}"
+            return f"updated: {who} ({p.kind}): {p.effect}; its {p.children} refused: {p.layer}: {p.reason}{also}"
         if p.created:
-            return f"created: {who} ({p.kind}), its {p.children} refused: {p.layer}: {p.reason}"
-        return f"refused: {who}: {p.layer}: {p.reason}"
+            return f"created: {who} ({p.kind}), its {p.children} refused: {p.layer}: {p.reason}{also}"
+        return f"refused: {who}: {p.layer}: {p.reason}{also}"
     if p.effect:
         pods = f"; its {p.children} admitted -> {placement(p.admission)}" if p.admission else ""
         return f"updated: {who} ({p.kind}): {p.effect}{pods}"

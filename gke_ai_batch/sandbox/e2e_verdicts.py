@@ -40,6 +40,12 @@ class Verdict:
 
     api: str
     then: str = ""
+    or_else: tuple[str, ...] = ()  # the other answers, in place of `api` or `then`, that say the same refusal
+
+    def says(self, api: str, then: str) -> bool:
+        """Whether the real answer is this one: where several policies deny, the API server names any of them."""
+        return (api == self.api or api in self.or_else) and \
+            (not then or not self.then or then == self.then or then in self.or_else)
 
     def __str__(self) -> str:
         return self.api + (f"; {self.then}" if self.then else "")
@@ -106,10 +112,10 @@ def offline(p: Passage) -> Verdict:
             return Verdict(ACCEPTED, reserved(p.admission.cluster_queue or ""))
         if p.layer == KUEUE:
             return Verdict(ACCEPTED, PENDING)
-        layer = offline_layer(p.layer)
+        layer, others = offline_layer(p.layer), tuple(offline_layer(a) for a in p.also)
         if p.reason.startswith(CHILDREN) or (p.created and p.layer.startswith(POD_SECURITY)):
-            return Verdict(ACCEPTED, pods_refused(layer))
-        return Verdict(refused(layer))
+            return Verdict(ACCEPTED, pods_refused(layer), tuple(map(pods_refused, others)))
+        return Verdict(refused(layer), or_else=tuple(map(refused, others)))
     if p.admission is None or p.note:
         return Verdict(ACCEPTED)
     return Verdict(ACCEPTED, reserved(p.admission.cluster_queue or ""))
@@ -117,4 +123,4 @@ def offline(p: Passage) -> Verdict:
 
 def disagreement(mine: Verdict, real: Verdict) -> bool:
     """Layer or outcome differ: the API server's answer, and then, where both sides say, what became of it."""
-    return mine.api != real.api or bool(mine.then and real.then and mine.then != real.then)
+    return not mine.says(real.api, real.then)
