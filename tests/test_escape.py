@@ -106,10 +106,18 @@ PLACEMENT = "refused: research/squat: ValidatingAdmissionPolicy gke-ai-batch-pod
     ({"tolerations": [{"operator": "Exists"}]}, "a toleration without a key tolerates every taint"),
     ({"tolerations": [{"key": "components.gke.io/gke-managed-components", "operator": "Exists"}]},
      "the system pool (components.gke.io/gke-managed-components) runs GKE's and the platform's controllers"),
-    ({"nodeName": "gke-prod-h200-res-0"}, "team pods are placed by the scheduler after Kueue admits them"),
 ])
 def test_team_pods_cannot_place_themselves_on_nodes_their_quota_does_not_reach(spec, reason):
     assert verdict("prod", pod("research", "squat", "research-queue", **spec)).startswith(PLACEMENT + reason)
+
+
+def test_a_pod_kueue_gates_cannot_name_its_node():
+    """Kueue's pod webhook gates the pod, then the API server's validation refuses a node with gates, before the
+    placement policy (which names the same rule) is asked: the sandbox answered so."""
+    squat = pod("research", "squat", "research-queue", nodeName="gke-prod-h200-res-0")
+    assert verdict("prod", squat) == ('refused: research/squat: API server: The Pod "squat" is invalid: '
+                                      "spec.nodeName: Forbidden: cannot be set until all schedulingGates have been "
+                                      "cleared")
 
 
 def test_the_placement_rules_hold_for_the_pods_a_job_creates():

@@ -61,6 +61,7 @@ from .external_ips import PLUGIN as EXTERNAL_IPS_PLUGIN
 from .external_ips import adds_external_ips
 from .job_updates import template_refusal
 from .mutating_policies import mutate
+from .pod_gates import assigned_while_gated
 from .pod_resources import request_above_limit
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
 from .rbac import AUTHENTICATED, CLUSTER
@@ -173,6 +174,8 @@ class TenantPath:
             return Passage(kind, ns, name, KUEUE_WEBHOOK, missing)
         defaulted = _defaulted(given, obj)
         invalid = template_refusal(old, obj) if old is not None else None
+        if kind == "Pod" and old is None:
+            invalid = assigned_while_gated(self.cluster, obj, ns, objects or {}) or None
         if invalid:
             return Passage(kind, ns, name, API_SERVER, invalid)
         security = (*self._pod_security(obj, ns), ()) if old is None or pod_security_judges(old, obj) else NO_LAYER
