@@ -164,11 +164,10 @@ def accelerator_taint_warnings(cluster: Cluster, ps: PodSet, psa: PodSetAssignme
     out = []
     for choice in psa.flavors:
         pools = cluster.pools_behind(choice.flavor)
-        taints = {p.resource for p in pools if p.kind in (PoolKind.TPU, PoolKind.GPU) and p.resource}
+        taints = {p.resource or "": p.accelerator_taint for p in pools if p.accelerator_taint}
         if not pools or len(taints) != 1 or any(p.kind == PoolKind.CPU for p in pools):
             continue
-        resource = taints.pop()
-        taint = {"key": resource, "value": "present", "effect": "NoSchedule"}
+        resource, taint = taints.popitem()
         if ps.per_pod.get(resource) or not untolerated_taint([taint], ps.spec.get("tolerations") or []):
             continue
         nodes = ", ".join(p.name for p in pools)

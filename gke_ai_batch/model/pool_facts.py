@@ -110,6 +110,13 @@ class PoolFacts(PoolCapacity):
         return self.slice_vms > 1
 
     @property
+    def accelerator_taint(self) -> dict[str, str] | None:
+        """The taint GKE puts on TPU and GPU nodes, keyed by the accelerator's resource name; None on CPU nodes."""
+        if self.kind in (PoolKind.TPU, PoolKind.GPU) and self.resource:
+            return {"key": self.resource, "value": "present", "effect": "NoSchedule"}
+        return None
+
+    @property
     def zone_nodes(self) -> int:
         """Most nodes one zone can have: its fixed size, or the autoscaling maximum (a total one may all be there)."""
         return self.fixed_nodes if self.fixed_nodes is not None else (self.max_nodes or 0)

@@ -71,6 +71,7 @@ BUILDS = (
         Binary("kube-apiserver", "k8s.io/kubernetes/cmd/kube-apiserver", _k8s_version(KUBERNETES_VERSION)),
         Binary("kube-controller-manager", "k8s.io/kubernetes/cmd/kube-controller-manager",
                _k8s_version(KUBERNETES_VERSION)),
+        Binary("kube-scheduler", "k8s.io/kubernetes/cmd/kube-scheduler", _k8s_version(KUBERNETES_VERSION)),
         Binary("kubectl", "k8s.io/kubernetes/cmd/kubectl", _k8s_version(KUBERNETES_VERSION)))),
     # JobSet at the version Kueue requires, in Kueue's module graph (as Kueue's integration tests run it): the
     # dependencies both share are compiled once.

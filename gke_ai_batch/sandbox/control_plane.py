@@ -1,8 +1,10 @@
-"""etcd, kube-apiserver and kube-controller-manager on 127.0.0.1. The API server runs RBAC and the admission plugins
-the platform relies on (Pod Security, LimitRanger, ResourceQuota, ValidatingAdmissionPolicy, Priority, the webhooks);
-MutatingAdmissionPolicy is alpha in Kubernetes 1.33 and off, as GKE leaves alpha APIs off. The controller manager
-turns Jobs into pods, counts quota usage and collects garbage. There is no scheduler and no kubelet: pods stay
-Pending, which is all admission and Kueue need."""
+"""etcd, kube-apiserver, kube-controller-manager and kube-scheduler on 127.0.0.1. The API server runs RBAC and the
+admission plugins the platform relies on (Pod Security, LimitRanger, ResourceQuota, ValidatingAdmissionPolicy,
+Priority, the webhooks); MutatingAdmissionPolicy is alpha in Kubernetes 1.33 and off, as GKE leaves alpha APIs off.
+The controller manager turns Jobs into pods, counts quota usage and collects garbage. The scheduler binds pods to
+the Node objects that stand for the pools' nodes (sandbox.nodes). There is no kubelet: a bound pod stays Pending,
+which is all admission, Kueue and JobSet need; so the node-lifecycle controller, which would find no kubelet's
+heartbeat and taint every node unreachable, is off."""
 from __future__ import annotations
 
 import ssl
@@ -13,11 +15,15 @@ import yaml
 
 from .processes import Port, State, start, wait_healthy
 
-ETCD = Port(32379, "the sandbox's etcd")
-ETCD_PEER = Port(32380, "the sandbox's etcd peer port")
-APISERVER = Port(36443, "the sandbox's kube-apiserver")
-CONTROLLER_MANAGER = Port(40257, "the sandbox's kube-controller-manager")
-PORTS = [ETCD, ETCD_PEER, APISERVER, CONTROLLER_MANAGER]
+# Below Linux's ephemeral range (net.ipv4.ip_local_port_range, 32768-60999 by default): a port in it can be the
+# source port of any outgoing connection, such as a client's to the API server, and a manager's listener then fails
+# to bind (`bind: address already in use`), as the JobSet manager's did on 39444 once.
+ETCD = Port(22379, "the sandbox's etcd")
+ETCD_PEER = Port(22380, "the sandbox's etcd peer port")
+APISERVER = Port(26443, "the sandbox's kube-apiserver")
+CONTROLLER_MANAGER = Port(20257, "the sandbox's kube-controller-manager")
+SCHEDULER = Port(20259, "the sandbox's kube-scheduler")
+PORTS = [ETCD, ETCD_PEER, APISERVER, CONTROLLER_MANAGER, SCHEDULER]
 
 ADMISSION_PLUGINS = ("NamespaceLifecycle,LimitRanger,ServiceAccount,PodSecurity,Priority,DefaultTolerationSeconds,"
                      "ResourceQuota,RuntimeClass,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,"
@@ -105,8 +111,25 @@ def start_controller_manager(paths: Paths, state: State) -> None:
         f"--secure-port={CONTROLLER_MANAGER.number}", f"--cert-dir={paths.root / 'controller-manager'}",
         "--leader-elect=false", "--use-service-account-credentials=true",
         f"--service-account-private-key-file={pki / 'sa.key'}", f"--root-ca-file={pki / 'ca.crt'}",
-        "--cluster-name=sandbox", f"--resource-quota-sync-period={QUOTA_SYNC}", "--v=1"], paths.logs)
-    context = ssl.create_default_context()
-    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE  # its own self-signed serving certificate
+        "--cluster-name=sandbox", f"--resource-quota-sync-period={QUOTA_SYNC}",
+        "--controllers=*,-node-lifecycle-controller", "--v=1"], paths.logs)
     wait_healthy("kube-controller-manager", f"https://127.0.0.1:{CONTROLLER_MANAGER.number}/healthz", paths.logs,
-                 pid, context=context)
+                 pid, context=_self_signed())
+
+
+def start_scheduler(paths: Paths, state: State) -> None:
+    """The default scheduler with its default profile, as GKE Standard runs it."""
+    config = str(paths.kubeconfig)
+    pid = start(state, "kube-scheduler", [
+        paths.tool("kube-scheduler"), f"--kubeconfig={config}", f"--authentication-kubeconfig={config}",
+        f"--authorization-kubeconfig={config}", "--bind-address=127.0.0.1", f"--secure-port={SCHEDULER.number}",
+        f"--cert-dir={paths.root / 'scheduler'}", "--leader-elect=false", "--v=1"], paths.logs)
+    wait_healthy("kube-scheduler", f"https://127.0.0.1:{SCHEDULER.number}/healthz", paths.logs, pid,
+                 context=_self_signed())
+
+
+def _self_signed() -> ssl.SSLContext:
+    """For a component's health endpoint, served with its own self-signed certificate."""
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    return context

@@ -25,10 +25,11 @@ from .control_plane import Paths
 from .errors import SandboxError
 from .processes import Port, State, start, wait_healthy
 
-KUEUE_WEBHOOK = Port(39443, "the sandbox's Kueue webhook")
-JOBSET_WEBHOOK = Port(39444, "the sandbox's JobSet webhook")
-KUEUE_PROBE = Port(38081, "the sandbox's Kueue health probe")
-JOBSET_PROBE = Port(38082, "the sandbox's JobSet health probe")
+# Below the ephemeral range, as control_plane.PORTS.
+KUEUE_WEBHOOK = Port(29443, "the sandbox's Kueue webhook")
+JOBSET_WEBHOOK = Port(29444, "the sandbox's JobSet webhook")
+KUEUE_PROBE = Port(28081, "the sandbox's Kueue health probe")
+JOBSET_PROBE = Port(28082, "the sandbox's JobSet health probe")
 PORTS = [KUEUE_WEBHOOK, JOBSET_WEBHOOK, KUEUE_PROBE, JOBSET_PROBE]
 
 NOT_APPLIED = {"CustomResourceDefinition", "Deployment", "Service", "APIService", "ServiceMonitor", "Certificate",
@@ -57,6 +58,22 @@ def kubectl(paths: Paths, *args: str, stdin: str | None = None) -> str:
     if done.returncode != 0:
         raise SandboxError(f"kubectl {' '.join(args[:2])} failed: {done.stderr.strip()}")
     return done.stdout
+
+
+def wait_established(paths: Paths, timeout: float = 60) -> None:
+    """Until every CRD is Established. Not `kubectl wait`: it fails outright on a CRD whose status has no
+    conditions yet (".status.conditions accessor error: <nil>"), which a CRD just applied can have."""
+    deadline = time.monotonic() + timeout
+    while True:
+        crds = json.loads(kubectl(paths, "get", "crd", "-o", "json"))["items"]
+        waiting = [c["metadata"]["name"] for c in crds
+                   if not any(k.get("type") == "Established" and k.get("status") == "True"
+                              for k in (c.get("status") or {}).get("conditions") or [])]
+        if not waiting:
+            return
+        if time.monotonic() > deadline:
+            raise SandboxError(f"CRDs not established within {timeout:.0f} s: {', '.join(waiting)}")
+        time.sleep(1)
 
 
 def apply(paths: Paths, docs: list[dict[str, Any]]) -> None:
@@ -143,7 +160,7 @@ def install(paths: Paths, state: State, platform: Platform) -> None:
     controllers = [(KUEUE, kueue_values(platform))] + ([(JOBSET, jobset_values(platform))] if platform.install_jobset
                                                        else [])
     apply(paths, [d for c, _ in controllers for d in crds(c)])
-    kubectl(paths, "wait", "--for=condition=Established", "--timeout=60s", "crd", "--all")
+    wait_established(paths)
     for controller, values in controllers:
         rendered = render(paths, controller, values)
         apply(paths, [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": controller.namespace}}])

@@ -18,6 +18,7 @@ from .build import ensure_binaries
 from .controllers import apply
 from .errors import SandboxError
 from .gke_crds import gke_crds
+from .nodes import node_manifests
 from .pki import make_pki
 from .processes import State, check_free, stop_all
 
@@ -62,6 +63,7 @@ def up(stack_name: str, root: Path, say: Say = print, deploy: bool = True) -> co
         _start(paths, state, platform, say)
         if deploy:
             _deploy(stack, paths, say)
+        _register_nodes(paths, platform, say)
     except BaseException:
         stop_all(state)
         raise
@@ -71,10 +73,11 @@ def up(stack_name: str, root: Path, say: Say = print, deploy: bool = True) -> co
 def _start(paths: control_plane.Paths, state: State, platform: Platform, say: Say) -> None:
     make_pki(paths.root)
     control_plane.write_kubeconfig(paths)
-    say("starting etcd, kube-apiserver and kube-controller-manager on 127.0.0.1")
+    say("starting etcd, kube-apiserver, kube-controller-manager and kube-scheduler on 127.0.0.1")
     control_plane.start_etcd(paths, state)
     control_plane.start_apiserver(paths, state)
     control_plane.start_controller_manager(paths, state)
+    control_plane.start_scheduler(paths, state)
     say("installing the GKE CRDs the stack uses, and Kueue and JobSet (their charts' objects, managers as processes)")
     apply(paths, gke_crds())
     controllers.install(paths, state, platform)
@@ -87,6 +90,13 @@ def _deploy(stack: StackFile, paths: control_plane.Paths, say: Say) -> None:
 
     say(f"deploying stack {stack.name}'s Kubernetes layer with pulumi up")
     deploy.deploy(stack.name, paths.root, paths.kubeconfig, paths.bin)
+
+
+def _register_nodes(paths: control_plane.Paths, platform: Platform, say: Say) -> None:
+    """After the deploy: the provider waits for a DaemonSet's pods to be ready, which no kubelet makes them."""
+    nodes = node_manifests(platform.pools)
+    say(f"registering {len(nodes)} Node objects for the nodes the pools have at rest (no kubelet runs them)")
+    apply(paths, nodes)
 
 
 def stop(root: Path) -> list[str]:

@@ -1,4 +1,4 @@
-// Kubernetes 1.33.13's kube-apiserver, kube-controller-manager and kubectl, and the etcd server Kubernetes 1.33.13 requires,
+// Kubernetes 1.33.13's kube-apiserver, kube-controller-manager, kube-scheduler and kubectl, and the etcd server Kubernetes 1.33.13 requires,
 // built for the sandbox (gke_ai_batch/sandbox/build.py). The staging modules are replaced by their published versions, as
 // k8s.io/kubernetes's own go.mod replaces them with its staging folders.
 module gke-ai-batch.local/sandbox/kubernetes
@@ -9,6 +9,7 @@ tool (
 	go.etcd.io/etcd/server/v3
 	k8s.io/kubernetes/cmd/kube-apiserver
 	k8s.io/kubernetes/cmd/kube-controller-manager
+	k8s.io/kubernetes/cmd/kube-scheduler
 	k8s.io/kubernetes/cmd/kubectl
 )
 
