@@ -13,6 +13,9 @@ its pods (GKE recreates the nodes, the pool shrinks, or a NoExecute taint is add
 - a PriorityClass replaced (its value or preemption policy changed) needs `acknowledge: [{priority: ...}]`
   in this change: while it is replaced the API server refuses every pod naming it; so does one deleted
   while a team namespace at BASE may name it (the teams stop naming it in one change, it goes in the next);
+- Kueue's retention for deactivated workloads shortened, and an admission check a queue gains on a flavor it
+  had, need `acknowledge: [{retention: ...}]` and `[{admission_check: ...}]` in this change (judged in
+  offline.running_work: Kueue then deletes or suspends work already on the cluster);
 - anything else needs `acknowledge:` naming it: in this change for a replacement or an evicting update (the
   engine allows unprotecting and replacing in one update), at BASE or in this change for a deletion, and at
   BASE if BASE protected it (the engine deletes only what the last update left unprotected).
@@ -51,6 +54,7 @@ from gke_ai_batch.vocabulary import (
 )
 
 from .inputs import changes
+from .running_work import ADMISSION_CHECK, RETENTION_KEY
 from .stackfile import read_stack_file
 
 Resource = dict[str, Any]
@@ -58,7 +62,8 @@ NAMESPACE = "kubernetes:core/v1:Namespace"
 LOCAL_QUEUE = "LocalQueue"
 SIZES = ("nodeCount", "autoscaling.maxNodeCount", "autoscaling.totalMaxNodeCount")  # a node pool's size inputs
 WORDS = {"cluster": "cluster", "node_pool": "node pool", "namespace": "team namespace", "bucket": "bucket",
-         "release": "Helm release", "network": "network object", "priority": "priority class"}
+         "release": "Helm release", "network": "network object", "priority": "priority class",
+         "retention": "Kueue retention", "admission_check": "admission check"}
 # What a created network holds: deleting the NAT cuts private nodes off the internet, deleting the subnet or
 # network takes every node on it; an adopted network is read, never deleted, so handing a created one over
 # to `adopt: true` deletes what the stack created.
@@ -212,7 +217,9 @@ def _real_name(r: Resource) -> str:
 
 def _bad_acknowledgements(old: list[Resource], new: list[Resource], base: Decisions, now: Decisions,
                           changed: bool) -> list[str]:
-    known = {(g.kind, g.name) for r in [*old, *new] if (g := guarded(r))}
+    known = {(g.kind, g.name) for r in [*old, *new] if (g := guarded(r))} | {("retention", RETENTION_KEY)}
+    known |= {("admission_check", str(meta.get("name"))) for r in [*old, *new] if r["type"] == ADMISSION_CHECK
+              and (meta := (r.get("inputs") or {}).get("metadata") or {})}
     out = []
     for i, (kind, name) in enumerate(now.acknowledged):
         where = f"acknowledge[{i}].{kind}: {name!r}"

@@ -41,7 +41,7 @@ from typing import Any
 from gke_ai_batch.model.replacement import BLOCK_KEPT, evicting_taints, kept_blocks, recreating_nodes, replacing
 from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, K8S_PROVIDER, NODE_POOL
 
-from . import api_refusals
+from . import api_refusals, running_work
 from .decisions import Decisions, read_decisions, refusals
 from .essentials import essentials
 from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
@@ -315,6 +315,7 @@ def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list
                   for path in recreating_nodes(new["type"], paths, a, b)}
     disruptive |= {path: BLOCK_KEPT for path in kept_blocks(new["type"], paths, a, b)}
     disruptive |= tightened(new["type"], paths, a, b) | queue_notes(new["type"], paths, a, b)
+    disruptive |= running_work.retention_notes(new["type"], paths, a, b)
     if new["type"] == NODE_POOL and evicting_taints(a, b):
         disruptive |= {p: "a NoExecute taint added: evicts every running pod that does not tolerate it"
                        for p in paths if p.startswith("nodeConfig.taints")}
@@ -536,10 +537,12 @@ def run(stack: str, base: str, here: Path, renamed_from: str | None = None) -> t
 
 def judge(steps: list[tuple[str, Resource]], old: list[Resource], new: list[Resource], base: Decisions,
           now: Decisions) -> list[str]:
-    """Every refused change of the diff: undecided deletions and replacements (decisions), and what the API
-    server, GKE or the engine would refuse (api_refusals)."""
+    """Every refused change of the diff: undecided deletions and replacements (decisions), what the API
+    server, GKE or the engine would refuse (api_refusals), and what Kueue would turn against existing work
+    (running_work)."""
     return [*refusals([(op, r) for op, r in steps if REPLACED_WITH not in r], old, new, base, now),
-            *api_refusals.refused(steps, old, new, now.acknowledged)]
+            *api_refusals.refused(steps, old, new, now.acknowledged),
+            *running_work.refused(steps, old, new, now.acknowledged)]
 
 
 def main(argv: list[str] | None = None) -> int:
