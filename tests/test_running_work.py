@@ -119,3 +119,50 @@ def test_the_new_decisions_are_read_from_the_stack_file(kind: str, name: str) ->
     cfg = platform_of("dev")
     cfg["acknowledge"] = [{kind: name, "reason": "owners told"}]
     assert PlatformConfig.model_validate(cfg).acknowledge[0].name == name
+
+
+def test_a_decision_for_a_change_the_diff_no_longer_shows_is_stale() -> None:
+    """The retention change was undone but its acknowledgement kept: one line names it, and the diff exits 1."""
+    cfg = platform_of("dev")
+    cfg["priorities"][0]["description"] = "any change, so the stack changes"
+    _, refused = _diff(cfg, (("retention", "after_deactivated_by_kueue"), ("node_pool", "cpu-workers")))
+    assert refused == [
+        "acknowledge[0].retention: 'after_deactivated_by_kueue' is stale: this change no longer shows the Kueue "
+        "retention change it decides on; remove it",
+        "acknowledge[1].node_pool: 'cpu-workers' is stale: this change no longer shows the node pool change it "
+        "decides on; remove it"]
+
+
+def test_a_decision_still_needed_is_not_stale() -> None:
+    _, refused = _diff(_retention(after_deactivated_by_kueue="24h"), (("retention", "after_deactivated_by_kueue"),))
+    assert refused == []
+
+
+def _cost(create: bool) -> dict:
+    cfg = platform_of("dev")
+    cfg["cost"] = {"billing_export_table": f"{cfg['project']}.billing_export.gcp_billing_export_resource_v1_01A2B3",
+                   "create_export_dataset": create}
+    return cfg
+
+
+def _handed_over(acknowledged: tuple[tuple[str, str], ...] = ()) -> tuple[list, list[str]]:
+    old = [r.as_json() for r in run_config(_cost(True), "dev")]
+    new = [r.as_json() for r in run_config(_cost(False), "dev")]
+    steps = compare(old, new).steps
+    return steps, judge([(op, r) for op, r, _ in steps], old, new, Decisions(), Decisions(acknowledged))
+
+
+def test_a_billing_export_dataset_handed_over_is_refused_and_offers_state_delete() -> None:
+    """create_export_dataset true -> false: BigQuery refuses to delete a dataset holding the export's tables;
+    the way out is `pulumi state delete`, never the delete `pulumi up` would attempt."""
+    steps, refused = _handed_over()
+    gone = [r for op, r, _ in steps if op == "delete"]
+    assert [r["name"] for r in gone] == ["team-cost-export"]
+    assert refused == [
+        f"delete BigQuery dataset billing_export (gcp:bigquery/dataset:Dataset team-cost-export): BigQuery refuses to "
+        "delete a dataset that holds tables (deleteContentsOnDestroy is not set), so `pulumi up` fails on a "
+        "non-empty one, and deletes an empty one (a billing export then has no target); to hand it over and keep "
+        f"it, take it out of the state before this change: `pulumi state delete '{gone[0]['urn']}'` (the engine "
+        "then only stops managing it), and add `acknowledge: [{dataset: billing_export, reason: ...}]` to the "
+        "stack file, with why"]
+    assert _handed_over((("dataset", "billing_export"),))[1] == []

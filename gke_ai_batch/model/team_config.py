@@ -377,7 +377,7 @@ class TeamConfig(Model):
 
 
 DECISION_KINDS = ("cluster", "node_pool", "namespace", "bucket", "release", "network", "priority", "retention",
-                  "admission_check")
+                  "admission_check", "dataset")
 
 
 class Acknowledgement(Model):
@@ -410,6 +410,10 @@ class Acknowledgement(Model):
     admission_check: str | None = None
     """An admission check a ClusterQueue gains on a flavor it had (a check renamed or added): Kueue suspends
     every job admitted there until the new check is Ready (`make diff` refuses it without this)."""
+    dataset: str | None = None
+    """A BigQuery dataset the stack declared and no longer does (the billing export's, handed over to
+    `create_export_dataset: false`): BigQuery refuses to delete one that holds tables, and deletes an empty
+    one; remove it from the state first (`pulumi state delete`) to keep it (`make diff` refuses it without this)."""
     reason: str = Field(min_length=1)
     """Why, for reviewers: what runs there now and where it goes."""
 

@@ -23,7 +23,8 @@ A resource deleted and created again under another Pulumi name (a namespace move
 renamed) is refused whatever the decisions: the engine creates the new one before it deletes the old, and
 the name is still taken.
 An acknowledgement covers one change: one already at BASE is refused once the stack changes again (it does
-not hold up changes to other stacks), as is one that names nothing the stack had at BASE or has now. The
+not hold up changes to other stacks), as is one that names nothing the stack had at BASE or has now, and one
+whose change the diff no longer shows (offline.diff.stale). The
 decisions are read from each side's stack file as written, so that a BASE whose code predates them reads as
 having none.
 """
@@ -39,6 +40,7 @@ from gke_ai_batch.model.promises import worker_of
 from gke_ai_batch.model.replacement import evicting_taints, recreating_nodes
 from gke_ai_batch.model.team_config import DECISION_KINDS
 from gke_ai_batch.vocabulary import (
+    BQ_DATASET,
     BUCKET,
     CLUSTER,
     HELM_RELEASE,
@@ -63,7 +65,7 @@ LOCAL_QUEUE = "LocalQueue"
 SIZES = ("nodeCount", "autoscaling.maxNodeCount", "autoscaling.totalMaxNodeCount")  # a node pool's size inputs
 WORDS = {"cluster": "cluster", "node_pool": "node pool", "namespace": "team namespace", "bucket": "bucket",
          "release": "Helm release", "network": "network object", "priority": "priority class",
-         "retention": "Kueue retention", "admission_check": "admission check"}
+         "retention": "Kueue retention", "admission_check": "admission check", "dataset": "BigQuery dataset"}
 # What a created network holds: deleting the NAT cuts private nodes off the internet, deleting the subnet or
 # network takes every node on it; an adopted network is read, never deleted, so handing a created one over
 # to `adopt: true` deletes what the stack created.
@@ -103,6 +105,8 @@ def guarded(r: Resource) -> Guarded | None:
         return Guarded("bucket", name, (inputs.get("labels") or {}).get(TEAM_COST_LABEL))
     if kind == HELM_RELEASE:
         return Guarded("release", name)
+    if kind == BQ_DATASET:
+        return Guarded("dataset", str(inputs.get("datasetId", r["name"])))
     if kind in NETWORK_TYPES:
         return Guarded("network", name)
     if kind == PRIORITY_CLASS:
@@ -160,6 +164,12 @@ def _teams(resources: list[Resource]) -> set[str]:
     """The teams a plan has: every team has a LocalQueue, labelled with it, wherever its namespaces are."""
     return {str(labels[TEAM_LABEL]) for r in resources if r["type"].endswith(f":{LOCAL_QUEUE}")
             and TEAM_LABEL in (labels := (r.get("inputs") or {}).get("metadata", {}).get("labels") or {})}
+
+
+def protected_at(old: list[Resource], kind: str, name: str) -> bool:
+    """Whether BASE protects the resource an acknowledgement names (landing the acknowledgement lifts it)."""
+    return any((g := guarded(r)) is not None and (g.kind, g.name) == (kind, name)
+               and (r.get("options") or {}).get("protect") for r in old)
 
 
 def _taken_names(steps: list[tuple[str, Resource]]) -> list[str]:
@@ -283,6 +293,8 @@ def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now:
         return None if key in now.acknowledged else f"{what}: {_priority_window(g.name)}; {_priority_way(g)}"
     if op == "replace":
         return None if key in now.acknowledged else f"{what}: add {_ack(g)} to the stack file, with why"
+    if g.kind == "dataset" and key not in now.acknowledged:
+        return f"{what}: {_dataset_way(r)}"
     if g.kind == "priority":
         return None  # its deletion is judged against the namespaces that may name it (_still_named)
     protected = bool((r.get("options") or {}).get("protect"))
@@ -303,6 +315,20 @@ def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now:
     else:
         first = f"add {_ack(g)} to the stack file, with why"
     return f"{what}: {first}"
+
+
+def _dataset_way(r: Resource) -> str:
+    """A BigQuery dataset the stack stops declaring: the engine deletes what leaves the program. BigQuery deletes a
+    dataset only once its tables are gone, unless the call asks to delete them too (datasets.delete: "Before you can
+    delete a dataset, you must delete all its tables, either manually or by specifying deleteContents"), which the
+    provider asks only with deleteContentsOnDestroy (pulumi-gcp bigquery.Dataset: "otherwise, destroying the
+    resource will fail if tables are present")."""
+    return ("BigQuery refuses to delete a dataset that holds tables (deleteContentsOnDestroy is not set), so "
+            "`pulumi up` fails on a non-empty one, and deletes an empty one (a billing export then has no target); "
+            "to hand it over and keep it, take it out of the state before this change: "
+            f"`pulumi state delete '{r['urn']}'` (the engine then only stops managing it), and add "
+            f"`acknowledge: [{{dataset: {(r.get('inputs') or {}).get('datasetId', r['name'])}, reason: ...}}]` to "
+            "the stack file, with why")
 
 
 def _priority_window(name: str) -> str:

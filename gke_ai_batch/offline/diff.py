@@ -34,7 +34,7 @@ import tarfile
 import tempfile
 import tomllib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,7 @@ from gke_ai_batch.model.replacement import BLOCK_KEPT, evicting_taints, kept_blo
 from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, K8S_PROVIDER, NODE_POOL
 
 from . import api_refusals, running_work
-from .decisions import Decisions, read_decisions, refusals
+from .decisions import WORDS, Decisions, protected_at, read_decisions, refusals
 from .essentials import essentials
 from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
 from .kueue_restart import restart_lines
@@ -538,11 +538,39 @@ def run(stack: str, base: str, here: Path, renamed_from: str | None = None) -> t
 def judge(steps: list[tuple[str, Resource]], old: list[Resource], new: list[Resource], base: Decisions,
           now: Decisions) -> list[str]:
     """Every refused change of the diff: undecided deletions and replacements (decisions), what the API
-    server, GKE or the engine would refuse (api_refusals), and what Kueue would turn against existing work
-    (running_work)."""
+    server, GKE or the engine would refuse (api_refusals), what Kueue would turn against existing work
+    (running_work), and each acknowledgement this change no longer needs (stale)."""
+    lines = _refused(steps, old, new, base, now)
+    return [*lines, *stale(steps, old, new, base, now, lines)]
+
+
+def _refused(steps: list[tuple[str, Resource]], old: list[Resource], new: list[Resource], base: Decisions,
+             now: Decisions) -> list[str]:
     return [*refusals([(op, r) for op, r in steps if REPLACED_WITH not in r], old, new, base, now),
             *api_refusals.refused(steps, old, new, now.acknowledged),
             *running_work.refused(steps, old, new, now.acknowledged)]
+
+
+def stale(steps: list[tuple[str, Resource]], old: list[Resource], new: list[Resource], base: Decisions,
+          now: Decisions, refused: list[str]) -> list[str]:
+    """One line per acknowledgement whose removal would refuse nothing more: the change it decided on is no
+    longer in the diff (undone, or already landed). One that lifts BASE's protection is kept: the engine
+    deletes only what an update before left unprotected, so it lands before the deletion it decides on. One
+    already refused (it names nothing, or was at BASE) is not named twice, and a stack that does not change
+    is not held up by one BASE carried."""
+    if not steps:
+        return []
+    judged = {line for line in refused if not line.startswith("acknowledge[")}
+    out = []
+    for i, (kind, name) in enumerate(now.acknowledged):
+        if (any(line.startswith(f"acknowledge[{i}].") for line in refused) or (kind, name) in base.acknowledged
+                or protected_at(old, kind, name)):
+            continue
+        without = replace(now, acknowledged=now.acknowledged[:i] + now.acknowledged[i + 1:])
+        if {line for line in _refused(steps, old, new, base, without) if not line.startswith("acknowledge[")} <= judged:
+            out.append(f"acknowledge[{i}].{kind}: {name!r} is stale: this change no longer shows the {WORDS[kind]} "
+                       "change it decides on; remove it")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
