@@ -161,6 +161,7 @@ NETWORK = "gcp:compute/network:Network"
 K8S_PROVIDER = "pulumi:providers:kubernetes"
 KUBERNETES_ONLY_PROVIDER = "kubernetes-only"  # the one provider of a stack declared with kubernetesOnly
 BUCKET = "gcp:storage/bucket:Bucket"
+BQ_DATASET = "gcp:bigquery/dataset:Dataset"
 BUCKET_IAM_MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
 BUCKET_IAM_BINDING = "gcp:storage/bucketIAMBinding:BucketIAMBinding"
 PUBLIC_MEMBERS = ("allUsers", "allAuthenticatedUsers")  # IAM's members for anyone, signed in or not

@@ -376,7 +376,8 @@ class TeamConfig(Model):
         return v
 
 
-DECISION_KINDS = ("cluster", "node_pool", "namespace", "bucket", "release", "network", "priority")
+DECISION_KINDS = ("cluster", "node_pool", "namespace", "bucket", "release", "network", "priority", "retention",
+                  "admission_check", "dataset")
 
 
 class Acknowledgement(Model):
@@ -403,6 +404,16 @@ class Acknowledgement(Model):
     """A priority whose PriorityClass is replaced (its value or preemption policy changed), or deleted while
     a team may still name it: while it is gone the API server refuses every pod naming it (`make diff`
     refuses either without this)."""
+    retention: Literal["after_deactivated_by_kueue"] | None = None
+    """kueue.retention.after_deactivated_by_kueue made shorter: once Kueue restarts it deletes every Job and
+    JobSet it deactivated longer ago than the new value (`make diff` refuses it without this)."""
+    admission_check: str | None = None
+    """An admission check a ClusterQueue gains on a flavor it had (a check renamed or added): Kueue suspends
+    every job admitted there until the new check is Ready (`make diff` refuses it without this)."""
+    dataset: str | None = None
+    """A BigQuery dataset the stack declared and no longer does (the billing export's, handed over to
+    `create_export_dataset: false`): BigQuery refuses to delete one that holds tables, and deletes an empty
+    one; remove it from the state first (`pulumi state delete`) to keep it (`make diff` refuses it without this)."""
     reason: str = Field(min_length=1)
     """Why, for reviewers: what runs there now and where it goes."""
 

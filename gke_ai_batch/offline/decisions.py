@@ -13,6 +13,9 @@ its pods (GKE recreates the nodes, the pool shrinks, or a NoExecute taint is add
 - a PriorityClass replaced (its value or preemption policy changed) needs `acknowledge: [{priority: ...}]`
   in this change: while it is replaced the API server refuses every pod naming it; so does one deleted
   while a team namespace at BASE may name it (the teams stop naming it in one change, it goes in the next);
+- Kueue's retention for deactivated workloads shortened, and an admission check a queue gains on a flavor it
+  had, need `acknowledge: [{retention: ...}]` and `[{admission_check: ...}]` in this change (judged in
+  offline.running_work: Kueue then deletes or suspends work already on the cluster);
 - anything else needs `acknowledge:` naming it: in this change for a replacement or an evicting update (the
   engine allows unprotecting and replacing in one update), at BASE or in this change for a deletion, and at
   BASE if BASE protected it (the engine deletes only what the last update left unprotected).
@@ -20,7 +23,8 @@ A resource deleted and created again under another Pulumi name (a namespace move
 renamed) is refused whatever the decisions: the engine creates the new one before it deletes the old, and
 the name is still taken.
 An acknowledgement covers one change: one already at BASE is refused once the stack changes again (it does
-not hold up changes to other stacks), as is one that names nothing the stack had at BASE or has now. The
+not hold up changes to other stacks), as is one that names nothing the stack had at BASE or has now, and one
+whose change the diff no longer shows (offline.diff.stale). The
 decisions are read from each side's stack file as written, so that a BASE whose code predates them reads as
 having none.
 """
@@ -36,6 +40,7 @@ from gke_ai_batch.model.promises import worker_of
 from gke_ai_batch.model.replacement import evicting_taints, recreating_nodes
 from gke_ai_batch.model.team_config import DECISION_KINDS
 from gke_ai_batch.vocabulary import (
+    BQ_DATASET,
     BUCKET,
     CLUSTER,
     HELM_RELEASE,
@@ -51,6 +56,7 @@ from gke_ai_batch.vocabulary import (
 )
 
 from .inputs import changes
+from .running_work import ADMISSION_CHECK, RETENTION_KEY
 from .stackfile import read_stack_file
 
 Resource = dict[str, Any]
@@ -58,7 +64,8 @@ NAMESPACE = "kubernetes:core/v1:Namespace"
 LOCAL_QUEUE = "LocalQueue"
 SIZES = ("nodeCount", "autoscaling.maxNodeCount", "autoscaling.totalMaxNodeCount")  # a node pool's size inputs
 WORDS = {"cluster": "cluster", "node_pool": "node pool", "namespace": "team namespace", "bucket": "bucket",
-         "release": "Helm release", "network": "network object", "priority": "priority class"}
+         "release": "Helm release", "network": "network object", "priority": "priority class",
+         "retention": "Kueue retention", "admission_check": "admission check", "dataset": "BigQuery dataset"}
 # What a created network holds: deleting the NAT cuts private nodes off the internet, deleting the subnet or
 # network takes every node on it; an adopted network is read, never deleted, so handing a created one over
 # to `adopt: true` deletes what the stack created.
@@ -98,6 +105,8 @@ def guarded(r: Resource) -> Guarded | None:
         return Guarded("bucket", name, (inputs.get("labels") or {}).get(TEAM_COST_LABEL))
     if kind == HELM_RELEASE:
         return Guarded("release", name)
+    if kind == BQ_DATASET:
+        return Guarded("dataset", str(inputs.get("datasetId", r["name"])))
     if kind in NETWORK_TYPES:
         return Guarded("network", name)
     if kind == PRIORITY_CLASS:
@@ -157,6 +166,12 @@ def _teams(resources: list[Resource]) -> set[str]:
             and TEAM_LABEL in (labels := (r.get("inputs") or {}).get("metadata", {}).get("labels") or {})}
 
 
+def protected_at(old: list[Resource], kind: str, name: str) -> bool:
+    """Whether BASE protects the resource an acknowledgement names (landing the acknowledgement lifts it)."""
+    return any((g := guarded(r)) is not None and (g.kind, g.name) == (kind, name)
+               and (r.get("options") or {}).get("protect") for r in old)
+
+
 def _taken_names(steps: list[tuple[str, Resource]]) -> list[str]:
     """A guarded resource deleted under one Pulumi name and created under another with the same real name."""
     deleted = {(g.kind, _real_name(r)): r for op, r in steps if op == "delete" and (g := guarded(r))}
@@ -212,7 +227,9 @@ def _real_name(r: Resource) -> str:
 
 def _bad_acknowledgements(old: list[Resource], new: list[Resource], base: Decisions, now: Decisions,
                           changed: bool) -> list[str]:
-    known = {(g.kind, g.name) for r in [*old, *new] if (g := guarded(r))}
+    known = {(g.kind, g.name) for r in [*old, *new] if (g := guarded(r))} | {("retention", RETENTION_KEY)}
+    known |= {("admission_check", str(meta.get("name"))) for r in [*old, *new] if r["type"] == ADMISSION_CHECK
+              and (meta := (r.get("inputs") or {}).get("metadata") or {})}
     out = []
     for i, (kind, name) in enumerate(now.acknowledged):
         where = f"acknowledge[{i}].{kind}: {name!r}"
@@ -276,6 +293,8 @@ def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now:
         return None if key in now.acknowledged else f"{what}: {_priority_window(g.name)}; {_priority_way(g)}"
     if op == "replace":
         return None if key in now.acknowledged else f"{what}: add {_ack(g)} to the stack file, with why"
+    if g.kind == "dataset" and key not in now.acknowledged:
+        return f"{what}: {_dataset_way(r)}"
     if g.kind == "priority":
         return None  # its deletion is judged against the namespaces that may name it (_still_named)
     protected = bool((r.get("options") or {}).get("protect"))
@@ -296,6 +315,20 @@ def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now:
     else:
         first = f"add {_ack(g)} to the stack file, with why"
     return f"{what}: {first}"
+
+
+def _dataset_way(r: Resource) -> str:
+    """A BigQuery dataset the stack stops declaring: the engine deletes what leaves the program. BigQuery deletes a
+    dataset only once its tables are gone, unless the call asks to delete them too (datasets.delete: "Before you can
+    delete a dataset, you must delete all its tables, either manually or by specifying deleteContents"), which the
+    provider asks only with deleteContentsOnDestroy (pulumi-gcp bigquery.Dataset: "otherwise, destroying the
+    resource will fail if tables are present")."""
+    return ("BigQuery refuses to delete a dataset that holds tables (deleteContentsOnDestroy is not set), so "
+            "`pulumi up` fails on a non-empty one, and deletes an empty one (a billing export then has no target); "
+            "to hand it over and keep it, take it out of the state before this change: "
+            f"`pulumi state delete '{r['urn']}'` (the engine then only stops managing it), and add "
+            f"`acknowledge: [{{dataset: {(r.get('inputs') or {}).get('datasetId', r['name'])}, reason: ...}}]` to "
+            "the stack file, with why")
 
 
 def _priority_window(name: str) -> str:

@@ -34,15 +34,15 @@ import tarfile
 import tempfile
 import tomllib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from gke_ai_batch.model.replacement import BLOCK_KEPT, evicting_taints, kept_blocks, recreating_nodes, replacing
 from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, K8S_PROVIDER, NODE_POOL
 
-from . import api_refusals
-from .decisions import Decisions, read_decisions, refusals
+from . import api_refusals, running_work
+from .decisions import WORDS, Decisions, protected_at, read_decisions, refusals
 from .essentials import essentials
 from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
 from .kueue_restart import restart_lines
@@ -315,6 +315,7 @@ def update_or_replace(old: Resource, new: Resource) -> tuple[str, Resource, list
                   for path in recreating_nodes(new["type"], paths, a, b)}
     disruptive |= {path: BLOCK_KEPT for path in kept_blocks(new["type"], paths, a, b)}
     disruptive |= tightened(new["type"], paths, a, b) | queue_notes(new["type"], paths, a, b)
+    disruptive |= running_work.retention_notes(new["type"], paths, a, b)
     if new["type"] == NODE_POOL and evicting_taints(a, b):
         disruptive |= {p: "a NoExecute taint added: evicts every running pod that does not tolerate it"
                        for p in paths if p.startswith("nodeConfig.taints")}
@@ -536,10 +537,40 @@ def run(stack: str, base: str, here: Path, renamed_from: str | None = None) -> t
 
 def judge(steps: list[tuple[str, Resource]], old: list[Resource], new: list[Resource], base: Decisions,
           now: Decisions) -> list[str]:
-    """Every refused change of the diff: undecided deletions and replacements (decisions), and what the API
-    server, GKE or the engine would refuse (api_refusals)."""
+    """Every refused change of the diff: undecided deletions and replacements (decisions), what the API
+    server, GKE or the engine would refuse (api_refusals), what Kueue would turn against existing work
+    (running_work), and each acknowledgement this change no longer needs (stale)."""
+    lines = _refused(steps, old, new, base, now)
+    return [*lines, *stale(steps, old, new, base, now, lines)]
+
+
+def _refused(steps: list[tuple[str, Resource]], old: list[Resource], new: list[Resource], base: Decisions,
+             now: Decisions) -> list[str]:
     return [*refusals([(op, r) for op, r in steps if REPLACED_WITH not in r], old, new, base, now),
-            *api_refusals.refused(steps, old, new, now.acknowledged)]
+            *api_refusals.refused(steps, old, new, now.acknowledged),
+            *running_work.refused(steps, old, new, now.acknowledged)]
+
+
+def stale(steps: list[tuple[str, Resource]], old: list[Resource], new: list[Resource], base: Decisions,
+          now: Decisions, refused: list[str]) -> list[str]:
+    """One line per acknowledgement whose removal would refuse nothing more: the change it decided on is no
+    longer in the diff (undone, or already landed). One that lifts BASE's protection is kept: the engine
+    deletes only what an update before left unprotected, so it lands before the deletion it decides on. One
+    already refused (it names nothing, or was at BASE) is not named twice, and a stack that does not change
+    is not held up by one BASE carried."""
+    if not steps:
+        return []
+    judged = {line for line in refused if not line.startswith("acknowledge[")}
+    out = []
+    for i, (kind, name) in enumerate(now.acknowledged):
+        if (any(line.startswith(f"acknowledge[{i}].") for line in refused) or (kind, name) in base.acknowledged
+                or protected_at(old, kind, name)):
+            continue
+        without = replace(now, acknowledged=now.acknowledged[:i] + now.acknowledged[i + 1:])
+        if {line for line in _refused(steps, old, new, base, without) if not line.startswith("acknowledge[")} <= judged:
+            out.append(f"acknowledge[{i}].{kind}: {name!r} is stale: this change no longer shows the {WORDS[kind]} "
+                       "change it decides on; remove it")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
