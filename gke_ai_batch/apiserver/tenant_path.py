@@ -27,6 +27,10 @@ With the object as it was (`old`), the request is an UPDATE: RBAC's `update` ver
 fields it exempts changed, the policies with `oldObject`, Kueue's update validation, then what Kueue's
 reconciler does with the result (admission.reconciler); with `scale`, an update of the scale subresource.
 
+`judge_delete` is a member's DELETE of an object on the cluster: RBAC's `delete`, the policies with the object
+as `oldObject` and the DeleteOptions as `request.options`, then what the garbage collector and Kueue do with what
+the object owns (apiserver.deletes).
+
 The first layer that refuses is the verdict. Pods are judged as their templates declare them: the
 platform's ResourceFlavors add node labels but no tolerations, so nothing Kueue adds at admission changes
 what a policy says. Other kinds (a Service, a ConfigMap, a LocalQueue, a RoleBinding) are judged by RBAC,
