@@ -1,6 +1,7 @@
 """Team: one tenant's namespaces (with their Pod Security level and allowed priorities), its
-LocalQueues, the team role for its Google groups, and in each namespace an object quota and a
-default-deny network policy. Onboarding a team is one block of stack config; this component is what
+LocalQueues, the team role for its Google groups, in each namespace an object quota and a
+default-deny network policy, and the policies that hold its members' jobs in Kueue's hands and their
+deletes to taking their pods along. Onboarding a team is one block of stack config; this component is what
 that block becomes."""
 from __future__ import annotations
 
@@ -50,6 +51,8 @@ class Team(pulumi.ComponentResource):
             for m in t.guard_manifests]
         self.holds = [declare(f"{name}-holds-{_HOLD_SUFFIX[m['kind']]}", m, pulumi.ResourceOptions(parent=self))
                       for m in t.hold_manifests]
+        self.no_orphans = [declare(f"{name}-no-orphans-{_HOLD_SUFFIX[m['kind']]}", m,
+                                   pulumi.ResourceOptions(parent=self)) for m in t.orphan_manifests]
         self.register_outputs({"namespaces": list(t.namespaces), "localQueue": t.local_queue,
                                "localQueues": [lq for lq, _ in t.local_queues]})
 

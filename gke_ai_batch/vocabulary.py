@@ -150,6 +150,16 @@ JOBSET_API = "jobset.x-k8s.io/v1alpha2"  # the version JobSet v0.12.0 serves (mo
 KUEUE_NAMESPACE = "kueue-system"
 JOBSET_NAMESPACE = "jobset-system"
 
+# Deletion and the garbage collector (k8s.io/apimachinery v0.33.13 pkg/apis/meta/v1/types.go): the finalizer
+# that makes the collector orphan an object's dependents, and DeleteOptions' propagationPolicy values.
+ORPHAN_FINALIZER = "orphan"  # metav1.FinalizerOrphanDependents
+PROPAGATION_POLICIES = ("Orphan", "Background", "Foreground")
+# The resources (group, version, plural) whose registry strategy orphans dependents when a DELETE names no
+# policy (kubernetes v1.33.13 pkg/registry/*/strategy.go `DefaultGarbageCollectionPolicy`: batch/v1 Jobs and
+# v1 ReplicationControllers "for backwards compatibility"; every other built-in kind, and every custom
+# resource, whose strategy has none, deletes them in the background).
+ORPHAN_BY_DEFAULT = (("batch", "v1", "jobs"), ("", "v1", "replicationcontrollers"))
+
 # Pulumi resource type tokens the policies and offline tools read.
 CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL = "gcp:container/nodePool:NodePool"

@@ -4,9 +4,13 @@ judged as `make admit` judges it (apiserver.tenant_path), and the plan objects t
 through before issue 36's controls."""
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 import yaml
 
+from gke_ai_batch.apiserver.cel_policies import evaluate
 from gke_ai_batch.apiserver.tenant_path import TenantPath
 from gke_ai_batch.offline.admit import cluster_of, describe
 from gke_ai_batch.offline.render import is_manifest, manifest_of
@@ -522,3 +526,154 @@ def test_a_stack_with_teams_cannot_stop_kueue_managing_jobs_without_a_queue():
     assert ("false: Kueue would leave a job or pod that names no queue unmanaged, and it would start at once, "
             "outside every quota, in the namespaces of teams inference-eval, research, training; only true is allowed "
             "where teams are declared") in str(e.value)
+
+
+# --- deletes that leave pods behind (issue 47, item 2) ----------------------------------------------------------
+
+def tpu_job(name: str = "train", **meta) -> dict:
+    obj = job("research", name, "research-queue", 4, nodeSelector=V5P, containers=[container({TPU: "4"})])
+    obj["metadata"].update(meta)
+    return obj
+
+
+def tpu_jobset(name: str = "sweep", **meta) -> dict:
+    spec = {"restartPolicy": "Never", "nodeSelector": V5P, "containers": [container({TPU: "4"})]}
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+            "metadata": {"name": name, "namespace": "research", "labels": {"kueue.x-k8s.io/queue-name":
+                                                                           "research-queue"}, **meta},
+            "spec": {"replicatedJobs": [{"name": "workers", "replicas": 1, "template": {"spec": {
+                "parallelism": 4, "completions": 4, "template": {"spec": spec}}}}]}}
+
+
+def deletion(obj: dict, options: dict | None = None) -> str:
+    from .test_escape import tenant_path
+    return describe(tenant_path("prod").judge_delete(obj, options))
+
+
+NO_ORPHANS = "refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-no-orphans-research: deleting a {} {} "
+LEFT = ("would leave its pods running after Kueue releases its quota: delete with propagationPolicy Background "
+        "(kubectl delete sends it) or Foreground")
+
+
+@pytest.mark.parametrize("obj, options, how", [
+    (tpu_job(), {"propagationPolicy": "Orphan"}, "with propagationPolicy: Orphan"),
+    (tpu_job(), {"orphanDependents": True}, "with orphanDependents: true"),
+    (tpu_job(), {}, "without a propagationPolicy (batch/v1 Jobs orphan by default)"),
+    (tpu_jobset(), {"propagationPolicy": "Orphan"}, "with propagationPolicy: Orphan"),
+    (tpu_jobset(), {"orphanDependents": True}, "with orphanDependents: true"),
+    (tpu_jobset(finalizers=["orphan"]), {}, "without a propagationPolicy while it carries the orphan finalizer"),
+], ids=["job-orphan", "job-orphan-dependents", "job-no-policy", "jobset-orphan", "jobset-orphan-dependents",
+        "jobset-orphan-finalizer"])
+def test_a_member_cannot_delete_a_job_and_leave_its_pods_running(obj, options, how):
+    """Attack (issue 47): the team role deletes Jobs. Orphaned, the pods keep the v5p nodes while Kueue finishes the
+    Workload whose owner is gone (FinishOrphanedWorkloads) and frees the quota; a Job's pods carry no `managed`
+    label, so nothing meters them again. `make admit` had no delete at all."""
+    assert deletion(obj, options) == NO_ORPHANS.format(obj["metadata"]["name"], obj["kind"], how) + LEFT
+
+
+@pytest.mark.parametrize("obj, options, line", [
+    (tpu_job(), None, "deleted: research/train (Job): Background: it is removed, and the garbage collector deletes "
+                      "its pods and its Workload; Kueue releases the Workload's quota"),
+    (tpu_job(), {"propagationPolicy": "Foreground"},
+     "deleted: research/train (Job): Foreground: it is removed once the garbage collector has deleted its pods and "
+     "its Workload; Kueue releases the Workload's quota"),
+    (tpu_job(), {"orphanDependents": False}, "deleted: research/train (Job): Background: it is removed, and the "
+                                             "garbage collector deletes its pods and its Workload; Kueue releases "
+                                             "the Workload's quota"),
+    (tpu_jobset(), {}, "deleted: research/sweep (JobSet): Background: it is removed, and the garbage collector "
+                       "deletes its Jobs and their pods and its Workload; Kueue releases the Workload's quota"),
+    (tpu_jobset(), {"propagationPolicy": "Foreground"},
+     "deleted: research/sweep (JobSet): Foreground: it is removed once the garbage collector has deleted its Jobs "
+     "and their pods and its Workload; Kueue releases the Workload's quota"),
+    ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "namespace": "research"}},
+     {"propagationPolicy": "Orphan"}, "deleted: research/settings (ConfigMap)"),
+], ids=["job-kubectl", "job-foreground", "job-no-orphans", "jobset-no-policy", "jobset-foreground", "configmap"])
+def test_a_delete_that_takes_the_pods_along_passes(obj, options, line):
+    """kubectl delete sends Background (k8s.io/kubectl v0.33.13 delete_flags.go); a JobSet, a custom resource, has
+    no default policy of its own and is deleted in the background (apiserver store.go `shouldOrphanDependents`)."""
+    assert deletion(obj, options) == line
+
+
+def test_a_member_cannot_add_the_orphan_finalizer():
+    """Attack (issue 47): the `orphan` finalizer, added by update, makes a later DELETE without a policy orphan the
+    pods; `make admit` called that update "left running"."""
+    line = ("refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-no-orphans-research: the orphan finalizer "
+            "makes a delete without a propagationPolicy leave the job's pods running after Kueue releases its quota: "
+            "the API server sets it itself, on a delete that asks to orphan")
+    for make in (tpu_job, tpu_jobset):
+        old = make()
+        assert verdict_of_update(make(finalizers=["orphan"]), old) == line.format(old["metadata"]["name"])
+    assert verdict("prod", tpu_job(finalizers=["orphan"])) == line.format("train")
+
+
+def test_the_controllers_still_delete_as_they_ask():
+    """The policy names the team's groups: Kueue, the garbage collector and the workload controllers are in none."""
+    from .test_escape import tenant_path
+    path = tenant_path("prod")
+    kueue = {"username": "system:serviceaccount:kueue-system:kueue-controller-manager",
+             "groups": ["system:serviceaccounts", "system:serviceaccounts:kueue-system", "system:authenticated"]}
+    assert evaluate(path.policies, path.bindings, None, path.namespaces["research"], "DELETE", kueue, tpu_job(),
+                    options={"propagationPolicy": "Orphan"}) == []
+
+
+@pytest.mark.parametrize("obj, line", [
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+      "metadata": {"name": "research-queue", "namespace": "research"}},
+     "refused: research/research-queue: RBAC: team research may not delete localqueues.kueue.x-k8s.io in namespace "
+     "research"),
+    ({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+      "metadata": {"name": "gke-ai-batch-isolation", "namespace": "research"}},
+     "refused: research/gke-ai-batch-isolation: RBAC: team research may not delete "
+     "networkpolicies.networking.k8s.io in namespace research"),
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+      "metadata": {"name": "job-train-1a2b3", "namespace": "research"}},
+     "refused: research/job-train-1a2b3: RBAC: team research may not delete workloads.kueue.x-k8s.io in namespace "
+     "research"),
+], ids=["local-queue", "network-policy", "workload"])
+def test_rbac_refuses_a_delete_the_team_may_not_do(obj, line):
+    assert deletion(obj) == line
+
+
+# --- make admit DELETE= [PROPAGATION=] ------------------------------------------------------------------------------
+
+def admit_cli(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gke_ai_batch.offline.admit", "prod", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_make_admit_judges_the_deletes_first_then_the_creates_in_file_order(tmp_path):
+    """DELETE= with WORKLOAD=: the deletes first, in file order; exit 1 as something is refused."""
+    (tmp_path / "deletes.yaml").write_text(yaml.safe_dump_all([tpu_jobset(), tpu_job()]))
+    (tmp_path / "creates.yaml").write_text(yaml.safe_dump_all([service("web", "ClusterIP")]))
+    r = admit_cli(tmp_path, str(tmp_path / "creates.yaml"), "--delete", str(tmp_path / "deletes.yaml"),
+                  "--propagation", "none")
+    assert (r.returncode, r.stderr) == (1, "")
+    assert r.stdout.splitlines() == [
+        "deleted: research/sweep (JobSet): Background: it is removed, and the garbage collector deletes its Jobs and "
+        "their pods and its Workload; Kueue releases the Workload's quota",
+        NO_ORPHANS.format("train", "Job", "without a propagationPolicy (batch/v1 Jobs orphan by default)") + LEFT,
+        "created: research/web (Service)"]
+
+
+@pytest.mark.parametrize("args, error", [
+    (["--delete", "{dir}/missing.yaml"], "error: DELETE={dir}/missing.yaml: No such file or directory"),
+    (["--delete", "{dir}/deletes.yaml", "--propagation", "orphan"],
+     "error: PROPAGATION=orphan: not a way to delete; give Orphan, Background or Foreground (propagationPolicy; "
+     "Background is what kubectl delete sends, and the default here), none (no policy: the kind's default, as a "
+     "DELETE without options), or orphanDependents (the deprecated orphanDependents: true)"),
+    (["{dir}/deletes.yaml", "--propagation", "Orphan"],
+     "error: PROPAGATION=Orphan says how deletes propagate, and no DELETE file is given: add DELETE=<file>"),
+], ids=["missing-file", "unknown-propagation", "propagation-without-delete"])
+def test_bad_delete_arguments_are_one_error_and_nothing_judged(tmp_path, args, error):
+    (tmp_path / "deletes.yaml").write_text(yaml.safe_dump(tpu_job()))
+    r = admit_cli(tmp_path, *(a.format(dir=tmp_path) for a in args))
+    assert (r.returncode, r.stdout, r.stderr.strip()) == (2, "", error.format(dir=tmp_path))
+
+
+def test_make_admit_with_delete_alone_judges_no_sample_workload():
+    """WORKLOAD defaults to every sample: with DELETE= and no WORKLOAD=, only the deletes are judged."""
+    made = subprocess.run(["make", "-n", "admit", "STACK=prod", "DELETE=d.yaml", "PROPAGATION=Orphan"], cwd=ROOT,
+                          capture_output=True, text=True, check=True).stdout
+    (command,) = [line for line in made.replace("\\\n", " ").splitlines() if "offline.admit" in line]
+    assert command.split()[1:] == ["-m", "gke_ai_batch.offline.admit", "prod", "--delete", "d.yaml", "--propagation",
+                                   "Orphan"]

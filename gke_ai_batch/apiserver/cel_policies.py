@@ -18,15 +18,16 @@ pkg/admission/plugin/), with CEL evaluated by cel-python (celpy) instead of cel-
   false skips the policy, an error falls to failurePolicy), validations with message, messageExpression and
   reason, and failurePolicy (unset means Fail): an evaluation or compilation error under Fail is a denial,
   under Ignore nothing.
-- cel/compile.go, cel/condition.go, cel/composition.go: the variables `object`, `oldObject` (null on
-  CREATE), `request`, `namespaceObject` (null in matchConditions, as there) and `variables` (each evaluated
-  on first use, seeing only the variables declared before it).
+- cel/compile.go, cel/condition.go, cel/composition.go: the variables `object` (null on DELETE), `oldObject`
+  (null on CREATE; the object deleted on DELETE), `request` (with a DELETE's DeleteOptions as
+  `request.options`), `namespaceObject` (null in matchConditions, as there) and `variables` (each evaluated on
+  first use, seeing only the variables declared before it).
 
 Not modelled, and refused with `UnsupportedPolicy` rather than judged wrongly: paramKind/paramRef (so
 `params` is undeclared, as the API server has it without paramKind) and the `authorizer` variable.
 Omitted: auditAnnotations, the CEL cost budget, type checking against the objects' OpenAPI schemas (only
-undeclared names, functions and variables are caught at compile time), and DELETE (object is always the
-object given).
+undeclared names, functions and variables are caught at compile time), and a create's or update's
+`request.options` (CreateOptions, UpdateOptions: absent here).
 
 CEL is cel-go's where celpy differs in ways a policy here would notice: has(), indexing and equality
 (`'8' == 8` is false, `1 == 1.0` true) follow cel-go, and errors are worded as cel-go words them, since the
@@ -84,16 +85,20 @@ def _policy_verdict(policy: Policy, bindings: Sequence[Obj], attrs: Attributes, 
     return Verdict(tuple(denials), tuple(warnings), tuple(audits))
 
 
-def judge(policies: Sequence[Obj], bindings: Sequence[Obj], obj: Obj, namespace_obj: Obj | None,
+def judge(policies: Sequence[Obj], bindings: Sequence[Obj], obj: Obj | None, namespace_obj: Obj | None,
           operation: str = "CREATE", user: Obj | None = None, old_object: Obj | None = None,
-          subresource: tuple[str, str, str] | None = None) -> Verdict:
-    """Everything the policies say about creating (or updating, with old_object) obj in namespace_obj.
+          subresource: tuple[str, str, str] | None = None, options: Obj | None = None) -> Verdict:
+    """Everything the policies say about creating (or updating, with old_object) obj in namespace_obj; with
+    operation DELETE, about deleting old_object (obj is then None, as `object` is null on a DELETE).
 
     user: the requester's userInfo ({"username": ..., "groups": [...]}); subresource: (parent apiVersion,
-    resource, subresource) for a request to one, such as ("apps/v1", "deployments", "scale"). Raises
-    UnsupportedPolicy for a policy or binding that needs params or the authorizer."""
-    attrs = attributes_of(obj, old_object, namespace_obj, operation, subresource)
-    inputs = {"object": to_cel(obj), "oldObject": to_cel(old_object), "request": to_cel(request_of(attrs, user)),
+    resource, subresource) for a request to one, such as ("apps/v1", "deployments", "scale"); options: a
+    DELETE's DeleteOptions ({"propagationPolicy": "Orphan"}, {} for none). Raises UnsupportedPolicy for a policy
+    or binding that needs params or the authorizer."""
+    attrs = attributes_of(obj if obj is not None else old_object or {}, old_object, namespace_obj, operation,
+                          subresource)
+    inputs = {"object": to_cel(obj), "oldObject": to_cel(old_object),
+              "request": to_cel(request_of(attrs, user, options)),
               "namespaceObject": to_cel(namespace_object(namespace_obj, attrs))}
     denials: list[Denial] = []
     warnings: list[str] = []
@@ -109,11 +114,12 @@ def judge(policies: Sequence[Obj], bindings: Sequence[Obj], obj: Obj, namespace_
     return Verdict(tuple(denials), tuple(warnings), tuple(audits))
 
 
-def evaluate(policies: Sequence[Obj], bindings: Sequence[Obj], obj: Obj, namespace_obj: Obj | None,
+def evaluate(policies: Sequence[Obj], bindings: Sequence[Obj], obj: Obj | None, namespace_obj: Obj | None,
              operation: str = "CREATE", user: Obj | None = None, old_object: Obj | None = None,
-             subresource: tuple[str, str, str] | None = None) -> list[Denial]:
+             subresource: tuple[str, str, str] | None = None, options: Obj | None = None) -> list[Denial]:
     """The denials (bindings with validationActions Deny) of `judge`: empty means the policies admit obj."""
-    return list(judge(policies, bindings, obj, namespace_obj, operation, user, old_object, subresource).denials)
+    return list(judge(policies, bindings, obj, namespace_obj, operation, user, old_object, subresource,
+                      options).denials)
 
 
 def static_problems(policy: Obj) -> list[str]:

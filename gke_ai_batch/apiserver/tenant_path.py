@@ -27,6 +27,10 @@ With the object as it was (`old`), the request is an UPDATE: RBAC's `update` ver
 fields it exempts changed, the policies with `oldObject`, Kueue's update validation, then what Kueue's
 reconciler does with the result (admission.reconciler); with `scale`, an update of the scale subresource.
 
+`judge_delete` is a member's DELETE of an object on the cluster: RBAC's `delete`, the policies with the object
+as `oldObject` and the DeleteOptions as `request.options`, then what the garbage collector and Kueue do with what
+the object owns (apiserver.deletes).
+
 The first layer that refuses is the verdict. Pods are judged as their templates declare them: the
 platform's ResourceFlavors add node labels but no tolerations, so nothing Kueue adds at admission changes
 what a policy says. Other kinds (a Service, a ConfigMap, a LocalQueue, a RoleBinding) are judged by RBAC,
@@ -56,6 +60,7 @@ from .access import StackAccess
 from .cel_policies import evaluate
 from .cron_jobs import CONTROLLER as CRON_JOB_CONTROLLER
 from .cron_jobs import CRON_JOB, job_of
+from .deletes import KUBECTL, delete_effect
 from .external_ips import DENIED as EXTERNAL_IPS_DENIED
 from .external_ips import PLUGIN as EXTERNAL_IPS_PLUGIN
 from .external_ips import adds_external_ips
@@ -106,6 +111,7 @@ class Passage:
     updated: bool = False  # an update of a kind Kueue does not manage that passes
     children: str = "pods"  # what the verdict of a created controller is about: its pods, or a CronJob's Jobs
     also: tuple[str, ...] = ()  # other layers that refuse at the same step, any of which the API server may name
+    deleted: bool = False  # a DELETE: `effect` says what the garbage collector and Kueue do after it
 
     @property
     def refused(self) -> bool:
@@ -195,6 +201,26 @@ class TenantPath:
         if kind not in FRAMEWORKS:
             return Passage(kind, ns, name, defaulted=defaulted, updated=old is not None)
         return replace(self._kueue(obj, old, objects or {}), defaulted=defaulted)
+
+    def judge_delete(self, obj: Obj, options: Obj | None = None) -> Passage:
+        """A team member's DELETE of obj (as it is on the cluster) with `options`, its DeleteOptions ({} for none;
+        by default what `kubectl delete` sends): RBAC's `delete`, the policies with obj as `oldObject` and the
+        options as `request.options`, then what the garbage collector and Kueue do (apiserver.deletes)."""
+        options = {"propagationPolicy": KUBECTL} if options is None else options
+        kind, ns, name = workload_identity(obj)
+        if kind in CLUSTER_SCOPED:
+            return self._cluster_scoped(obj, kind, name, "delete")
+        team = self.team_of(ns)
+        if team is None:
+            return Passage(kind, ns, name, RBAC, f"namespace {ns} belongs to no team of this stack "
+                                                 f"(team namespaces: {', '.join(self.namespaces_of_teams())})")
+        layer, reason = self._rbac(team, obj, ns, "delete")
+        if layer:
+            return Passage(kind, ns, name, layer, reason)
+        denied, why, also = self._policy_denial(None, ns, self._member(team), obj, "", options)
+        if denied:
+            return Passage(kind, ns, name, denied, why, also=also)
+        return Passage(kind, ns, name, effect=delete_effect(obj, options), deleted=True)
 
     def _missing_owner(self, obj: Obj, kind: str, ns: str, objects: Mapping[Key, Obj]) -> str | None:
         """Kueue's mutating webhooks (Default: ApplyDefaultForSuspend -> FindAncestorJobManagedByKueue) look a
@@ -347,11 +373,14 @@ class TenantPath:
                 next((d for d in (self._policy_denial(p, ns, None, None, "its pods: ") for p in pods) if d[0]),
                      NO_LAYER))
 
-    def _policy_denial(self, candidate: Obj, ns: str, user: Obj | None, before: Obj | None, whose: str) -> Layer:
+    def _policy_denial(self, candidate: Obj | None, ns: str, user: Obj | None, before: Obj | None, whose: str,
+                       options: Obj | None = None) -> Layer:
         """The first policy that denies the request, and the others that deny it too: the API server evaluates
-        them in no fixed order (generic/policy_source.go ranges over a map) and names the first denial only."""
-        operation = "CREATE" if before is None else "UPDATE"
-        denials = evaluate(self.policies, self.bindings, candidate, self.namespaces.get(ns), operation, user, before)
+        them in no fixed order (generic/policy_source.go ranges over a map) and names the first denial only.
+        No candidate: a DELETE of `before` with `options`."""
+        operation = "DELETE" if candidate is None else "CREATE" if before is None else "UPDATE"
+        denials = evaluate(self.policies, self.bindings, candidate, self.namespaces.get(ns), operation, user, before,
+                           options=options)
         if not denials:
             return NO_LAYER
         others = tuple(dict.fromkeys(f"{POLICY} {d.policy}" for d in denials[1:] if d.policy != denials[0].policy))

@@ -62,15 +62,20 @@ def attributes_of(obj: Obj, old: Obj | None, namespace_obj: Obj | None, operatio
                       operation, meta.get("labels") or {}, old_labels, ns_labels, sub, kind_api)
 
 
-def request_of(attrs: Attributes, user: Obj | None) -> dict[str, Any]:
-    """The `request` variable: cel/condition.go `CreateAdmissionRequest`, as JSON with omitempty fields left out."""
+def request_of(attrs: Attributes, user: Obj | None, options: Obj | None = None) -> dict[str, Any]:
+    """The `request` variable: cel/condition.go `CreateAdmissionRequest`, as JSON with omitempty fields left out.
+    `options`: a DELETE's DeleteOptions (endpoints/handlers/delete.go hands them to admission as the operation's
+    options, typed meta.k8s.io/v1 DeleteOptions); left out on a create or update, whose options no policy here
+    reads."""
     group, version = attrs.kind_api or (attrs.group, attrs.version)
     gvk = {"group": group, "version": version, "kind": attrs.kind}
     gvr = {"group": attrs.group, "version": attrs.version, "resource": attrs.resource}
     user_info = {k: (user or {})[k] for k in ("username", "uid", "groups", "extra") if (user or {}).get(k)}
     request = {"kind": gvk, "resource": gvr, "subResource": attrs.subresource, "requestKind": gvk,
                "requestResource": gvr, "requestSubResource": attrs.subresource, "name": attrs.name,
-               "namespace": attrs.namespace, "operation": attrs.operation, "userInfo": user_info, "dryRun": False}
+               "namespace": attrs.namespace, "operation": attrs.operation, "userInfo": user_info, "dryRun": False,
+               **({"options": {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1", **options}}
+                  if options is not None else {})}
     return {k: v for k, v in request.items() if v != "" or k == "operation"}
 
 

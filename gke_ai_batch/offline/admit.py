@@ -17,6 +17,8 @@ object:
     created: ns/name (Kind)                                       anything else that may be created
     created: ns/name (Pod): not gated: Kueue leaves it to ...     a pod whose owner is a job Kueue manages
     updated: ns/name (Kind): what Kueue does with it              an update (--old) that passes
+    deleted: ns/name (Kind): what the garbage collector and       a delete (--delete) that passes
+      Kueue do with what it owns
     refused: ns/name: LAYER: reason                               LAYER: RBAC, LimitRange <name>,
                                                                   Pod Security <level>,
                                                                   ValidatingAdmissionPolicy <name>,
@@ -35,6 +37,14 @@ RBAC's `update` on `<resource>/scale`, the policies on an autoscaling/v1 Scale, 
 the new count (a managed StatefulSet's workload keeps its count: Kueue's webhook does not see /scale); only the
 new spec.replicas is read, and a kind without the subresource (Job, JobSet, Pod) is refused by the API server.
 
+With `--delete FILE` (make admit ... DELETE=FILE [PROPAGATION=...]), each object of FILE, as it is on the cluster,
+is judged first, in file order, as deleted by a member of its team: RBAC's `delete`, the stack's policies on the
+DELETE (the object as `oldObject`, the DeleteOptions as `request.options`), then what the garbage collector and
+Kueue do with what it owns (apiserver.deletes). `--propagation` (PROPAGATION=) is the DeleteOptions: Orphan,
+Background or Foreground (propagationPolicy; Background, what `kubectl delete` sends, when not given), none (no
+policy: the kind's default, as a DELETE without options) or orphanDependents (the deprecated
+`orphanDependents: true`). The WORKLOAD files' creates and updates follow. A WORKLOAD is then optional.
+
 A fleet manager's admitted workload is followed by the worker Kueue dispatches it to (gke_ai_batch.offline
 .dispatch): every worker of its queue (all-at-once) or one at a time (incremental); the first to reserve
 quota takes it.
@@ -43,7 +53,8 @@ The objects of the WORKLOAD files (and of --old) stand for what is on the cluste
 up a pod's owners (gke_ai_batch.admission.owners).
 
 Exit 1 if any object (or a Deployment's or StatefulSet's pods) is refused, 2 if the stack or a workload file
-cannot be read, a WORKLOAD does not exist, a folder has nothing to judge or a file given has no object.
+cannot be read, a WORKLOAD or the DELETE file does not exist, a folder has nothing to judge, a file given has no
+object, or PROPAGATION is none of the above.
 """
 from __future__ import annotations
 
@@ -57,6 +68,7 @@ from typing import Any
 import yaml
 
 from gke_ai_batch.admission.results import AdmissionResult, PodSetAssignment
+from gke_ai_batch.apiserver.deletes import KUBECTL, PROPAGATIONS, BadPropagation, delete_options
 from gke_ai_batch.apiserver.tenant_path import CONTROLLER_KINDS, Passage, TenantPath
 from gke_ai_batch.apiserver.updates import identity
 from gke_ai_batch.model.promises import ClassFacts
@@ -173,30 +185,33 @@ def _one_line(e: Exception) -> str:
     return " ".join(str(e).split())
 
 
-class BadOldFile(ValueError):
-    """OLD names a missing file, holds a document that is not an object, or one identity twice."""
+class BadObjectFile(ValueError):
+    """OLD or DELETE names a missing file, holds a document that is not an object, or one identity twice."""
 
 
-def old_objects(path: str) -> dict[tuple[str, str, str], Obj]:
-    """The objects of the OLD file by identity; BadOldFile naming the file and the document's index (from 0)."""
+def objects_of_file(path: str, argument: str) -> dict[tuple[str, str, str], Obj]:
+    """The objects of the OLD or DELETE file (`argument`) by identity, in file order; BadObjectFile naming the
+    argument, the file and the document's index (from 0)."""
     try:
         docs = list(yaml.safe_load_all(Path(path).read_text()))
     except OSError as e:
-        raise BadOldFile(f"OLD={path}: {e.strerror or e}") from None
+        raise BadObjectFile(f"{argument}={path}: {e.strerror or e}") from None
     except yaml.YAMLError as e:
-        raise BadOldFile(f"OLD={path}: not YAML: {e}") from None
+        raise BadObjectFile(f"{argument}={path}: not YAML: {_one_line(e)}") from None
     out: dict[tuple[str, str, str], Obj] = {}
     for i, doc in enumerate(docs):
         if doc is None:
             continue
         if not (isinstance(doc, dict) and doc.get("kind") and isinstance(doc.get("metadata"), dict)
                 and doc["metadata"].get("name")):
-            raise BadOldFile(f"OLD={path}: document {i} is not a Kubernetes object (kind, metadata.name)")
+            raise BadObjectFile(f"{argument}={path}: document {i} is not a Kubernetes object (kind, metadata.name)")
         key = identity(doc)
         if key in out:
-            raise BadOldFile(f"OLD={path}: document {i} is {key[0]} {key[1]}/{key[2]} again: one object per "
-                             "identity (kind, namespace, name)")
+            raise BadObjectFile(f"{argument}={path}: document {i} is {key[0]} {key[1]}/{key[2]} again: one object "
+                                "per identity (kind, namespace, name)")
         out[key] = doc
+    if argument == "DELETE" and not out:
+        raise BadObjectFile(f"{argument}={path} holds no Kubernetes object (no YAML document with a `kind`)")
     return out
 
 
@@ -210,6 +225,8 @@ def describe(p: Passage) -> str:
         if p.created:
             return f"created: {who} ({p.kind}), its {p.children} refused: {p.layer}: {p.reason}{also}"
         return f"refused: {who}: {p.layer}: {p.reason}{also}"
+    if p.deleted:
+        return f"deleted: {who} ({p.kind})" + (f": {p.effect}" if p.effect else "")
     if p.effect:
         pods = f"; its {p.children} admitted -> {placement(p.admission)}" if p.admission else ""
         return f"updated: {who} ({p.kind}): {p.effect}{pods}"
@@ -247,15 +264,24 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m gke_ai_batch.offline.admit", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("stack", help="a stack name in stacks/ or a path to Pulumi.<stack>.yaml")
-    ap.add_argument("workloads", nargs="+", metavar="WORKLOAD", help="YAML files or folders of Kubernetes objects")
+    ap.add_argument("workloads", nargs="*", metavar="WORKLOAD", help="YAML files or folders of Kubernetes objects")
     ap.add_argument("--old", metavar="FILE", help="the objects as they are: those the WORKLOAD files also hold "
                                                   "are judged as updates")
     ap.add_argument("--scale", action="store_true", help="send each update through the scale subresource "
                                                          "(kubectl scale): only the new spec.replicas is read")
+    ap.add_argument("--delete", metavar="FILE", help="objects on the cluster to delete, judged before the WORKLOAD "
+                                                     "files")
+    ap.add_argument("--propagation", metavar="POLICY", help=f"how the deletes propagate: {', '.join(PROPAGATIONS)} "
+                                                            f"(default {KUBECTL}, as kubectl delete sends)")
     args = ap.parse_args(argv)
+    if not args.workloads and not args.delete:
+        print("error: nothing to judge: give WORKLOAD (objects to create or update), DELETE (objects to delete), "
+              "or both", file=sys.stderr)
+        return 2
     try:
+        options = _delete_options(args)
         stack = resolve(args.stack)
-    except SystemExit as e:  # resolve() exits with a message for an unknown stack
+    except (BadPropagation, SystemExit) as e:  # resolve() exits with a message for an unknown stack
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
@@ -267,8 +293,9 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     docs = given.docs
     try:
-        olds = old_objects(args.old) if args.old else {}
-    except BadOldFile as e:
+        olds = objects_of_file(args.old, "OLD") if args.old else {}
+        doomed = list(objects_of_file(args.delete, "DELETE").values()) if args.delete else []
+    except BadObjectFile as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
@@ -280,12 +307,23 @@ def main(argv: list[str] | None = None) -> int:
     manifests = [manifest_of(r) for r in regs if is_manifest(r)]
     path = TenantPath(manifests, cluster)
     try:
+        passages = [(doc, path.judge_delete(doc, options)) for doc in doomed]
         cluster_objects = {**olds, **{identity(doc): doc for _, doc in docs}}
-        passages = [(doc, path.judge(doc, olds.get(identity(doc)), cluster_objects, args.scale)) for _, doc in docs]
+        passages += [(doc, path.judge(doc, olds.get(identity(doc)), cluster_objects, args.scale)) for _, doc in docs]
     except (ValueError, KeyError, TypeError) as e:
         print(f"error: an object cannot be judged (is it a valid Kubernetes object?): {e!r}", file=sys.stderr)
         return 2
     return 1 if report(passages, Fleet(regs, cluster), UsageOrder.of(manifests), flavor_classes(regs)) else 0
+
+
+def _delete_options(args: argparse.Namespace) -> Obj:
+    """The DeleteOptions of the deletes; BadPropagation for an unknown PROPAGATION, or one without DELETE."""
+    if args.propagation is None:
+        return delete_options(KUBECTL)
+    if not args.delete:
+        raise BadPropagation(f"PROPAGATION={args.propagation} says how deletes propagate, and no DELETE file is "
+                             "given: add DELETE=<file>")
+    return delete_options(args.propagation)
 
 
 def report(passages: Sequence[tuple[Obj, Passage]], fleet: Fleet, order: UsageOrder | None = None,

@@ -1,0 +1,72 @@
+"""A team member deletes a Job or JobSet with its pods, never leaving them behind (issue 47).
+
+Deleting a job while orphaning its dependents (the garbage collector keeps its pods, or a JobSet's Jobs, and only
+drops their ownerReference) removes the job and leaves its pods running. Kueue v0.19.2 then finishes the job's
+Workload, whose owner is gone (FinishOrphanedWorkloads, beta and on: pkg/controller/core/workload_controller.go
+`isOrphanedWorkload`, pkg/workload/workload.go `FinalizeOrphanedWorkload`, reason OwnerNotFound), and releases its
+quota. A Job's pods never carry Kueue's `managed` label, so no quota, limit or preemption reaches them again.
+
+A DELETE orphans (k8s.io/apiserver v0.33.13 pkg/registry/generic/registry/store.go `shouldOrphanDependents`) when
+its DeleteOptions say `orphanDependents: true` or `propagationPolicy: Orphan`; when they say neither, an `orphan`
+finalizer on the object decides, then the resource's default (ORPHAN_BY_DEFAULT: batch/v1 Jobs orphan, JobSets,
+custom resources, delete in the background). `kubectl delete` always sends a policy, Background unless
+`--cascade` says otherwise (k8s.io/kubectl v0.33.13 pkg/cmd/delete/delete_flags.go, delete.go), but a bare API
+DELETE of a Job (client-go's `Delete` with empty DeleteOptions, or curl) sends none and orphans.
+
+The policy refuses, for a member of the team's groups: a DELETE of a Job or JobSet that orphans by those rules,
+and a create or update that adds the `orphan` finalizer (which would make a later bare DELETE orphan). The API
+server hands a DELETE's options to admission as `request.options` (endpoints/handlers/delete.go builds the
+attributes with them, admission/plugin/cel/condition.go `CreateAdmissionRequest` passes them on) and the object as
+`oldObject`, with `object` null; a collection delete is admitted object by object with the same options
+(store.go `DeleteCollection`). Controllers and Kueue are in no team group: they delete as they always have.
+"""
+from __future__ import annotations
+
+from gke_ai_batch.plan.admission_policies import PREFIX, _policy, _rules, _team_member
+from gke_ai_batch.vocabulary import JOBSET_API, ORPHAN_BY_DEFAULT, ORPHAN_FINALIZER, TEAM_LABEL, Manifest
+
+NO_ORPHANS = f"{PREFIX}-no-orphans"
+JOBS = (("batch", "jobs"), (JOBSET_API.split("/")[0], "jobsets"))  # the kinds whose pods Kueue's quota holds
+_OPTIONS = "request.options"
+_FINALIZED = "(has({o}.metadata.finalizers) && '" + ORPHAN_FINALIZER + "' in {o}.metadata.finalizers)"
+
+
+def _orphans_by_default() -> str:
+    """The request's resource is one the API server orphans for when no policy is given."""
+    terms = [f"(request.resource.group == '{g}' && request.resource.version == '{v}' && "
+             f"request.resource.resource == '{r}')" for g, v, r in ORPHAN_BY_DEFAULT
+             if (g, r) in JOBS]
+    return " || ".join(terms) or "false"
+
+
+# store.go `shouldOrphanDependents`, in its order: orphanDependents, then propagationPolicy, then the finalizer,
+# then the default.
+ORPHANS = (f"has({_OPTIONS}.orphanDependents) ? {_OPTIONS}.orphanDependents : "
+           f"has({_OPTIONS}.propagationPolicy) ? {_OPTIONS}.propagationPolicy == 'Orphan' : "
+           f"{_FINALIZED.format(o='oldObject')} || {_orphans_by_default()}")
+
+VALIDATIONS = (
+    {"expression": f"request.operation != 'DELETE' || !({ORPHANS})",
+     "messageExpression": (
+         "'deleting a ' + request.kind.kind + ' ' + "
+         f"(has({_OPTIONS}.orphanDependents) ? 'with orphanDependents: true' : "
+         f"has({_OPTIONS}.propagationPolicy) ? 'with propagationPolicy: Orphan' : "
+         f"{_FINALIZED.format(o='oldObject')} ? 'without a propagationPolicy while it carries the {ORPHAN_FINALIZER} "
+         "finalizer' : 'without a propagationPolicy (batch/v1 Jobs orphan by default)') + "
+         "' would leave its pods running after Kueue releases its quota: delete with propagationPolicy "
+         "Background (kubectl delete sends it) or Foreground'"),
+     "reason": "Forbidden"},
+    {"expression": f"request.operation == 'DELETE' || !{_FINALIZED.format(o='object')} || "
+                   f"(request.operation == 'UPDATE' && {_FINALIZED.format(o='oldObject')})",
+     "message": f"the {ORPHAN_FINALIZER} finalizer makes a delete without a propagationPolicy leave the job's pods "
+                "running after Kueue releases its quota: the API server sets it itself, on a delete that asks to "
+                "orphan",
+     "reason": "Forbidden"},
+)
+
+
+def no_orphans_policy(team: str, groups: tuple[str, ...]) -> tuple[Manifest, Manifest]:
+    """The team's policy and binding: its members' Jobs and JobSets go with their pods. Each expression reads a
+    few fields of the request and the object's finalizers, far inside the API server's CEL cost budget."""
+    return _policy(f"{NO_ORPHANS}-{team}", _rules(list(JOBS), ["CREATE", "UPDATE", "DELETE"]), [],
+                   [dict(v) for v in VALIDATIONS], _team_member(groups), {"matchLabels": {TEAM_LABEL: team}})
