@@ -100,6 +100,7 @@ OBJECT_SIZE_ANNOTATION = "gke-ai-batch.io/object-size"  # on team namespaces: by
 SCRAPE_SAMPLES_ANNOTATION = "gke-ai-batch.io/scrape-samples"  # on team namespaces: a PodMonitoring's sample cap
 SCRAPE_INTERVAL_ANNOTATION = "gke-ai-batch.io/scrape-interval"  # on team namespaces: shortest scrape interval, seconds
 FLAVORS_ANNOTATION = "gke-ai-batch.io/flavors"  # on privileged team namespaces: the only flavors its pods may use
+GRACE_ANNOTATION = "gke-ai-batch.io/termination-grace"  # on team namespaces: longest pod grace period, seconds
 TEAM_ROLE = "gke-ai-batch-team"  # the ClusterRole team groups are bound to in their namespaces
 CONTROLLER_PRIORITY = "gke-ai-batch-controllers"  # the PriorityClass of Kueue and JobSet, above every team's
 POD_SECURITY_LABEL = "pod-security.kubernetes.io"  # <prefix>/enforce, /enforce-version, /warn, /audit...
@@ -220,7 +221,14 @@ RBAC_GROUP = "rbac.authorization.k8s.io"
 GMP_API = "monitoring.googleapis.com/v1"
 POD_MONITORING_COUNT = f"count/podmonitorings.{GMP_API.split('/')[0]}"  # the object-count quota of PodMonitorings
 GMP_COLLECTOR = "collector"
+# The collector DaemonSet's pod selector label ("DO NOT MODIFY - label selectors are immutable"; prometheus-engine
+# v0.17.2 manifests/operator.yaml, whose pods carry GKE's components.gke.io/component-name: managed_prometheus).
+GMP_COLLECTOR_LABELS = {"app.kubernetes.io/name": GMP_COLLECTOR}
 GMP_NAMESPACES = {ClusterMode.STANDARD: "gmp-system", ClusterMode.AUTOPILOT: "gke-gmp-system"}
+
+# The Cloud Storage FUSE CSI driver, the one CSI driver whose inline (ephemeral) volumes team pods may mount
+# (GKE "Mount Cloud Storage buckets as CSI ephemeral volumes": `csi: {driver: gcsfuse.csi.storage.gke.io}`).
+GCS_FUSE_CSI_DRIVER = "gcsfuse.csi.storage.gke.io"
 
 # GKE's multi-network objects (GKENetworkParamSet, Network) that name a node's extra NICs for pods
 # (GoogleCloudPlatform/gke-networking-api; its CRDs are vendored in gke_ai_batch/conform/schemas/gke-networking-api).

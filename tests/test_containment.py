@@ -4,6 +4,7 @@ judged as `make admit` judges it (apiserver.tenant_path), and the plan objects t
 through before issue 36's controls."""
 from __future__ import annotations
 
+import copy
 import subprocess
 import sys
 
@@ -677,3 +678,221 @@ def test_make_admit_with_delete_alone_judges_no_sample_workload():
     (command,) = [line for line in made.replace("\\\n", " ").splitlines() if "offline.admit" in line]
     assert command.split()[1:] == ["-m", "gke_ai_batch.offline.admit", "prod", "--delete", "d.yaml", "--propagation",
                                    "Orphan"]
+
+
+# --- issue 47: grace that outlives the stop, affinity across namespaces, scrapes and volumes ------------------
+
+def training_slice_job(name: str, **pod_spec) -> dict:
+    """prod's ordinary training job (a v5p 4x4x4 slice), admitted as it stands."""
+    return job("training", name, "training-queue", pods=16, nodeSelector=V5P_4X4X4,
+               labels={"kueue.x-k8s.io/max-exec-time-seconds": "86400"},
+               containers=resources(requests={"cpu": "8", "memory": "32Gi", TPU: 4}, limits={TPU: 4}), **pod_spec)
+
+
+def tpu_jobset(name: str, **pod_spec) -> dict:
+    j = training_slice_job(name, **pod_spec)
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": j["metadata"],
+            "spec": {"replicatedJobs": [{"name": "slice", "replicas": 1, "template": {"spec": j["spec"]}}]}}
+
+
+def of_kind(kind: str, name: str, **pod_spec) -> dict:
+    """A Pod, or a template that makes pods, in research (prod; no time limit there)."""
+    if kind == "Pod":
+        return pod("research", name, "research-queue", **pod_spec)
+    template = job("research", name, "research-queue", **pod_spec)
+    if kind == "Job":
+        return template
+    if kind == "CronJob":
+        return {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": name, "namespace": "research"},
+                "spec": {"schedule": "0 3 * * *", "jobTemplate": template}}
+    if kind == "JobSet":
+        return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": template["metadata"],
+                "spec": {"replicatedJobs": [{"name": "r", "replicas": 1, "template": {"spec": template["spec"]}}]}}
+    labels = {"app": name}
+    spec = {**template["spec"]["template"], "metadata": {"labels": labels}}
+    spec["spec"] = {k: v for k, v in spec["spec"].items() if k != "restartPolicy"}
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": template["metadata"],
+            "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": spec}}
+
+
+POD_MAKERS = ["Pod", "Job", "JobSet", "CronJob", "Deployment", "StatefulSet"]
+GRACE = ("ValidatingAdmissionPolicy gke-ai-batch-termination-grace: namespace research gives a pod at most {} s to "
+         "stop (teams[].max_termination_grace): Kueue frees a stopped job's quota as soon as its pods are "
+         "terminating, so the grace period is time on the nodes charged to no queue; set "
+         "terminationGracePeriodSeconds to {} or less, not {}")
+
+
+@pytest.mark.parametrize("kind", POD_MAKERS)
+def test_a_pod_cannot_keep_its_nodes_for_30_days_after_kueue_stops_it(kind):
+    """Issue 47: Kueue releases a stopped job's quota once `status.active` is 0, and the Job controller leaves
+    terminating pods out of it; a pod that ignores SIGTERM with a 30-day grace period kept the chips for 30 days
+    after a reclaim, a preemption or a max_runtime stop."""
+    obj = of_kind(kind, "sigterm", terminationGracePeriodSeconds=2592000)
+    assert verdict("prod", obj) == "refused: research/sigterm: " + GRACE.format(600, 600, 2592000)
+
+
+def test_a_600s_checkpoint_jobset_is_admitted():
+    assert verdict("prod", tpu_jobset("checkpoint", terminationGracePeriodSeconds=600)) == (
+        "admitted: training/checkpoint -> ClusterQueue training, pod set slice: flavor v5p-res")
+
+
+def test_a_team_block_sets_its_grace_bound():
+    platform = platform_of("prod")
+    assert platform["teams"][0]["name"] == "training"
+    platform["teams"][0]["max_termination_grace"] = "1h"
+    regs = run_config(platform, "grace")
+    (ns,) = [r.inputs for r in by_type(regs, ":Namespace") if r.inputs["metadata"]["name"] == "training"]
+    assert ns["metadata"]["annotations"]["gke-ai-batch.io/termination-grace"] == "3600"
+    path = TenantPath((manifest_of(r) for r in regs if is_manifest(r)), cluster_of(regs))
+    assert describe(path.judge(tpu_jobset("hour", terminationGracePeriodSeconds=3600))) == (
+        "admitted: training/hour -> ClusterQueue training, pod set slice: flavor v5p-res")
+    assert describe(path.judge(tpu_jobset("two", terminationGracePeriodSeconds=7200))) == (
+        "refused: training/two: " + GRACE.format(3600, 3600, 7200).replace("namespace research", "namespace training"))
+
+
+def test_a_grace_bound_below_the_api_servers_default_is_refused():
+    platform = platform_of("prod")
+    platform["teams"][1]["max_termination_grace"] = "10s"
+    with pytest.raises(PlanError) as e:
+        run_config(platform, "grace")
+    assert "platform.teams[1].max_termination_grace" in str(e.value)
+    assert ("'10s': at least 30s: the API server gives every pod that names no terminationGracePeriodSeconds 30 s, "
+            "so a shorter bound would refuse them all") in str(e.value)
+
+
+def test_a_deployment_made_before_the_bound_may_be_relabelled_but_not_given_more_grace():
+    old = of_kind("Deployment", "serve", terminationGracePeriodSeconds=3600)
+    relabelled = copy.deepcopy(old)
+    relabelled["metadata"]["labels"]["note"] = "x"
+    assert not verdict_of_update(relabelled, old).startswith("refused")
+    longer = copy.deepcopy(old)
+    longer["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = 7200
+    assert verdict_of_update(longer, old) == "refused: research/serve: " + GRACE.format(600, 600, 7200)
+
+
+AFFINITY = ("refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-affinity-namespaces: pod affinity and "
+            "anti-affinity terms select pods of their own namespace only: the scheduler keeps an incoming pod off "
+            "every node of a topology domain (a host, a zone, a region) where an existing pod has a required "
+            "anti-affinity term selecting it, so a term reaching other namespaces would keep other teams' pods out; "
+            "drop {}")
+ZONE, HOST = "topology.kubernetes.io/zone", "kubernetes.io/hostname"
+
+
+def term(key: str, **reach) -> dict:
+    return {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]}, "topologyKey": key,
+            **reach}
+
+
+def required(kind: str, *terms: dict) -> dict:
+    return {kind: {"requiredDuringSchedulingIgnoredDuringExecution": list(terms)}}
+
+
+def preferred(kind: str, *terms: dict) -> dict:
+    return {kind: {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100, "podAffinityTerm": t}
+                                                                       for t in terms]}}
+
+
+@pytest.mark.parametrize("kind", POD_MAKERS)
+def test_anti_affinity_zone_block_is_refused(kind):
+    """The first review's `anti-affinity-zone-block`: one pod with a required anti-affinity on the zone key and
+    `namespaceSelector: {}` keeps every other team's pod with an `app` label out of its zone (the scheduler's
+    InterPodAffinity filter checks incoming pods against existing pods' required anti-affinity terms)."""
+    block = of_kind(kind, "anti-affinity-zone-block",
+                    affinity=required("podAntiAffinity", term(ZONE, namespaceSelector={})))
+    assert verdict("prod", block) == AFFINITY.format("anti-affinity-zone-block", "namespaceSelector")
+
+
+@pytest.mark.parametrize("affinity, reach", [
+    (required("podAntiAffinity", term(ZONE, namespaces=["research", "training"])), "namespaces research, training"),
+    (preferred("podAntiAffinity", term(HOST, namespaceSelector={"matchLabels": {"team": "training"}})),
+     "namespaceSelector"),
+    (required("podAffinity", term(HOST, namespaces=["training"])), "namespaces training"),
+    (preferred("podAffinity", term(ZONE, namespaceSelector={})), "namespaceSelector"),
+])
+def test_no_affinity_term_reaches_another_namespace(affinity, reach):
+    assert verdict("prod", of_kind("Job", "reach", affinity=affinity)) == AFFINITY.format("reach", reach)
+
+
+@pytest.mark.parametrize("affinity", [
+    preferred("podAntiAffinity", term(HOST)),  # spread a team's own pods over hosts
+    required("podAntiAffinity", term(ZONE)),  # wider than the host, own namespace: allowed (below)
+    required("podAffinity", term(ZONE, namespaces=["training"])),  # its own namespace by name
+])
+def test_affinity_within_the_namespace_is_admitted(affinity):
+    """A required anti-affinity on a key wider than the host (zone, region) within the team's own namespace is not
+    refused: a term with neither `namespaces` nor `namespaceSelector` gets its own pod's namespace (kubernetes
+    v1.33.13 pkg/scheduler/framework/types.go `getNamespacesFromPodAffinityTerm`), and matches an incoming pod only
+    in that namespace (`AffinityTerm.Matches`), so it keeps out only the team's own pods: its choice about its own
+    work."""
+    assert verdict("prod", training_slice_job("spread", affinity=affinity)) == (
+        "admitted: training/spread -> ClusterQueue training, pod set main: flavor v5p-res")
+
+
+VOLUMES = ("refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-volume-types: team pods mount configMap, "
+           "downwardAPI, emptyDir, ephemeral, image, persistentVolumeClaim, projected, secret volumes (Pod Security "
+           "restricted's types), csi only of the gcsfuse.csi.storage.gke.io driver (Cloud Storage FUSE): the kubelet "
+           "mounts nfs, iscsi, cephfs, glusterfs, rbd and the other network volumes from the node's own network, "
+           "outside the namespace's NetworkPolicy; not volume {}")
+
+
+@pytest.mark.parametrize("kind", POD_MAKERS)
+@pytest.mark.parametrize("source", [
+    {"nfs": {"server": "10.0.0.2", "path": "/exports"}},
+    {"iscsi": {"targetPortal": "10.0.0.3:3260", "iqn": "iqn.2001-04.com.example:disk", "lun": 0}},
+    {"cephfs": {"monitors": ["10.0.0.4:6789"]}},
+    {"glusterfs": {"endpoints": "gluster", "path": "vol"}},
+    {"rbd": {"monitors": ["10.0.0.5:6789"], "image": "disk"}},
+    {"csi": {"driver": "nfs.csi.k8s.io", "volumeAttributes": {"server": "10.0.0.2", "share": "/"}}},
+], ids=["nfs", "iscsi", "cephfs", "glusterfs", "rbd", "other-csi"])
+def test_network_volumes_are_refused(kind, source):
+    """Issue 47: Pod Security baseline forbids only hostPath; the kubelet mounts these from the node's network."""
+    obj = of_kind(kind, "mount", volumes=[{"name": "share", **source}])
+    assert verdict("prod", obj) == VOLUMES.format("mount", "share")
+
+
+def test_gcs_fuse_and_the_restricted_volume_types_are_admitted():
+    volumes = [{"name": "data", "csi": {"driver": "gcsfuse.csi.storage.gke.io", "readOnly": True,
+                                        "volumeAttributes": {"bucketName": "datasets"}}},
+               {"name": "scratch", "emptyDir": {}}, {"name": "conf", "configMap": {"name": "c"}},
+               {"name": "token", "projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}}]
+    assert verdict("prod", tpu_jobset("fuse", volumes=volumes)) == (
+        "admitted: training/fuse -> ClusterQueue training, pod set slice: flavor v5p-res")
+
+
+ROUTES = ("refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-scrape-routes: a PodMonitoring has the "
+          "managed collector scrape its namespace's pods directly: an endpoint's proxyUrl would send the collector's "
+          "requests through any address, and oauth2 would have it post to any token URL; drop {}")
+
+
+@pytest.mark.parametrize("endpoint, routed", [
+    ({"proxyUrl": "http://10.20.0.7:3128"}, "proxyUrl http://10.20.0.7:3128"),
+    ({"oauth2": {"clientID": "c", "tokenURL": "https://collector-tokens.example/token"}},
+     "oauth2 (tokenURL https://collector-tokens.example/token)"),
+])
+def test_a_pod_monitoring_cannot_route_the_collector_elsewhere(endpoint, routed):
+    monitoring = pod_monitoring("proxy")
+    monitoring["spec"]["endpoints"][0].update(endpoint)
+    assert verdict("prod", monitoring) == ROUTES.format("proxy", routed)
+
+
+def test_a_pod_monitoring_may_authenticate_to_its_own_pods():
+    """authorization, basicAuth and tls read Secrets of the PodMonitoring's own namespace (prometheus-engine v0.17.2
+    refuses any other) and go to the pods it selects, which are its namespace's."""
+    monitoring = pod_monitoring("tls")
+    monitoring["spec"]["endpoints"][0].update(scheme="https", tls={"serverName": "metrics", "ca": {
+        "secret": {"name": "ca", "key": "ca.crt"}}}, authorization={"credentials": {
+            "secret": {"name": "token", "key": "token"}}})
+    assert verdict("prod", monitoring) == "created: research/tls (PodMonitoring)"
+
+
+def test_only_the_collector_pods_reach_team_pods():
+    """The collector scrapes what its namespace's PodMonitorings name, after the plan, so no port list is known;
+    the allowance is the collector's pods (prometheus-engine v0.17.2 manifests/operator.yaml: the DaemonSet's
+    selector label), not every pod of the GMP namespace."""
+    policies = [r.inputs for r in by_type(planned("prod"), ":NetworkPolicy")
+                if r.inputs["metadata"]["namespace"] == "research"]
+    (policy,) = policies
+    assert policy["spec"]["ingress"][1] == {"from": [
+        {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}},
+         "podSelector": {"matchLabels": {"app.kubernetes.io/name": "collector"}}}
+        for ns in ("gke-gmp-system", "gmp-system")]}

@@ -107,6 +107,10 @@ class SharedQueue(QueueSpec):
     """teams: only the namespaces of teams that name it; all: every namespace."""
 
 
+# What the API server gives a pod spec without terminationGracePeriodSeconds (k8s.io/api v0.33.13 core/v1
+# DefaultTerminationGracePeriodSeconds, set by pkg/apis/core/v1/defaults.go SetDefaults_PodSpec before admission).
+MIN_GRACE_SECONDS = 30
+
 NO_TEAM_DEFAULT_PRIORITY = (
     "a per-team default priority cannot take effect, so the key was removed: Kueue 0.19 takes a job's "
     "priority from its kueue.x-k8s.io/priority-class label (a WorkloadPriorityClass), else its pods' "
@@ -335,6 +339,11 @@ class TeamConfig(Model):
     default_runtime: str | None = text(DURATION, None)
     """The limit a job that names none gets (default: max_runtime): set by a MutatingAdmissionPolicy where
     cluster.version is 1.36 or later, else the job is refused with this value to set. Needs max_runtime."""
+    max_termination_grace: str = text(DURATION, "10m")
+    """The longest a stopped job keeps its nodes: every pod and pod template of the team may set
+    terminationGracePeriodSeconds up to this (600 s by default; 30 s, the API server's default, at least). Kueue
+    frees a job's quota as soon as its pods are terminating, so a pod that ignores SIGTERM holds its nodes, charged
+    to no queue, for its whole grace period after a preemption, a reclaim or a max_runtime stop."""
     stop_policy: Literal["HoldAndDrain", "Hold"] | None = None
     """While draining, what happens to its admitted work: HoldAndDrain (the default) evicts it, Hold lets
     it run to completion. Only for a draining team."""
@@ -345,6 +354,15 @@ class TeamConfig(Model):
             raise ValueError(f"stop_policy {self.stop_policy!r} applies to a draining team only: set state: "
                              "draining, or drop stop_policy")
         return self
+
+    @field_validator("max_termination_grace")
+    @classmethod
+    def _grace(cls, v: str) -> str:
+        if duration_seconds(v) < MIN_GRACE_SECONDS:
+            raise ValueError(f"{v!r}: at least {MIN_GRACE_SECONDS}s: the API server gives every pod that names no "
+                             f"terminationGracePeriodSeconds {MIN_GRACE_SECONDS} s, so a shorter bound would "
+                             "refuse them all")
+        return v
 
     @field_validator("default_priority")
     @classmethod

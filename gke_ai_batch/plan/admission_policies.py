@@ -124,8 +124,11 @@ def _policy(name: str, rules: list[dict[str, Any]], variables: list[dict[str, st
 
 
 FLEET_FLAVOR = f"{PREFIX}-fleet-flavor"
+# The pod specs an object is or makes: a Pod's own, a JobSet's per replicated Job, a CronJob's Jobs' template, the
+# template of a Job, Deployment or StatefulSet.
 POD_SPECS = ("{o}.kind == 'Pod' ? [{o}.spec] : {o}.kind == 'JobSet' ? "
-             "{o}.spec.replicatedJobs.map(r, r.template.spec.template.spec) : [{o}.spec.template.spec]")
+             "{o}.spec.replicatedJobs.map(r, r.template.spec.template.spec) : {o}.kind == 'CronJob' ? "
+             "[{o}.spec.jobTemplate.spec.template.spec] : [{o}.spec.template.spec]")
 _FLAVORS_NAMED = (f"map(s, has(s.nodeSelector) && '{FLAVOR_LABEL}' in s.nodeSelector ? "
                   f"s.nodeSelector['{FLAVOR_LABEL}'] : '')")
 _FLAVORS_KEPT = "(request.operation == 'UPDATE' && variables.named == variables.oldNamed)"

@@ -4,15 +4,22 @@ cluster the platform creates, and always on Autopilot).
 
 Allowed: pods of the same namespace (a JobSet's pods, a multislice job's coordinator), DNS from
 kube-dns, the GKE metadata server (Workload Identity Federation tokens for the team's buckets), the
-managed Prometheus collectors scraping the team's PodMonitorings, and addresses outside the private
+managed Prometheus collector's pods scraping the team's PodMonitorings, and addresses outside the private
 ranges (Google APIs: Cloud Storage, Artifact Registry). Every private range is excluded, so no pod of
 another team's namespace, no node and no internal service is reachable.
+
+The collector is let in on every port: the ports it scrapes are the ones the namespace's own PodMonitorings name,
+which members write after the plan (a name or number, resolved against the selected pods at scrape time), so no
+port list known to the plan would be both sound and complete. The bound is who and where instead: only the
+collector's pods (not the operator or rule evaluator beside them), which scrape only this namespace's pods, as
+its PodMonitorings direct (the collector targets a PodMonitoring's own namespace, and the scrape-routes policy
+refuses proxies and token URLs: plan.namespace_policies).
 """
 from __future__ import annotations
 
 from typing import Any
 
-from gke_ai_batch.vocabulary import GMP_NAMESPACES, TEAM_LABEL, Manifest
+from gke_ai_batch.vocabulary import GMP_COLLECTOR_LABELS, GMP_NAMESPACES, TEAM_LABEL, Manifest
 
 NAME_LABEL = "kubernetes.io/metadata.name"  # set by Kubernetes on every namespace
 # RFC 1918 and RFC 6598 (the ranges the platform's networks may use: plan.network) and link-local.
@@ -39,7 +46,8 @@ def _egress() -> list[dict[str, Any]]:
 
 
 def _ingress() -> list[dict[str, Any]]:
-    collectors = [{"namespaceSelector": {"matchLabels": {NAME_LABEL: ns}}}
+    collectors = [{"namespaceSelector": {"matchLabels": {NAME_LABEL: ns}},
+                   "podSelector": {"matchLabels": dict(GMP_COLLECTOR_LABELS)}}
                   for ns in sorted(set(GMP_NAMESPACES.values()))]
     return [{"from": [{"podSelector": {}}]}, {"from": collectors}]
 

@@ -13,6 +13,11 @@
   endpoint more often than its team's shortest interval: the ResourceQuota counts PodMonitorings, but each one
   could otherwise scrape unbounded samples every second, driving the project's ingestion cost and the collectors'
   memory;
+- a PodMonitoring scrapes its own pods directly: no `proxyUrl`, which sends the managed collector's requests
+  through any address, and no `oauth2`, whose `tokenURL` (and own `proxyUrl`) has the collector post to any URL;
+  its targets are its namespace's pods only (prometheus-engine v0.17.2 pod_config.go keeps targets by
+  `__meta_kubernetes_namespace`), and the Secrets of `authorization`, `basicAuth` and `tls` its namespace's own
+  (http_types.go `toPrometheusSecretRef`: "must use namespace"), sent to those pods;
 - a privileged namespace runs on the flavors its Pod Security exception names, and on no other: its pods
   and templates must select one of them by the flavor node label (`gke-ai-batch.io/flavor`), so the
   scheduler can place them on those pools only and Kueue assigns no other flavor.
@@ -45,6 +50,7 @@ SERVICE_ACCOUNT_TOKENS = f"{PREFIX}-no-service-account-tokens"
 OBJECT_SIZE = f"{PREFIX}-object-size"
 PRIVILEGED_FLAVORS = f"{PREFIX}-privileged-flavors"
 SCRAPE_LIMITS = f"{PREFIX}-scrape-limits"
+SCRAPE_ROUTES = f"{PREFIX}-scrape-routes"
 WORKLOADS = [r for _, rs, _ in PRIORITY_SHAPES for r in rs]
 
 # How deep the size cap walks: one level per map or list, from the object's spec. The deepest string a schema of
@@ -194,6 +200,30 @@ def scrape_limits_policy() -> tuple[Manifest, Manifest]:
     ])
 
 
+def _routed(o: str) -> str:
+    """CEL: per endpoint of PodMonitoring o that routes its scrape elsewhere, what does: its proxyUrl, its oauth2
+    tokenURL."""
+    return (f"(has({o}.spec.endpoints) ? {o}.spec.endpoints : []).map(e, (has(e.proxyUrl) ? ['proxyUrl ' + "
+            "e.proxyUrl] : []) + (has(e.oauth2) ? ['oauth2 (tokenURL ' + (has(e.oauth2.tokenURL) ? e.oauth2.tokenURL "
+            ": '') + ')'] : [])).filter(l, l.size() > 0).map(l, l[0])")
+
+
+def scrape_routes_policy() -> tuple[Manifest, Manifest]:
+    """No PodMonitoring endpoint sets proxyUrl or oauth2 (v1 and v1alpha1 both have proxyUrl; v1 adds oauth2). An
+    update that keeps what it had passes, so one made before the policy still takes a finalizer or label change."""
+    return _policy(SCRAPE_ROUTES, _rules([(GMP_API.split("/")[0], "podmonitorings")], ["CREATE", "UPDATE"]), [
+        {"name": "routed", "expression": _routed("object")},
+        {"name": "oldRouted", "expression": f"request.operation == 'UPDATE' ? {_routed('oldObject')} : []"},
+    ], [
+        {"expression": "variables.routed.size() == 0 || (request.operation == 'UPDATE' && "
+                       "variables.routed.all(r, r in variables.oldRouted))",
+         "messageExpression": "'a PodMonitoring has the managed collector scrape its namespace\\'s pods directly: "
+                              "an endpoint\\'s proxyUrl would send the collector\\'s requests through any address, "
+                              "and oauth2 would have it post to any token URL; drop ' + variables.routed[0]",
+         "reason": "Forbidden"},
+    ])
+
+
 _FLAVORS_NAMED = (f"map(s, has(s.nodeSelector) && '{FLAVOR_LABEL}' in s.nodeSelector ? "
                   f"s.nodeSelector['{FLAVOR_LABEL}'] : '')")
 
@@ -220,4 +250,4 @@ def privileged_flavor_policy() -> tuple[Manifest, Manifest]:
 
 def namespace_policies() -> tuple[Manifest, ...]:
     return (*service_account_token_policy(), *object_size_policy(), *scrape_limits_policy(),
-            *privileged_flavor_policy())
+            *scrape_routes_policy(), *privileged_flavor_policy())

@@ -18,12 +18,14 @@ from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan import runtime_limits
 from gke_ai_batch.plan.admission_policies import admission_policies
 from gke_ai_batch.plan.namespace_policies import namespace_policies
+from gke_ai_batch.plan.pod_spec_policies import pod_spec_policies
 from gke_ai_batch.vocabulary import (
     CONFIGMAP_COUNT,
     CONTROLLER_PRIORITY,
     CRON_JOB_COUNT,
     DEPLOYMENT_COUNT,
     FLAVORS_ANNOTATION,
+    GRACE_ANNOTATION,
     JOB_COUNT,
     JOBSET_COUNT,
     OBJECT_SIZE_ANNOTATION,
@@ -194,9 +196,11 @@ def limit_range(team: TeamConfig, ns: str) -> Manifest:
 
 def namespace_annotations(team: TeamConfig, allowed: tuple[str, ...], flavors: tuple[str, ...]) -> dict[str, str]:
     """What the admission policies read from a namespace (so no policy lists the teams): its priorities, the
-    size cap of one workload object, its PodMonitorings' scrape bounds, and a privileged namespace's flavors."""
+    size cap of one workload object, its pods' longest grace period, its PodMonitorings' scrape bounds, and a
+    privileged namespace's flavors."""
     q = team.object_quotas
     return {PRIORITIES_ANNOTATION: ",".join(allowed), OBJECT_SIZE_ANNOTATION: str(q.object_size),
+            GRACE_ANNOTATION: str(duration_seconds(team.max_termination_grace)),
             SCRAPE_SAMPLES_ANNOTATION: str(q.scrape_samples),
             SCRAPE_INTERVAL_ANNOTATION: str(duration_seconds(q.scrape_interval)),
             **({FLAVORS_ANNOTATION: ",".join(flavors)} if flavors else {})}
@@ -237,4 +241,5 @@ def plan_tenancy(version: str | None = None) -> TenancyPlan:
     """`version`: the cluster's pinned Kubernetes version, which decides whether time limits get their
     default by a MutatingAdmissionPolicy (plan.runtime_limits)."""
     return TenancyPlan(controller_priority(), team_role(),
-                       admission_policies() + namespace_policies() + runtime_limits.policies(version))
+                       admission_policies() + namespace_policies() + pod_spec_policies() +
+                       runtime_limits.policies(version))

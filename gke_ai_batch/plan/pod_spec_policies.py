@@ -1,0 +1,159 @@
+"""ValidatingAdmissionPolicies on what a team's pod specs ask of nodes and of other teams beyond their quota, on
+every Pod and every template that makes pods (Job, JobSet, CronJob, Deployment, StatefulSet), so a workload whose
+pods would be refused is refused itself:
+
+- a bounded grace period (`terminationGracePeriodSeconds` at most the team's `max_termination_grace`, read from the
+  namespace's `gke-ai-batch.io/termination-grace` annotation). Kueue frees a stopped job's quota once the job is no
+  longer active (kueue v0.19.2 pkg/controller/jobframework/reconciler.go: on eviction, `if !job.IsActive()` it
+  unsets the quota reservation; pkg/controller/jobs/job/job_controller.go: `IsActive` is `Status.Active != 0`), and
+  a Job's `status.active` leaves terminating pods out (kubernetes v1.33.13 pkg/controller/job counts
+  `controller.FilterActivePods`, and `IsPodActive` excludes a pod with a deletionTimestamp). A pod that ignores
+  SIGTERM keeps its nodes, charged to no queue, for its whole grace period after every stop Kueue makes: a
+  preemption, a reclaim, a max_runtime deactivation, a PodsReady timeout;
+- pod affinity and anti-affinity terms (required and preferred) that select their own namespace only: no
+  `namespaceSelector` (`{}` selects every namespace) and no `namespaces` but the pod's own. The scheduler's
+  InterPodAffinity filter refuses an incoming pod a node whose topology domain holds an existing pod with a
+  required anti-affinity term matching it (kubernetes v1.33.13 pkg/scheduler/framework/plugins/interpodaffinity
+  filtering.go `getExistingAntiAffinityCounts`), and a term matches a pod of another namespace only when its
+  `namespaces` name that namespace or its `namespaceSelector` selects it (framework/types.go `AffinityTerm.Matches`;
+  with neither, `getNamespacesFromPodAffinityTerm` gives the term its own pod's namespace). So one pod with
+  `namespaceSelector: {}` on a zone key would keep every other team's matching pods out of a whole zone; the same
+  term without it holds only the team's own pods. Existing pods' preferred terms score incoming pods the same way
+  (scoring.go `processExistingPod`), so preferred terms are held too;
+- volumes of Pod Security `restricted`'s types (k8s.io/pod-security-admission v0.33.13
+  policy/check_restrictedVolumes.go: configMap, csi, downwardAPI, emptyDir, ephemeral, image, persistentVolumeClaim,
+  projected, secret), CSI only for the Cloud Storage FUSE driver, and hostPath only in a namespace whose Pod
+  Security exception is privileged (what such an exception is for). The namespaces enforce `baseline`, which
+  refuses hostPath only; the kubelet mounts nfs, iscsi, cephfs, glusterfs, rbd and the other in-tree network
+  volumes from the node's own network, outside the namespace's NetworkPolicy.
+
+Each binding selects team namespaces and matches every requester (a controller's pods are the member's template).
+An update that adds nothing refused passes, so objects made before a bound was lowered still take their
+controllers' finalizer and status-driven updates.
+"""
+from __future__ import annotations
+
+from gke_ai_batch.plan.admission_policies import POD_SPECS, PREFIX, _policy, _rules
+from gke_ai_batch.vocabulary import GCS_FUSE_CSI_DRIVER, GRACE_ANNOTATION, POD_SECURITY_LABEL, Manifest
+
+TERMINATION_GRACE = f"{PREFIX}-termination-grace"
+AFFINITY_NAMESPACES = f"{PREFIX}-affinity-namespaces"
+VOLUME_TYPES = f"{PREFIX}-volume-types"
+# Every kind a team creates that is or makes pods.
+POD_MAKERS = [("", "pods"), ("batch", "jobs"), ("batch", "cronjobs"), ("apps", "deployments"),
+              ("apps", "statefulsets"), ("jobset.x-k8s.io", "jobsets")]
+# Pod Security restricted's volume types (check_restrictedVolumes.go, v0.33.13), csi apart: it is held to the
+# drivers below.
+RESTRICTED_VOLUMES = ("configMap", "downwardAPI", "emptyDir", "ephemeral", "image", "persistentVolumeClaim",
+                      "projected", "secret")
+CSI_DRIVERS = (GCS_FUSE_CSI_DRIVER,)
+_UPDATE = "request.operation == 'UPDATE'"
+
+
+def _specs(o: str) -> str:
+    return f"({POD_SPECS.format(o=o)})"
+
+
+def _kept(name: str) -> str:
+    """An update whose refused items (variables.<name>) were all there before."""
+    return f"({_UPDATE} && variables.{name}.all(x, x in variables.old{name[0].upper()}{name[1:]}))"
+
+
+def _graces(o: str) -> str:
+    """CEL: the grace periods of o's pod specs above the namespace's bound."""
+    return (f"{_specs(o)}.filter(s, has(s.terminationGracePeriodSeconds) && "
+            "s.terminationGracePeriodSeconds > variables.bound).map(s, s.terminationGracePeriodSeconds)")
+
+
+def termination_grace_policy() -> tuple[Manifest, Manifest]:
+    """Every pod spec's terminationGracePeriodSeconds at most the namespace's bound (unset is the API server's 30,
+    which the team bound is never below)."""
+    return _policy(TERMINATION_GRACE, _rules(POD_MAKERS, ["CREATE", "UPDATE"]), [
+        {"name": "bound", "expression": f"int(namespaceObject.metadata.annotations['{GRACE_ANNOTATION}'])"},
+        {"name": "over", "expression": _graces("object")},
+        {"name": "oldOver", "expression": f"{_UPDATE} ? {_graces('oldObject')} : []"},
+    ], [
+        {"expression": f"variables.over.size() == 0 || {_kept('over')}",
+         "messageExpression": "'namespace ' + namespaceObject.metadata.name + ' gives a pod at most ' + "
+                              "string(variables.bound) + ' s to stop (teams[].max_termination_grace): Kueue frees "
+                              "a stopped job\\'s quota as soon as its pods are terminating, so the grace period "
+                              "is time on the nodes charged to no queue; set terminationGracePeriodSeconds to ' + "
+                              "string(variables.bound) + ' or less, not ' + string(variables.over[0])",
+         "reason": "Forbidden"},
+    ])
+
+
+def _terms(affinity: str) -> str:
+    """CEL: the PodAffinityTerms of a PodAffinity or PodAntiAffinity, required and preferred."""
+    required, preferred = (f"{affinity}.{w}DuringSchedulingIgnoredDuringExecution" for w in ("required", "preferred"))
+    return (f"(has({required}) ? {required} : []) + "
+            f"(has({preferred}) ? {preferred}.map(w, w.podAffinityTerm) : [])")
+
+
+_AFFINITY = "s.affinity.{k}"
+_SPEC_TERMS = (f"(has(s.affinity) && has(s.affinity.podAffinity) ? {_terms(_AFFINITY.format(k='podAffinity'))} "
+               f": []) + (has(s.affinity) && has(s.affinity.podAntiAffinity) ? "
+               f"{_terms(_AFFINITY.format(k='podAntiAffinity'))} : [])")
+
+
+def _away(o: str) -> str:
+    """CEL: per pod spec of o, its first term that reaches another namespace, as text for the message: its
+    namespaceSelector, or the namespaces it names."""
+    return (f"{_specs(o)}.map(s, ({_SPEC_TERMS}).filter(t, has(t.namespaceSelector) || "
+            "(has(t.namespaces) && t.namespaces.exists(n, n != request.namespace))).map(t, "
+            "has(t.namespaceSelector) ? 'namespaceSelector' : 'namespaces ' + t.namespaces.join(', ')))"
+            ".filter(l, l.size() > 0).map(l, l[0])")
+
+
+def affinity_namespaces_policy() -> tuple[Manifest, Manifest]:
+    """No pod affinity or anti-affinity term selects another namespace."""
+    return _policy(AFFINITY_NAMESPACES, _rules(POD_MAKERS, ["CREATE", "UPDATE"]), [
+        {"name": "away", "expression": _away("object")},
+        {"name": "oldAway", "expression": f"{_UPDATE} ? {_away('oldObject')} : []"},
+    ], [
+        {"expression": f"variables.away.size() == 0 || {_kept('away')}",
+         "messageExpression": "'pod affinity and anti-affinity terms select pods of their own namespace only: the "
+                              "scheduler keeps an incoming pod off every node of a topology domain (a host, a "
+                              "zone, a region) where an existing pod has a required anti-affinity term selecting "
+                              "it, so a term reaching other namespaces would keep other teams\\' pods out; drop ' "
+                              "+ variables.away[0]", "reason": "Forbidden"},
+    ])
+
+
+_ALLOWED_VOLUME = " || ".join(
+    [f"has(v.{t})" for t in RESTRICTED_VOLUMES]
+    + [f"(has(v.csi) && v.csi.driver in [{', '.join(repr(d) for d in CSI_DRIVERS)}])",
+       "(variables.privileged && has(v.hostPath))"])
+
+
+def _refused_volumes(o: str) -> str:
+    """CEL: per pod spec of o, the name of its first volume of a type not allowed."""
+    return (f"{_specs(o)}.map(s, has(s.volumes) ? s.volumes : [])"
+            f".map(l, l.filter(v, !({_ALLOWED_VOLUME})).map(v, v.name)).filter(l, l.size() > 0).map(l, l[0])")
+
+_ENFORCED = f"'{POD_SECURITY_LABEL}/enforce'"
+
+
+def volume_types_policy() -> tuple[Manifest, Manifest]:
+    """Every volume of a pod spec of an allowed type."""
+    allowed = ", ".join(RESTRICTED_VOLUMES)
+    drivers = ", ".join(CSI_DRIVERS)
+    return _policy(VOLUME_TYPES, _rules(POD_MAKERS, ["CREATE", "UPDATE"]), [
+        {"name": "privileged", "expression": f"has(namespaceObject.metadata.labels) && {_ENFORCED} in "
+                                             f"namespaceObject.metadata.labels && namespaceObject.metadata.labels"
+                                             f"[{_ENFORCED}] == 'privileged'"},
+        {"name": "refused", "expression": _refused_volumes("object")},
+        {"name": "oldRefused", "expression": f"{_UPDATE} ? {_refused_volumes('oldObject')} : []"},
+    ], [
+        {"expression": f"variables.refused.size() == 0 || {_kept('refused')}",
+         "messageExpression": f"'team pods mount {allowed} volumes (Pod Security restricted\\'s types), csi only "
+                              f"of the {drivers} driver (Cloud Storage FUSE)' + (variables.privileged ? ' and "
+                              "hostPath (the namespace\\'s privileged exception)' : '') + ': the kubelet mounts "
+                              "nfs, iscsi, cephfs, glusterfs, rbd and the other network volumes from the node\\'s "
+                              "own network, outside the namespace\\'s NetworkPolicy; not volume ' + "
+                              "variables.refused[0]", "reason": "Forbidden"},
+    ])
+
+
+def pod_spec_policies() -> tuple[Manifest, ...]:
+    return (*termination_grace_policy(), *affinity_namespaces_policy(), *volume_types_policy())
