@@ -108,6 +108,9 @@ STACK_POLICIES = [
     StackPolicy("quota-not-guaranteed", "Nominal quotas beyond a flavor's guaranteed capacity rest on spot, flex-start "
                 "or queued capacity that may not come (of a compute class, only its reserved priority is "
                 "guaranteed).", ADVISORY, sr.quota_not_guaranteed),
+    StackPolicy("quota-over-capacity", "Nominal quotas above what a flavor's spot, flex-start or queued pools hold "
+                "at full size: no capacity mode gives them (on on-demand or reserved pools and compute classes, "
+                "quota-within-capacity refuses them).", ADVISORY, sr.quota_beyond_full_size),
     StackPolicy("quota-idle-capacity", "Fixed-capacity accelerators that no team's nominal quota covers sit idle.",
                 ADVISORY, sr.quota_below_capacity),
     StackPolicy("kueue-references", "Every LocalQueue, ClusterQueue, AdmissionCheck and Cohort names objects "

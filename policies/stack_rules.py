@@ -18,6 +18,7 @@ from gke_ai_batch.model.gke_slicing_rules import slice_controller
 from gke_ai_batch.model.promises import (
     ClassFacts,
     FlavorCapacity,
+    Promise,
     Res,
     StackIndex,
     annotations_of,
@@ -123,14 +124,38 @@ def _holder(cc: ClassFacts | None, res: str, cap: FlavorCapacity) -> str:
             "guaranteed (spot, flex-start and queued capacity may not come)")
 
 
+def _beyond_full_size(p: Promise, classes: dict[str, ClassFacts]) -> bool:
+    """A pool flavor, partly spot, flex-start or queued, promised more than its pools hold at full size: no
+    capacity mode can give it. (All-fixed flavors and compute classes are quota-within-capacity's.)"""
+    flavor, _, promised, cap, _ = p
+    return flavor not in classes and cap.fixed < cap.total < promised
+
+
+def quota_beyond_full_size(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    """Quotas above what a flavor's pools hold at full size, where some of the pools are spot, flex-start or
+    queued: with quota-within-capacity (all on-demand or reserved, or a compute class), any capacity mode's
+    over-promise is flagged once."""
+    ix = StackIndex(resources)
+    classes = _class_flavors(ix)
+    return [(ix.kueue["ResourceFlavor"][flavor].urn,
+             f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}) but its "
+             f"pools hold {show_amount(res, cap.total)} at full size, even if every node comes; lower the nominal "
+             "quotas or raise the pools' max nodes")
+            for flavor, res, promised, cap, queues in headline(
+                [p for p in promises(ix) if _beyond_full_size(p, classes)])]
+
+
 def quota_not_guaranteed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    """Quotas beyond the guaranteed part of what a flavor holds, within its full size (beyond it, the
+    over-capacity advisory speaks instead)."""
     ix = StackIndex(resources)
     classes = _class_flavors(ix)
     return [(ix.kueue["ResourceFlavor"][flavor].urn,
              f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}); "
              f"{_holder(classes.get(flavor), res, cap)}")
             for flavor, res, promised, cap, queues in headline([
-                p for p in promises(ix) if p[3].fixed < p[3].total and p[2] > p[3].fixed])]
+                p for p in promises(ix) if p[3].fixed < p[3].total and p[2] > p[3].fixed
+                and not _beyond_full_size(p, classes)])]
 
 
 def quota_below_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:

@@ -179,7 +179,8 @@ BAD = [
      lambda c: c["gpu_pools"][0].update(sharing={"strategy": "mig", "partition_size": "1g.5gb"}),
      "platform.gpu_pools[0].sharing.partition_size", "allowed: 1g.10gb, 2g.20gb, 3g.40gb, 7g.80gb, 1g.20gb"),
     ("GPU count the machine fixes", "prod", lambda c: c["gpu_pools"][2].update(gpus_per_node=4),
-     "platform.gpu_pools[2].gpus_per_node", "the machine type fixes it"),
+     "platform.gpu_pools[2].gpus_per_node", "(g2-standard-24 has 2 GPUs, which the machine type fixes: give 2 "
+     "or leave the count unset)"),
     ("Autopilot with node pools", "batch-teams",
      lambda c: c.update(gpu_pools=[{"name": "l4", "gpu": "nvidia-l4"}]), "platform.gpu_pools",
      "an Autopilot cluster has no node pools"),

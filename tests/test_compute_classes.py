@@ -130,7 +130,9 @@ BAD = {
     "topology the generation lacks": (lambda c: classes(c)[0]["tpu"].update(topology="3x3"),
                                       "platform.compute_classes[0].tpu.topology", "'3x3'"),
     "GPU count the machine lacks": (lambda c: classes(c)[1]["gpu"].update(count=4),
-                                    "platform.compute_classes[1].gpu.count", "drop gpus_per_node"),
+                                    "platform.compute_classes[1].gpu.count",
+                                    "unknown GPU count for a3-ultragpu-8g 4; allowed: 8 (a3-ultragpu-8g has 8 "
+                                    "GPUs, which the machine type fixes: give 8 or leave the count unset)"),
     "zone outside the region": (lambda c: classes(c)[0].update(zones=["europe-west4-a"]),
                                 "platform.compute_classes[0].zones", "in the cluster's region us-east5"),
     "reservation of another shape": (
@@ -143,6 +145,13 @@ BAD = {
         lambda c: c["cluster"].update(auto_provisioning={"enabled": False, "limits": {"cpu": 9000}}),
         "platform.cluster.auto_provisioning.limits", "GKE applies no cluster-wide limits"),
 }
+
+
+def test_a_gpu_count_the_machine_fixes_may_be_stated():
+    """docs/compute-classes.md's `gpu: {type: nvidia-h200-141gb, count: 8}` was refused although it is
+    a3-ultragpu-8g's own count."""
+    plan = build_platform(dev(lambda c: classes(c)[1]["gpu"].update(count=8)))
+    assert [c.per_node for c in plan.scheduling.compute_classes if c.name == "h200-8"] == [8]
 
 
 @pytest.mark.parametrize("case", BAD)

@@ -115,14 +115,15 @@ def test_a_topology_says_its_chip_count_and_the_nearest_shapes():
 
 
 def test_a_violation_over_many_teams_is_summarized():
-    """quota-not-guaranteed names the queues promised a flavor; with 40 teams it lists a dozen."""
+    """The quota advisories name the queues promised a flavor; with 40 teams they list a dozen (40 teams'
+    quotas are above h100-dws's full size: quota-over-capacity)."""
     from gke_ai_batch.offline.check import violations
 
     from .conftest import run_config
     cfg = platform_of("dev")
     base = cfg["teams"][0]
     cfg["teams"] = [{**base, "name": f"team-{i:02d}", "namespaces": [f"team-{i:02d}"]} for i in range(40)]
-    found = [v for v in violations(run_config(cfg)) if v["policy"] == "quota-not-guaranteed"]
+    found = [v for v in violations(run_config(cfg)) if v["policy"] in ("quota-not-guaranteed", "quota-over-capacity")]
     assert found and all(len(v["message"]) < 400 for v in found)
     (h100,) = [v["message"] for v in found if v["message"].startswith("flavor h100-dws:")]
     assert "team-00, team-01" in h100 and "and 28 more" in h100

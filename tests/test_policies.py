@@ -458,3 +458,18 @@ def test_kueue_controller_size_reads_quota_counts_in_the_api_servers_canonical_f
         return promises.Res(r.type, r.urn, {**r.props, "spec": {**r.props["spec"], "hard": hard}}, r.dependencies)
 
     assert sr.kueue_controller_size([canonical(r) for r in res]) == sr.kueue_controller_size(res)
+
+
+def test_a_quota_above_a_spot_flavors_full_size_is_its_own_advisory():
+    """Issue 49: 40 GPUs promised on a spot flavor that holds 4 got only the generic not-guaranteed advice."""
+    from .conftest import platform_of, run_config
+    cfg = platform_of("prod")
+    pool = next(p for p in cfg["gpu_pools"] if p["name"] == "l4-spot")
+    pool.update(machine_type="g2-standard-4", zone_flavors=False, autoscaling={"max_nodes": 4, "total": True},
+                local_ssd={"count": 1, "use": "raw-block"})
+    cfg["teams"][2]["queue"]["quotas"] = {"l4-spot": {"nvidia.com/gpu": 40}}
+    found = {(v["policy"], v["level"], v["message"]) for v in violations(run_config(cfg, "prod"))
+             if v["policy"] in ("quota-over-capacity", "quota-not-guaranteed") and "l4-spot" in v["message"]}
+    assert found == {("quota-over-capacity", "advisory", "flavor l4-spot: teams are promised 40 nvidia.com/gpu "
+                      "(inference-eval) but its pools hold 4 at full size, even if every node comes; lower the "
+                      "nominal quotas or raise the pools' max nodes")}

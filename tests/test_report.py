@@ -14,6 +14,7 @@ import pytest
 from gke_ai_batch.model.promises import show_amount
 from gke_ai_batch.offline.report import render_report, write_report
 from gke_ai_batch.offline.report_data import report_data
+from gke_ai_batch.offline.summary import guaranteed_text, promised_text
 from gke_ai_batch.offline.view import stack_view
 
 DRIVER = shutil.which("chromedriver")
@@ -64,12 +65,12 @@ def test_the_report_shows_each_flavors_capacity_and_promises(browser, plan, tmp_
             if not cap.total and not promised:
                 continue
             got = cells(browser, By, f'tr[data-flavor="{flavor.name}"][data-resource="{resource}"]')
-            assert got == {"full": show_amount(resource, cap.total), "guaranteed": show_amount(resource, cap.fixed),
-                           "promised": show_amount(resource, promised)}, (flavor.name, resource)
+            assert got == {"full": show_amount(resource, cap.total), "guaranteed": guaranteed_text(resource, cap),
+                           "promised": promised_text(resource, promised, cap)}, (flavor.name, resource)
             shown += 1
     assert shown >= 20
     v5e = cells(browser, By, 'tr[data-flavor="v5e-spot"][data-resource="google.com/tpu"]')
-    assert v5e == {"full": "16", "guaranteed": "0", "promised": "32"}  # over-promised on spot: shown in red
+    assert v5e == {"full": "16", "guaranteed": "0 *", "promised": "32 !"}  # over-promised on spot: shown in red
     assert "over" in browser.find_element(
         By.CSS_SELECTOR, 'tr[data-flavor="v5e-spot"][data-resource="google.com/tpu"] td[data-cell="promised"]'
     ).get_attribute("class")

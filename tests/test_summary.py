@@ -72,7 +72,7 @@ def test_quota_table_shows_each_queues_nominal_borrowing_and_lending_against_cap
     assert (inference["nominal"], inference["borrowing limit"], inference["lending limit"]) == ("16", "32", "-")
     assert set(v5p) == {"head", "training", "research", "inference-eval"}
     spot = groups[("v5e-spot", "google.com/tpu")]
-    assert (spot["head"]["at full size"], spot["head"]["promised"]) == ("16", "32")  # promised twice what it holds
+    assert (spot["head"]["at full size"], spot["head"]["promised"]) == ("16", "32 !")  # twice what it holds
     # Covered at 0 only so that Kueue refuses GPUs on a TPU flavor: not a quota anyone holds.
     assert ("v5p-res", "nvidia.com/gpu") not in groups and ("h100-dws", "google.com/tpu") not in groups
 
@@ -88,6 +88,26 @@ def test_spot_flex_and_queued_flavors_are_marked_not_guaranteed():
     for named in ("h100-dws (queued-provisioning)", "v5e-spot (spot)", "v6e-flex (flex-start)"):
         assert named in note
     assert "v5p-res" not in note
+
+
+def test_a_promise_above_the_full_size_is_marked_whatever_the_capacity_mode():
+    """Issue 49: prod's spot v5e flavor holds 16 chips and is promised 32; the reserved v5p one holds what it is
+    promised."""
+    table = quota_table(stack_view(planned("prod")))
+    groups = quota_groups(table)
+    assert groups[("v5e-spot", "google.com/tpu")]["head"]["promised"] == "32 !"
+    assert groups[("v5p-res", "google.com/tpu")]["head"]["promised"] == "128"
+    assert "! promised above what the pools hold at full size (whatever capacity comes): v5e-spot" in table.notes
+
+
+def test_the_report_marks_capacity_as_the_console_does():
+    """Issue 49: the console marked what is not guaranteed with `*` and the report did not; a promise above the
+    full size is `!` in both."""
+    from gke_ai_batch.offline.report_data import flavor_rows
+    rows = {(r["flavor"], r["resource"]): r for r in flavor_rows(stack_view(planned("prod")))}
+    v5e, v5p = rows[("v5e-spot", "google.com/tpu")], rows[("v5p-res", "google.com/tpu")]
+    assert (v5e["guaranteedText"], v5e["promisedText"], v5e["over"]) == ("0 *", "32 !", True)
+    assert (v5p["guaranteedText"], v5p["promisedText"], v5p["over"]) == ("128", "128", False)
 
 
 def test_pool_rows_show_the_config_generation_beside_gkes_label_zones_and_reservation():
@@ -143,7 +163,7 @@ def test_summary_md_has_the_tables_and_the_diagram(tmp_path):
            "usage) | ml-prod | " \
            "low-priority (1,000,000) | low-priority |" in md
     assert "| v5p-res | google.com/tpu | 128 | 128 | 128 | inference-eval | 16 | 32 | - |" in md
-    assert "| v5e-spot | google.com/tpu | 16 | 0 \\* | 32 | inference-eval | 16 | - | 8 |" in md
+    assert "| v5e-spot | google.com/tpu | 16 | 0 \\* | 32 ! | inference-eval | 16 | - | 8 |" in md
     assert "| v5e-spot-0 | v5e (tpu-v5-lite-podslice) | 2x4 |" in md
     block = re.search(r"```mermaid\n(.*?)```", md, re.S).group(1)
     assert block == (tmp_path / "queues.mmd").read_text()

@@ -297,14 +297,20 @@ class SharingSpec(Protocol):
 
 
 def gpu_count(g: GpuType, machine_type: str, gpus_per_node: int | None) -> int:
-    """The GPUs on one VM: the machine's own count, or the one chosen where the machine allows several."""
+    """The GPUs on one VM: the machine's own count, or the one chosen where the machine allows several.
+    Stating the count a machine fixes is accepted, so an explicit `count: 8` on a3-ultragpu-8g plans; the
+    error for another count names no key, since pools and compute classes spell it differently (the
+    config path names it)."""
     allowed = g.counts.get(machine_type)
+    fixed = g.machines[machine_type]
     if gpus_per_node is None:
-        return g.machines[machine_type]
+        return fixed
     if allowed is None:
-        raise CatalogError(f"GPU count for {machine_type}", gpus_per_node, [str(g.machines[machine_type])],
-                           f"{g.machines[machine_type]} (the machine type fixes it: drop gpus_per_node)",
-                           config_field="gpus_per_node")
+        if gpus_per_node == fixed:
+            return fixed
+        raise CatalogError(f"GPU count for {machine_type}", gpus_per_node, [str(fixed)],
+                           f"{fixed} ({machine_type} has {plural(fixed, 'GPU')}, which the machine type fixes: "
+                           f"give {fixed} or leave the count unset)", config_field="gpus_per_node")
     if gpus_per_node not in allowed:
         raise CatalogError(f"GPU count for {machine_type}", gpus_per_node, [str(c) for c in allowed],
                            config_field="gpus_per_node")

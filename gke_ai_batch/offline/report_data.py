@@ -14,6 +14,7 @@ from gke_ai_batch.vocabulary import TEAM_COST_LABEL
 
 from .quota_changes import Key, either_side
 from .runtime import Registration
+from .summary import guaranteed_text, over_capacity, promised_text
 from .view import StackView, natural, stack_view
 
 BUCKET = "gcp:storage/bucket:Bucket"
@@ -35,11 +36,14 @@ def flavor_rows(view: StackView) -> list[dict[str, Any]]:
     for (flavor, resource), teams in sorted(promised.items(), key=lambda kv: (natural(kv[0][0]), kv[0][1])):
         fl = view.flavors.get(flavor)
         cap = fl.capacity.get(resource, FlavorCapacity()) if fl else FlavorCapacity()
+        held = cap if fl and (fl.pools or fl.capacity) else None  # as the console's quota table judges it
         if not cap.total and not any(teams.values()):
             continue
         rows.append({"flavor": flavor, "resource": resource, "modes": fl.modes if fl else [],
                      "full": _number(cap.total), "guaranteed": _number(cap.fixed),
-                     "fullText": show_amount(resource, cap.total), "guaranteedText": show_amount(resource, cap.fixed),
+                     "fullText": show_amount(resource, cap.total), "guaranteedText": guaranteed_text(resource, cap),
+                     "promisedText": promised_text(resource, promised_sum := sum(teams.values(), Decimal(0)), held),
+                     "over": over_capacity(promised_sum, held),
                      "promised": [{"team": t, "amount": _number(a), "text": show_amount(resource, a)}
                                   for t, a in sorted(teams.items()) if a]})
     return rows

@@ -41,6 +41,24 @@ CONSOLE_POOLS = 30  # the console shows this many node pools; summary.md shows a
 CONSOLE_TEAMS = 30  # and this many teams
 CONSOLE_QUEUES_PER_QUOTA = 10  # and this many ClusterQueues per flavor and resource
 NOT_GUARANTEED = "*"
+OVER_CAPACITY = "!"
+
+
+def guaranteed_text(resource: str, cap: FlavorCapacity) -> str:
+    """What of a flavor's full size is guaranteed, marked when some is not: the console and report.html
+    mark it alike."""
+    return show_amount(resource, cap.fixed) + (f" {NOT_GUARANTEED}" if cap.fixed < cap.total else "")
+
+
+def over_capacity(promised: Decimal, cap: FlavorCapacity | None) -> bool:
+    """Promised above what the flavor's pools hold at full size (quota-over-capacity, or
+    quota-within-capacity's refusal); a flavor without pools (None) is not judged."""
+    return cap is not None and promised > cap.total
+
+
+def promised_text(resource: str, promised: Decimal, cap: FlavorCapacity | None) -> str:
+    """The sum promised, marked when over capacity: the console and report.html mark it alike."""
+    return show_amount(resource, promised) + (f" {OVER_CAPACITY}" if over_capacity(promised, cap) else "")
 
 
 def _cluster_line(view: StackView) -> list[str]:
@@ -160,17 +178,21 @@ def _queue_label(cq: ClusterQueue) -> str:
     return cq.name if cq.teams in ([], [cq.name]) else f"{cq.name} ({name_list(cq.teams, 3)})"
 
 
+def _capacity(view: StackView, flavor: str, resource: str) -> FlavorCapacity | None:
+    """What the flavor holds of the resource; None without pools and without a fleet worker's stated
+    capacity: nothing to judge."""
+    fl = view.flavors.get(flavor)
+    return fl.capacity.get(resource, FlavorCapacity()) if fl and (fl.pools or fl.capacity) else None
+
+
 def _quota_group(view: StackView, flavor: str, resource: str,
                  quotas: list[tuple[ClusterQueue, QueueQuota]]) -> list[Row]:
     """One flavor and resource: what its pools hold and the sum promised on the first row, then one row
     per ClusterQueue with its nominal quota, borrowing limit and lending limit."""
-    fl = view.flavors.get(flavor)
-    # No pools and no fleet worker's stated capacity: nothing to judge.
-    cap = fl.capacity.get(resource, FlavorCapacity()) if fl and (fl.pools or fl.capacity) else None
+    cap = _capacity(view, flavor, resource)
     full = "-" if cap is None else show_amount(resource, cap.total)
-    guaranteed = "-" if cap is None else show_amount(resource, cap.fixed) + (
-        f" {NOT_GUARANTEED}" if cap.fixed < cap.total else "")
-    promised = show_amount(resource, sum((q.nominal for _, q in quotas), Decimal(0)))
+    guaranteed = "-" if cap is None else guaranteed_text(resource, cap)
+    promised = promised_text(resource, sum((q.nominal for _, q in quotas), Decimal(0)), cap)
     head: Row = (flavor, resource, full, guaranteed, promised)
     return [(*(head if i == 0 else ("",) * len(head)), _queue_label(cq), show_amount(resource, q.nominal),
              _limit(q, q.borrowing_limit), _limit(q, q.lending_limit)) for i, (cq, q) in enumerate(quotas)]
@@ -190,6 +212,19 @@ def _not_guaranteed_note(view: StackView) -> list[str]:
     if not shaky:
         return []
     return [f"{NOT_GUARANTEED} not guaranteed (may be reclaimed or never come): {', '.join(shaky)}"]
+
+
+def _over_capacity_note(view: StackView) -> list[str]:
+    promised: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
+    for cq in view.cluster_queues.values():
+        for q in cq.quotas:
+            promised[(q.flavor, q.resource)] += q.nominal
+    over = sorted({flavor for (flavor, resource), amount in promised.items()
+                   if over_capacity(amount, _capacity(view, flavor, resource))})
+    if not over:
+        return []
+    return [f"{OVER_CAPACITY} promised above what the pools hold at full size (whatever capacity comes): "
+            f"{', '.join(over)}"]
 
 
 def quota_table(view: StackView) -> Table:
@@ -217,7 +252,7 @@ def quota_table(view: StackView) -> Table:
                   "borrowing limit", "lending limit"), rows,
                  notes=["promised: sum of the nominal quotas; at full size: what the flavor's pools hold (of cpu "
                         "and memory, what GKE leaves allocatable); -: no limit, or no pools",
-                        *_not_guaranteed_note(view)],
+                        *_not_guaranteed_note(view), *_over_capacity_note(view)],
                  console_rows=short, console_notes=cut)
 
 
