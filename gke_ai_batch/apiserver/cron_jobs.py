@@ -14,9 +14,10 @@ from typing import Any
 
 from gke_ai_batch.vocabulary import Obj
 
+from .controller_users import controller_user
+
 CRON_JOB = "CronJob"
-CONTROLLER = {"username": "system:serviceaccount:kube-system:cronjob-controller",
-              "groups": ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"]}
+CONTROLLER = controller_user("cronjob-controller")
 
 
 def job_of(cron: Obj) -> dict[str, Any]:

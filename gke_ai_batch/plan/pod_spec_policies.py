@@ -27,7 +27,8 @@ pods would be refused is refused itself:
   refuses hostPath only; the kubelet mounts nfs, iscsi, cephfs, glusterfs, rbd and the other in-tree network
   volumes from the node's own network, outside the namespace's NetworkPolicy.
 
-Each binding selects team namespaces and matches every requester (a controller's pods are the member's template).
+Each binding selects team namespaces and matches every requester (a controller's pods are the member's template),
+but the affinity policy leaves out the pods the controller manager creates (CONTROLLERS_POD).
 An update that adds nothing refused passes, so objects made before a bound was lowered still take their
 controllers' finalizer and status-driven updates.
 """
@@ -105,8 +106,18 @@ def _away(o: str) -> str:
             ".filter(l, l.size() > 0).map(l, l[0])")
 
 
+# A pod the controller manager creates from a template (its controllers run as kube-system service accounts with
+# --use-service-account-credentials): the template was judged when the member wrote it, and what the pod adds comes
+# from webhooks. JobSet's exclusive placement adds a required affinity and anti-affinity with `namespaceSelector:
+# {}` on the exclusive-topology key to every leader pod (jobset v0.12.0 pkg/webhooks/pod_webhook.go
+# `setExclusiveAffinities`): one JobSet per node pool across namespaces, which the sandbox's real API server showed
+# this policy refusing (every multislice JobSet's pods, FailedCreate). A member cannot act as those accounts.
+CONTROLLERS_POD = ("request.resource.resource == 'pods' && has(request.userInfo.username) && "
+                   "request.userInfo.username.startsWith('system:serviceaccount:kube-system:')")
+
+
 def affinity_namespaces_policy() -> tuple[Manifest, Manifest]:
-    """No pod affinity or anti-affinity term selects another namespace."""
+    """No pod affinity or anti-affinity term a member writes selects another namespace."""
     return _policy(AFFINITY_NAMESPACES, _rules(POD_MAKERS, ["CREATE", "UPDATE"]), [
         {"name": "away", "expression": _away("object")},
         {"name": "oldAway", "expression": f"{_UPDATE} ? {_away('oldObject')} : []"},
@@ -117,7 +128,7 @@ def affinity_namespaces_policy() -> tuple[Manifest, Manifest]:
                               "zone, a region) where an existing pod has a required anti-affinity term selecting "
                               "it, so a term reaching other namespaces would keep other teams\\' pods out; drop ' "
                               "+ variables.away[0]", "reason": "Forbidden"},
-    ])
+    ], conditions=[{"name": "not-a-controllers-pod", "expression": f"!({CONTROLLERS_POD})"}])
 
 
 _ALLOWED_VOLUME = " || ".join(
