@@ -119,6 +119,34 @@ def test_a_plain_pods_own_topology_annotation_is_read():
                                   "flavor h200-res"
 
 
+def test_topology_aware_scheduling_leaves_out_gpu_nodes_a_template_does_not_tolerate():
+    """GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule; the API server's ExtendedResourceToleration adds the
+    toleration to a pod, not to a JobSet's template, and Kueue's TAS filters nodes by the template's tolerations.
+    The sandbox left h200-nccl pending with these words until the example stated the toleration."""
+    docs = yaml.safe_load_all((ROOT / "examples" / "workloads" / "prod.yaml").read_text())
+    nccl = next(d for d in docs if d["metadata"].get("name") == "h200-nccl")
+    assert judged("prod", nccl).startswith("admitted: training-gpudirect/h200-nccl -> ClusterQueue training, pod set "
+                                           "worker: flavor h200-res")
+    del nccl["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["tolerations"]
+    assert judged("prod", nccl) == (
+        "refused: training-gpudirect/h200-nccl: Kueue: couldn't assign flavors to pod set worker: topology "
+        '"gke-block-subblock-host-hostname" doesn\'t allow to fit any of 2 pod(s). Total nodes: 2; excluded: taint '
+        '"nvidia.com/gpu=present:NoSchedule": 2')
+
+
+def test_a_pod_requesting_gpus_tolerates_their_taint_as_the_api_server_makes_it():
+    """ExtendedResourceToleration adds the toleration to the pod itself before Kueue builds its PodSet."""
+    docs = yaml.safe_load_all((ROOT / "examples" / "workloads" / "prod.yaml").read_text())
+    nccl = next(d for d in docs if d["metadata"].get("name") == "h200-nccl")
+    template = nccl["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    spec = {k: v for k, v in template["spec"].items() if k != "tolerations"}
+    pod = {"apiVersion": "v1", "kind": "Pod", "spec": spec,
+           "metadata": {"name": "p", "namespace": "training-gpudirect", "labels": nccl["metadata"]["labels"],
+                        "annotations": dict(template["metadata"]["annotations"])}}
+    assert judged("prod", pod) == "admitted: training-gpudirect/p -> ClusterQueue training, pod set main: " \
+                                  "flavor h200-res"
+
+
 # --- the owner chain (jobframework FindAncestorJobManagedByKueue) -----------------------------------------------
 
 def owned(kind: str, name: str, uid: str, owner: dict | None = None, **labels: str) -> dict:

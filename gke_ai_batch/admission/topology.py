@@ -20,6 +20,7 @@ from gke_ai_batch.model.pool_facts import PoolFacts
 from gke_ai_batch.model.topologies import DOMAIN_NODES
 from gke_ai_batch.vocabulary import Obj
 
+from .matching import untolerated_taint
 from .results import PodSet, PodSetAssignment
 
 if TYPE_CHECKING:
@@ -89,10 +90,11 @@ def slice_request(ps: PodSet, levels: Sequence[str]) -> tuple[str | None, int, s
 
 
 def fit_reason(topology: str, level: str, ps: PodSet, per_node_fit: int, nodes: int,
-               slice_level: str | None = None, slice_size: int = 1) -> str | None:
+               slice_level: str | None = None, slice_size: int = 1, excluded: int = 0) -> str | None:
     """Whether one domain of the required `level` holds all of the pod set's slices (each in one domain of
-    `slice_level`), in Kueue's words (`notFitMessage`: slices, or pods when a slice is one pod)."""
-    if nodes == 0:
+    `slice_level`), in Kueue's words (`notFitMessage`: slices, or pods when a slice is one pod). `excluded`: the
+    nodes of the flavor the pod set cannot use; with none left, the domains exist but hold nothing."""
+    if nodes == 0 and not excluded:
         return f"no topology domains at level: {level}"
     per_domain = per_node_fit * _domain_nodes(level, nodes)
     if slice_level is None:
@@ -131,12 +133,38 @@ def topology_reason(cluster: Cluster, pod_sets: Sequence[PodSet],
         flavor, levels = next(((f, levels) for f, levels in tas if levels), (None, None))
         if not level or flavor is None or levels is None:
             continue
-        pools = cluster.pools_behind(flavor)
-        nodes = sum(existing_nodes(p) for p in pools)
-        fits = min((per_node_fit(ps, p) for p in pools), default=0)
-        topology = str(((cluster.get("ResourceFlavor", flavor) or {}).get("spec") or {}).get("topologyName"))
+        spec = (cluster.get("ResourceFlavor", flavor) or {}).get("spec") or {}
+        usable, excluded = _by_taints(cluster.pools_behind(flavor), [*(ps.spec.get("tolerations") or []),
+                                                                     *(spec.get("tolerations") or [])])
+        nodes = sum(existing_nodes(p) for p in usable)
+        fits = min((per_node_fit(ps, p) for p in usable), default=0)
         slice_level, slice_size, reason = slice_request(ps, levels)
-        reason = reason or fit_reason(topology, level, ps, fits, nodes, slice_level, slice_size)
+        reason = reason or fit_reason(str(spec.get("topologyName")), level, ps, fits, nodes, slice_level, slice_size,
+                                      sum(excluded.values()))
         if reason:
-            return f"couldn't assign flavors to pod set {ps.name}: {reason}"
+            return f"couldn't assign flavors to pod set {ps.name}: {reason}{_exclusions(nodes, excluded)}"
     return None
+
+
+def _by_taints(pools: Sequence[PoolFacts], tolerations: Sequence[Obj]) -> tuple[list[PoolFacts], dict[str, int]]:
+    """The pools whose nodes the pod set tolerates, and the nodes of the others by the taint that keeps it off
+    (Kueue's TAS filters nodes by the pod set's and the flavor's tolerations: tas_flavor_snapshot.go, its
+    exclusion stats counted per `Taint.ToString()`, `key=value:Effect`)."""
+    usable: list[PoolFacts] = []
+    excluded: dict[str, int] = {}
+    for pool in pools:
+        taint = untolerated_taint(pool.taints, tolerations)
+        if taint is None:
+            usable.append(pool)
+        else:
+            text = f"{taint['key']}{'=' + taint['value'] if taint.get('value') else ''}:{taint['effect']}"
+            excluded[text] = excluded.get(text, 0) + existing_nodes(pool)
+    return usable, {k: n for k, n in excluded.items() if n}
+
+
+def _exclusions(usable: int, excluded: dict[str, int]) -> str:
+    """`notFitMessage`'s suffix: `. Total nodes: N; excluded: taint "k=v:NoSchedule": n`."""
+    if not excluded:
+        return ""
+    reasons = ", ".join(sorted(f'taint "{taint}": {n}' for taint, n in excluded.items()))
+    return f". Total nodes: {usable + sum(excluded.values())}; excluded: {reasons}"

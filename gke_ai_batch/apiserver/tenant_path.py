@@ -58,9 +58,11 @@ from gke_ai_batch.vocabulary import Obj
 
 from .access import StackAccess
 from .cel_policies import evaluate
+from .controller_users import pod_maker
 from .cron_jobs import CONTROLLER as CRON_JOB_CONTROLLER
 from .cron_jobs import CRON_JOB, job_of
 from .deletes import KUBECTL, delete_effect
+from .extended_tolerations import with_extended_tolerations
 from .external_ips import DENIED as EXTERNAL_IPS_DENIED
 from .external_ips import PLUGIN as EXTERNAL_IPS_PLUGIN
 from .external_ips import adds_external_ips
@@ -175,6 +177,7 @@ class TenantPath:
         given = obj
         if old is None:
             obj = mutate(self.mutating, self.mutating_bindings, obj, self.namespaces.get(ns), self._member(team))
+            obj = with_extended_tolerations(obj) if kind == "Pod" else obj
         mutated = old is None or kind in MUTATED_ON_UPDATE
         if mutated and (missing := self._missing_owner(obj, kind, ns, objects or {})):
             return Passage(kind, ns, name, KUEUE_WEBHOOK, missing)
@@ -369,8 +372,9 @@ class TenantPath:
         an update of a template changes no running pod, so only a create's are judged)."""
         pods = [self._pod(ns, meta, spec, obj) for _, meta, spec in pod_specs_of(obj)
                 if obj.get("kind") != "Pod" and old is None]
+        maker = pod_maker(str(obj.get("kind")))
         return (self._policy_denial(obj, ns, self._member(team), old, ""),
-                next((d for d in (self._policy_denial(p, ns, None, None, "its pods: ") for p in pods) if d[0]),
+                next((d for d in (self._policy_denial(p, ns, maker, None, "its pods: ") for p in pods) if d[0]),
                      NO_LAYER))
 
     def _policy_denial(self, candidate: Obj | None, ns: str, user: Obj | None, before: Obj | None, whose: str,

@@ -99,6 +99,7 @@ class PoolFacts(PoolCapacity):
     total_autoscaling: bool
     node_labels: dict[str, str]
     scratch_ssds: int = 0  # local SSDs given to the pods as ephemeral storage
+    node_taints: tuple[dict[str, str], ...] = ()  # the pool's own taints (nodeConfig.taints), in Kubernetes' terms
 
     @property
     def slice_vms(self) -> int:
@@ -115,6 +116,13 @@ class PoolFacts(PoolCapacity):
         if self.kind in (PoolKind.TPU, PoolKind.GPU) and self.resource:
             return {"key": self.resource, "value": "present", "effect": "NoSchedule"}
         return None
+
+    @property
+    def taints(self) -> tuple[dict[str, str], ...]:
+        """Every taint its nodes carry: GKE's accelerator and queued-provisioning taints, then the pool's own."""
+        gke = [t for t in (self.accelerator_taint,) if t] + ([dict(QUEUED_TAINT)]
+                                                            if self.capacity == Capacity.QUEUED else [])
+        return (*gke, *self.node_taints)
 
     @property
     def zone_nodes(self) -> int:
@@ -179,6 +187,10 @@ def gpu_devices(accelerator: Mapping[str, Any]) -> int:
     return gpus * (catalog.devices_per_gpu(g, accelerator.get("gpuPartitionSize"), clients) if g else clients)
 
 
+# GKE's taint effect names (NodeTaint.Effect) in Kubernetes' words.
+KUBERNETES_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
+
+
 def pool_facts(props: Mapping[str, Any], cluster_zones: Sequence[str] = ()) -> PoolFacts:
     """A pool without nodeLocations has its cluster's node zones (a regional cluster's pool spans them)."""
     nc = props.get("nodeConfig") or {}
@@ -214,4 +226,6 @@ def pool_facts(props: Mapping[str, Any], cluster_zones: Sequence[str] = ()) -> P
         min_nodes=auto.get("totalMinNodeCount" if total else "minNodeCount"),
         max_nodes=auto.get("totalMaxNodeCount" if total else "maxNodeCount"),
         total_autoscaling=total, node_labels=labels,
-        scratch_ssds=(nc.get("ephemeralStorageLocalSsdConfig") or {}).get("localSsdCount") or 0)
+        scratch_ssds=(nc.get("ephemeralStorageLocalSsdConfig") or {}).get("localSsdCount") or 0,
+        node_taints=tuple({**t, "effect": KUBERNETES_EFFECTS.get(t.get("effect", ""), t.get("effect", ""))}
+                          for t in nc.get("taints") or []))

@@ -13,6 +13,7 @@ from gke_ai_batch.model.cluster_config import DNS_ENDPOINT_REASON_LABEL
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.gpudirect import AUTO_PROFILE
+from gke_ai_batch.model.pool_facts import KUBERNETES_EFFECTS
 from gke_ai_batch.model.words import shorten
 from gke_ai_batch.plan.compute_classes import auto_provisioning, plan_compute_classes
 from gke_ai_batch.plan.identity import node_identity
@@ -301,7 +302,7 @@ def _disks(p: PoolPlan) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v is not None}
 
 
-TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+TAINT_EFFECTS = {k8s: gke for gke, k8s in KUBERNETES_EFFECTS.items()}
 
 
 def _taints(p: PoolPlan) -> dict[str, Any]:

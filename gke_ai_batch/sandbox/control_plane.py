@@ -25,9 +25,13 @@ CONTROLLER_MANAGER = Port(20257, "the sandbox's kube-controller-manager")
 SCHEDULER = Port(20259, "the sandbox's kube-scheduler")
 PORTS = [ETCD, ETCD_PEER, APISERVER, CONTROLLER_MANAGER, SCHEDULER]
 
+# ExtendedResourceToleration as GKE runs it: GKE taints GPU nodes nvidia.com/gpu:NoSchedule "and automatically
+# applies corresponding tolerations to Pods requesting GPUs by running the ExtendedResourceToleration admission
+# controller" (GKE's GPU page, as kserve's docs/samples/accelerators quote it); without it Kueue's topology-aware
+# scheduling found every GPU node's taint untolerated and left TAS workloads pending.
 ADMISSION_PLUGINS = ("NamespaceLifecycle,LimitRanger,ServiceAccount,PodSecurity,Priority,DefaultTolerationSeconds,"
-                     "ResourceQuota,RuntimeClass,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,"
-                     "ValidatingAdmissionPolicy,DenyServiceExternalIPs")
+                     "ExtendedResourceToleration,ResourceQuota,RuntimeClass,MutatingAdmissionWebhook,"
+                     "ValidatingAdmissionWebhook,ValidatingAdmissionPolicy,DenyServiceExternalIPs")
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import ZONE_LABEL, Obj
 
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"  # GKE's label of a node's pool
+NOT_READY_TAINT = "node.kubernetes.io/not-ready"  # the API server's TaintNodesByCondition puts it on a new node
 REGION_LABEL = "topology.kubernetes.io/region"
 MAX_PODS = "110"  # GKE Standard's default maximum pods per node
 BOOT_DISK_GB = 100  # GKE's default boot disk size, the node's ephemeral storage without local SSDs
@@ -45,9 +46,8 @@ def _nodes(plan: PoolPlan) -> Iterator[Obj]:
         labels = {**facts.node_labels, **_topology_labels(plan, name, i), "kubernetes.io/hostname": name,
                   NODE_POOL_LABEL: plan.name, "node.kubernetes.io/instance-type": plan.machine_type,
                   ZONE_LABEL: zone, REGION_LABEL: zone.rsplit("-", 1)[0]}
-        gke = [facts.accelerator_taint] if facts.accelerator_taint else []
         yield {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
-               "spec": {"taints": [*gke, *map(dict, plan.taints)]},
+               "spec": {"taints": [dict(t) for t in facts.taints]},
                "status": {"capacity": _resources(plan, facts), "allocatable": _resources(plan, facts),
                           "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                                           "lastHeartbeatTime": now, "lastTransitionTime": now}]}}

@@ -15,10 +15,10 @@ from gke_ai_batch.plan.platform import Platform, build_platform
 
 from . import control_plane, controllers
 from .build import ensure_binaries
-from .controllers import apply
+from .controllers import apply, kubectl
 from .errors import SandboxError
 from .gke_crds import gke_crds
-from .nodes import node_manifests
+from .nodes import NOT_READY_TAINT, node_manifests
 from .pki import make_pki
 from .processes import State, check_free, stop_all
 
@@ -93,10 +93,14 @@ def _deploy(stack: StackFile, paths: control_plane.Paths, say: Say) -> None:
 
 
 def _register_nodes(paths: control_plane.Paths, platform: Platform, say: Say) -> None:
-    """After the deploy: the provider waits for a DaemonSet's pods to be ready, which no kubelet makes them."""
+    """After the deploy: the provider waits for a DaemonSet's pods to be ready, which no kubelet makes them. The API
+    server's TaintNodesByCondition admission taints a new node not-ready until the node-lifecycle controller sees
+    its kubelet report Ready (plugin/pkg/admission/nodetaint); with neither in the sandbox, it lifts that taint."""
     nodes = node_manifests(platform.pools)
     say(f"registering {len(nodes)} Node objects for the nodes the pools have at rest (no kubelet runs them)")
     apply(paths, nodes)
+    if nodes:
+        kubectl(paths, "taint", "nodes", "--all", f"{NOT_READY_TAINT}:NoSchedule-")
 
 
 def stop(root: Path) -> list[str]:
