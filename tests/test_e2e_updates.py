@@ -47,3 +47,18 @@ def test_the_api_servers_defaults_are_not_a_change_and_kueues_are():
     assert within([container], [defaulted])
     assert not within([{"name": "kueue.x-k8s.io/admission"}, {"name": "t"}], [{"name": "t"}])
     assert not within(True, False)
+
+
+def test_a_workload_kueue_cannot_write_a_reason_for_is_pending(monkeypatch):
+    """dev's research/gpu-grab asks for GPUs its ClusterQueue does not cover: Kueue 0.19.2 writes an empty condition
+    reason, the Workload CRD refuses it, and the Workload stays without conditions. That is pending, as `make
+    admit` says ("resource nvidia.com/gpu unavailable in ClusterQueue"), not "no Workload"."""
+    from gke_ai_batch.sandbox import e2e_play
+
+    class Cluster:
+        def items(self, namespace, kinds):
+            return [{"kind": "Workload", "metadata": {"uid": "wl", "ownerReferences": [{"uid": "job"}]}}]
+
+    monkeypatch.setattr(e2e_play, "BOUND", 0.01)
+    job = {"kind": "Job", "metadata": {"namespace": "research", "uid": "job"}}
+    assert e2e_play.outcome(Cluster(), job) == ("pending", e2e_play.UNWRITTEN)

@@ -138,6 +138,11 @@ def within(given: Any, held: Any) -> bool:
 
 
 NOTHING = "no Workload and no pod within the bound"
+# A Workload Kueue does not reserve quota for, whose reason it cannot write: Kueue 0.19.2's scheduler gives a
+# resource its ClusterQueue does not cover ("resource nvidia.com/gpu unavailable in ClusterQueue") an empty
+# condition reason, which the Workload CRD refuses (`conditions[0].reason in body should be at least 1 chars
+# long`, in the manager's log), so the Workload stays without a QuotaReserved condition until the bound.
+UNWRITTEN = "a Workload with no QuotaReserved condition within the bound (Kueue could not write its reason)"
 
 
 def at(obj: Any, path: str) -> Any:
@@ -184,6 +189,8 @@ def outcome(kc: Kubectl, obj: Obj) -> tuple[str, str]:
             state = (PENDING, "; ".join(str(c.get("message", "")) for c in conditions if c.get("status") == "False"))
             if time.monotonic() - pending_since >= SETTLE:
                 return state
+        elif workloads:
+            state = (PENDING, UNWRITTEN)
         time.sleep(1)
     return state
 
