@@ -703,8 +703,9 @@ def of_kind(kind: str, name: str, **pod_spec) -> dict:
     if kind == "Job":
         return template
     if kind == "CronJob":
+        job_template = {"metadata": {"labels": template["metadata"]["labels"]}, "spec": template["spec"]}
         return {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": name, "namespace": "research"},
-                "spec": {"schedule": "0 3 * * *", "jobTemplate": template}}
+                "spec": {"schedule": "0 3 * * *", "jobTemplate": job_template}}
     if kind == "JobSet":
         return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": template["metadata"],
                 "spec": {"replicatedJobs": [{"name": "r", "replicas": 1, "template": {"spec": template["spec"]}}]}}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -66,10 +67,22 @@ class Kubectl:
         found = answer.objects() if answer.ok else []
         return found[0] if found else None
 
-    def delete(self, obj: Obj) -> Answer:
-        """Deleted with what it owns (foreground), waited for: the quota it used is free for the next case."""
-        return self.run(["delete", "-f", "-", "--ignore-not-found", "--cascade=foreground", "--wait",
-                         "--timeout=90s"], obj)
+    def delete(self, obj: Obj, timeout: float = 90) -> Answer:
+        """Deleted with what it owns (foreground), waited for: the quota it used is free for the next case. A pod
+        the scheduler bound to a node waits for that node's kubelet to confirm it stopped, and no kubelet runs in
+        the sandbox: its terminating pods are removed at once (`--grace-period=0 --force`), as a kubelet would
+        after the pod's grace period."""
+        answer = self.run(["delete", "-f", "-", "--ignore-not-found", "--cascade=foreground", "--wait=false"], obj)
+        namespace = str((obj.get("metadata") or {}).get("namespace") or "")
+        deadline = time.monotonic() + timeout
+        while answer.ok and self.get(obj) is not None and time.monotonic() < deadline:
+            stopping = [p["metadata"]["name"] for p in self.items(namespace, "pods")
+                        if p["metadata"].get("deletionTimestamp")] if namespace else []
+            if stopping:
+                self.run(["delete", "pods", "-n", namespace, "--grace-period=0", "--force", "--ignore-not-found",
+                          *stopping])
+            time.sleep(1)
+        return answer
 
     def items(self, namespace: str, kinds: str) -> list[Obj]:
         answer = self.run(["get", kinds, "-n", namespace, "-o", "json"])

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 from gke_ai_batch.admission.topology import existing_nodes
 from gke_ai_batch.model.disks import scratch_bytes
@@ -22,7 +23,7 @@ from gke_ai_batch.model.pool_facts import PoolFacts, pool_facts
 from gke_ai_batch.model.topologies import DOMAIN_NODES, HOST, HOSTNAME, SHORT_NAMES
 from gke_ai_batch.plan.gke_inputs import engine_form, node_pool_inputs
 from gke_ai_batch.plan.pools import PoolPlan
-from gke_ai_batch.vocabulary import ZONE_LABEL, Obj
+from gke_ai_batch.vocabulary import ZONE_LABEL
 
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"  # GKE's label of a node's pool
 NOT_READY_TAINT = "node.kubernetes.io/not-ready"  # the API server's TaintNodesByCondition puts it on a new node
@@ -31,11 +32,11 @@ MAX_PODS = "110"  # GKE Standard's default maximum pods per node
 BOOT_DISK_GB = 100  # GKE's default boot disk size, the node's ephemeral storage without local SSDs
 
 
-def node_manifests(pools: Iterable[PoolPlan]) -> list[Obj]:
+def node_manifests(pools: Iterable[PoolPlan]) -> list[dict[str, Any]]:
     return [node for plan in pools for node in _nodes(plan)]
 
 
-def _nodes(plan: PoolPlan) -> Iterator[Obj]:
+def _nodes(plan: PoolPlan) -> Iterator[dict[str, Any]]:
     facts = pool_facts(engine_form(node_pool_inputs(plan, {})), plan.zones)
     count = existing_nodes(facts)
     zones = facts.zones or ("",)
