@@ -689,7 +689,7 @@ def training_slice_job(name: str, **pod_spec) -> dict:
                containers=resources(requests={"cpu": "8", "memory": "32Gi", TPU: 4}, limits={TPU: 4}), **pod_spec)
 
 
-def tpu_jobset(name: str, **pod_spec) -> dict:
+def slice_jobset(name: str, **pod_spec) -> dict:
     j = training_slice_job(name, **pod_spec)
     return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": j["metadata"],
             "spec": {"replicatedJobs": [{"name": "slice", "replicas": 1, "template": {"spec": j["spec"]}}]}}
@@ -732,7 +732,7 @@ def test_a_pod_cannot_keep_its_nodes_for_30_days_after_kueue_stops_it(kind):
 
 
 def test_a_600s_checkpoint_jobset_is_admitted():
-    assert verdict("prod", tpu_jobset("checkpoint", terminationGracePeriodSeconds=600)) == (
+    assert verdict("prod", slice_jobset("checkpoint", terminationGracePeriodSeconds=600)) == (
         "admitted: training/checkpoint -> ClusterQueue training, pod set slice: flavor v5p-res")
 
 
@@ -744,9 +744,9 @@ def test_a_team_block_sets_its_grace_bound():
     (ns,) = [r.inputs for r in by_type(regs, ":Namespace") if r.inputs["metadata"]["name"] == "training"]
     assert ns["metadata"]["annotations"]["gke-ai-batch.io/termination-grace"] == "3600"
     path = TenantPath((manifest_of(r) for r in regs if is_manifest(r)), cluster_of(regs))
-    assert describe(path.judge(tpu_jobset("hour", terminationGracePeriodSeconds=3600))) == (
+    assert describe(path.judge(slice_jobset("hour", terminationGracePeriodSeconds=3600))) == (
         "admitted: training/hour -> ClusterQueue training, pod set slice: flavor v5p-res")
-    assert describe(path.judge(tpu_jobset("two", terminationGracePeriodSeconds=7200))) == (
+    assert describe(path.judge(slice_jobset("two", terminationGracePeriodSeconds=7200))) == (
         "refused: training/two: " + GRACE.format(3600, 3600, 7200).replace("namespace research", "namespace training"))
 
 
@@ -855,7 +855,7 @@ def test_gcs_fuse_and_the_restricted_volume_types_are_admitted():
                                         "volumeAttributes": {"bucketName": "datasets"}}},
                {"name": "scratch", "emptyDir": {}}, {"name": "conf", "configMap": {"name": "c"}},
                {"name": "token", "projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}}]
-    assert verdict("prod", tpu_jobset("fuse", volumes=volumes)) == (
+    assert verdict("prod", slice_jobset("fuse", volumes=volumes)) == (
         "admitted: training/fuse -> ClusterQueue training, pod set slice: flavor v5p-res")
 
 
