@@ -53,9 +53,10 @@ report: $(PLANNING)  ## make report STACK=<name|path> [BASE=<git ref>]: out/<sta
 
 # WORKLOAD's default (every sample) is left out when DELETE is given and WORKLOAD is not.
 admit_workload = $(if $(and $(DELETE),$(filter file,$(origin WORKLOAD))),,$(WORKLOAD))
-admit: $(PLANNING)  ## make admit STACK=<name|path> WORKLOAD=<file or folder> [OLD=<file> [SCALE=1]] [DELETE=<file> [PROPAGATION=Orphan|Background|Foreground|none|orphanDependents]]: would Kueue admit each workload (OLD: the objects as they are, so those in both are updates; SCALE: through /scale; DELETE: objects a member deletes first, as kubectl delete sends it unless PROPAGATION says)?
+admit: $(PLANNING)  ## make admit STACK=<name|path> WORKLOAD=<file or folder> [OLD=<file> [SCALE=1]] [DELETE=<file> [PROPAGATION=Orphan|Background|Foreground|none|orphanDependents] [GRACE=<seconds>]]: would Kueue admit each workload (OLD: the objects as they are, so those in both are updates; SCALE: through /scale; DELETE: objects a member deletes first, as kubectl delete sends it unless PROPAGATION or GRACE, its --grace-period, says)?
 	$(PY) -m gke_ai_batch.offline.admit $(STACK) $(admit_workload) $(if $(OLD),--old $(OLD)) $(if $(SCALE),--scale) \
-	  $(if $(DELETE),--delete $(DELETE)) $(if $(PROPAGATION),--propagation $(PROPAGATION))
+	  $(if $(DELETE),--delete $(DELETE)) $(if $(PROPAGATION),--propagation $(PROPAGATION)) \
+	  $(if $(GRACE),--grace-period $(GRACE))
 
 admit-all: $(PLANNING)  ## every sample workload against the stack it is named after
 	@for f in examples/workloads/*.yaml; do s=$$(basename $$f .yaml); $(PY) -m gke_ai_batch.offline.admit $$s $$f || exit 1; done

@@ -53,6 +53,8 @@ class Team(pulumi.ComponentResource):
                       for m in t.hold_manifests]
         self.no_orphans = [declare(f"{name}-no-orphans-{_HOLD_SUFFIX[m['kind']]}", m,
                                    pulumi.ResourceOptions(parent=self)) for m in t.orphan_manifests]
+        self.delete_grace = [declare(f"{name}-delete-grace-{_HOLD_SUFFIX[m['kind']]}", m,
+                                     pulumi.ResourceOptions(parent=self)) for m in t.delete_grace_manifests]
         self.register_outputs({"namespaces": list(t.namespaces), "localQueue": t.local_queue,
                                "localQueues": [lq for lq, _ in t.local_queues]})
 

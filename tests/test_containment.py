@@ -635,6 +635,55 @@ def test_rbac_refuses_a_delete_the_team_may_not_do(obj, line):
     assert deletion(obj) == line
 
 
+DELETE_GRACE = ("refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-delete-grace-research: namespace "
+                "research gives a pod at most 600 s to stop (teams[].max_termination_grace): a pod deleted with a "
+                "longer grace period keeps its node all that time, while its Job counts it gone and makes another, "
+                "which Kueue's quota holds instead; delete with --grace-period=600 or less, not {}")
+
+
+def running_pod(name: str = "worker-0", **spec) -> dict:
+    """A pod of a research Job, as it is on the cluster: on a node."""
+    return pod("research", name, nodeName="gke-prod-v5p-node-1", containers=[container({TPU: "4"})], **spec)
+
+
+def test_a_member_cannot_delete_a_pod_with_a_30_day_grace_period():
+    """Attack (issue 47): `kubectl delete pod --grace-period=2592000` overrides the pod spec's bounded grace (the
+    pod strategy's CheckGracefulDelete); the Job counts the terminating pod gone and makes another, which Kueue's
+    quota holds, while the first keeps its v5p node for 30 days."""
+    assert deletion(running_pod(), {"propagationPolicy": "Background", "gracePeriodSeconds": 2592000}) == (
+        DELETE_GRACE.format("worker-0", 2592000))
+
+
+@pytest.mark.parametrize("obj, options, line", [
+    (running_pod(), None, "deleted: research/worker-0 (Pod): it has 30 s to stop, then is removed"),
+    (running_pod(), {"gracePeriodSeconds": 600}, "deleted: research/worker-0 (Pod): it has 600 s to stop, then is "
+                                                 "removed"),
+    (running_pod(terminationGracePeriodSeconds=3600), {"gracePeriodSeconds": 3600},
+     "deleted: research/worker-0 (Pod): it has 3600 s to stop, then is removed"),
+    (running_pod(terminationGracePeriodSeconds=3600), {}, "deleted: research/worker-0 (Pod): it has 3600 s to stop, "
+                                                          "then is removed"),
+    (pod("research", "pending"), {"gracePeriodSeconds": 2592000}, "deleted: research/pending (Pod): it is on no node "
+                                                                  "or has finished: the API server removes it at "
+                                                                  "once (grace period 0)"),
+    (tpu_job(), {"propagationPolicy": "Background", "gracePeriodSeconds": 2592000},
+     "deleted: research/train (Job): Background: it is removed, and the garbage collector deletes its pods and its "
+     "Workload; Kueue releases the Workload's quota"),
+], ids=["kubectl", "at-the-bound", "made-before-the-bound", "own-grace-before-the-bound", "unscheduled", "job"])
+def test_a_delete_within_the_bound_or_the_pods_own_grace_passes(obj, options, line):
+    """A pod made before the bound was lowered keeps what it was given (the API server fills a DELETE's grace period
+    from the pod spec before admission); an unscheduled pod is removed at once whatever is asked; a Job is not
+    deleted gracefully, and the garbage collector deletes its pods with no grace period of the Job's."""
+    assert deletion(obj, options) == line
+
+
+def test_the_controllers_still_delete_pods_with_any_grace():
+    from .test_escape import tenant_path
+    path = tenant_path("prod")
+    kubelet = {"username": "system:node:gke-prod-v5p-node-1", "groups": ["system:nodes", "system:authenticated"]}
+    assert evaluate(path.policies, path.bindings, None, path.namespaces["research"], "DELETE", kubelet,
+                    running_pod(), options={"gracePeriodSeconds": 2592000}) == []
+
+
 # --- make admit DELETE= [PROPAGATION=] ------------------------------------------------------------------------------
 
 def admit_cli(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -656,6 +705,17 @@ def test_make_admit_judges_the_deletes_first_then_the_creates_in_file_order(tmp_
         "created: research/web (Service)"]
 
 
+def test_make_admit_grace_is_the_deletes_grace_period(tmp_path):
+    """GRACE= is kubectl delete's --grace-period, sent with every delete of the file."""
+    (tmp_path / "deletes.yaml").write_text(yaml.safe_dump_all([running_pod(), tpu_job()]))
+    r = admit_cli(tmp_path, "--delete", str(tmp_path / "deletes.yaml"), "--grace-period", "2592000")
+    assert (r.returncode, r.stderr) == (1, "")
+    assert r.stdout.splitlines() == [
+        DELETE_GRACE.format("worker-0", 2592000),
+        "deleted: research/train (Job): Background: it is removed, and the garbage collector deletes its pods and its "
+        "Workload; Kueue releases the Workload's quota"]
+
+
 @pytest.mark.parametrize("args, error", [
     (["--delete", "{dir}/missing.yaml"], "error: DELETE={dir}/missing.yaml: No such file or directory"),
     (["--delete", "{dir}/deletes.yaml", "--propagation", "orphan"],
@@ -664,7 +724,13 @@ def test_make_admit_judges_the_deletes_first_then_the_creates_in_file_order(tmp_
      "DELETE without options), or orphanDependents (the deprecated orphanDependents: true)"),
     (["{dir}/deletes.yaml", "--propagation", "Orphan"],
      "error: PROPAGATION=Orphan says how deletes propagate, and no DELETE file is given: add DELETE=<file>"),
-], ids=["missing-file", "unknown-propagation", "propagation-without-delete"])
+    (["--delete", "{dir}/deletes.yaml", "--grace-period", "30d"],
+     "error: GRACE=30d: not a grace period; give whole seconds, 0 or more (gracePeriodSeconds, as kubectl delete "
+     "--grace-period sends it)"),
+    (["{dir}/deletes.yaml", "--grace-period", "60"],
+     "error: GRACE=60 says how long a deleted pod has to stop, and no DELETE file is given: add DELETE=<file>"),
+], ids=["missing-file", "unknown-propagation", "propagation-without-delete", "grace-not-seconds",
+        "grace-without-delete"])
 def test_bad_delete_arguments_are_one_error_and_nothing_judged(tmp_path, args, error):
     (tmp_path / "deletes.yaml").write_text(yaml.safe_dump(tpu_job()))
     r = admit_cli(tmp_path, *(a.format(dir=tmp_path) for a in args))
@@ -673,11 +739,11 @@ def test_bad_delete_arguments_are_one_error_and_nothing_judged(tmp_path, args, e
 
 def test_make_admit_with_delete_alone_judges_no_sample_workload():
     """WORKLOAD defaults to every sample: with DELETE= and no WORKLOAD=, only the deletes are judged."""
-    made = subprocess.run(["make", "-n", "admit", "STACK=prod", "DELETE=d.yaml", "PROPAGATION=Orphan"], cwd=ROOT,
-                          capture_output=True, text=True, check=True).stdout
+    made = subprocess.run(["make", "-n", "admit", "STACK=prod", "DELETE=d.yaml", "PROPAGATION=Orphan", "GRACE=60"],
+                          cwd=ROOT, capture_output=True, text=True, check=True).stdout
     (command,) = [line for line in made.replace("\\\n", " ").splitlines() if "offline.admit" in line]
     assert command.split()[1:] == ["-m", "gke_ai_batch.offline.admit", "prod", "--delete", "d.yaml", "--propagation",
-                                   "Orphan"]
+                                   "Orphan", "--grace-period", "60"]
 
 
 # --- issue 47: grace that outlives the stop, affinity across namespaces, scrapes and volumes ------------------
@@ -689,7 +755,7 @@ def training_slice_job(name: str, **pod_spec) -> dict:
                containers=resources(requests={"cpu": "8", "memory": "32Gi", TPU: 4}, limits={TPU: 4}), **pod_spec)
 
 
-def tpu_jobset(name: str, **pod_spec) -> dict:
+def slice_jobset(name: str, **pod_spec) -> dict:
     j = training_slice_job(name, **pod_spec)
     return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": j["metadata"],
             "spec": {"replicatedJobs": [{"name": "slice", "replicas": 1, "template": {"spec": j["spec"]}}]}}
@@ -733,7 +799,7 @@ def test_a_pod_cannot_keep_its_nodes_for_30_days_after_kueue_stops_it(kind):
 
 
 def test_a_600s_checkpoint_jobset_is_admitted():
-    assert verdict("prod", tpu_jobset("checkpoint", terminationGracePeriodSeconds=600)) == (
+    assert verdict("prod", slice_jobset("checkpoint", terminationGracePeriodSeconds=600)) == (
         "admitted: training/checkpoint -> ClusterQueue training, pod set slice: flavor v5p-res")
 
 
@@ -745,9 +811,9 @@ def test_a_team_block_sets_its_grace_bound():
     (ns,) = [r.inputs for r in by_type(regs, ":Namespace") if r.inputs["metadata"]["name"] == "training"]
     assert ns["metadata"]["annotations"]["gke-ai-batch.io/termination-grace"] == "3600"
     path = TenantPath((manifest_of(r) for r in regs if is_manifest(r)), cluster_of(regs))
-    assert describe(path.judge(tpu_jobset("hour", terminationGracePeriodSeconds=3600))) == (
+    assert describe(path.judge(slice_jobset("hour", terminationGracePeriodSeconds=3600))) == (
         "admitted: training/hour -> ClusterQueue training, pod set slice: flavor v5p-res")
-    assert describe(path.judge(tpu_jobset("two", terminationGracePeriodSeconds=7200))) == (
+    assert describe(path.judge(slice_jobset("two", terminationGracePeriodSeconds=7200))) == (
         "refused: training/two: " + GRACE.format(3600, 3600, 7200).replace("namespace research", "namespace training"))
 
 
@@ -856,7 +922,7 @@ def test_gcs_fuse_and_the_restricted_volume_types_are_admitted():
                                         "volumeAttributes": {"bucketName": "datasets"}}},
                {"name": "scratch", "emptyDir": {}}, {"name": "conf", "configMap": {"name": "c"}},
                {"name": "token", "projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}}]
-    assert verdict("prod", tpu_jobset("fuse", volumes=volumes)) == (
+    assert verdict("prod", slice_jobset("fuse", volumes=volumes)) == (
         "admitted: training/fuse -> ClusterQueue training, pod set slice: flavor v5p-res")
 
 

@@ -8,6 +8,13 @@ collector treats the object's dependents, and what Kueue v0.19.2 does with a del
 - Propagation (k8s.io/apiserver v0.33.13 pkg/registry/generic/registry/store.go `shouldOrphanDependents`,
   `shouldDeleteDependents`): orphanDependents, else propagationPolicy, else an `orphan` or `foregroundDeletion`
   finalizer on the object, else the resource's default (vocabulary.ORPHAN_BY_DEFAULT), else background.
+- Grace (kubernetes v1.33.13 pkg/registry/core/pod/strategy.go `CheckGracefulDelete`, called by k8s.io/apiserver
+  v0.33.13 pkg/registry/rest/delete.go `BeforeDelete`): only a pod is deleted gracefully; its grace period is the
+  DeleteOptions' `gracePeriodSeconds` (`kubectl delete --grace-period`; negative is 1), else its own
+  `terminationGracePeriodSeconds`, and 0 for a pod on no node or one that has finished. The strategy writes it into
+  the DeleteOptions before admission runs (registry/store.go `Delete`), so the policies see it in
+  `request.options` even when the member sent none. A pod already terminating is not modelled: its grace is only
+  ever shortened, and a longer one returns before admission.
 - Kueue's Workload is a dependent of its job (jobframework/reconciler.go sets the job as its controller owner).
   Deleted with the job, it loses Kueue's finalizer as the job reconciler finalizes (`finalize`), which releases
   its quota; orphaned, Kueue finishes it with reason OwnerNotFound (FinishOrphanedWorkloads, beta and on:
@@ -15,6 +22,7 @@ collector treats the object's dependents, and what Kueue v0.19.2 does with a del
 """
 from __future__ import annotations
 
+from gke_ai_batch.model.team_config import MIN_GRACE_SECONDS
 from gke_ai_batch.vocabulary import ORPHAN_BY_DEFAULT, ORPHAN_FINALIZER, PROPAGATION_POLICIES, Obj
 
 from .vap_matching import resource_of
@@ -33,7 +41,7 @@ KUEUE_JOBS = ("Job", "JobSet")
 
 
 class BadPropagation(ValueError):
-    """PROPAGATION names none of PROPAGATIONS."""
+    """PROPAGATION names none of PROPAGATIONS, or GRACE is not a number of seconds."""
 
 
 def delete_options(propagation: str) -> dict[str, object]:
@@ -48,6 +56,29 @@ def delete_options(propagation: str) -> dict[str, object]:
                          f"(propagationPolicy; {KUBECTL} is what kubectl delete sends, and the default here), "
                          f"{NO_POLICY} (no policy: the kind's default, as a DELETE without options), or "
                          f"{ORPHAN_DEPENDENTS} (the deprecated orphanDependents: true)")
+
+
+def grace_option(grace: str) -> dict[str, object]:
+    """The DeleteOptions' part for GRACE (`kubectl delete --grace-period`): a whole number of seconds, at least 0;
+    BadPropagation naming it otherwise."""
+    if not grace.isdigit():
+        raise BadPropagation(f"GRACE={grace}: not a grace period; give whole seconds, 0 or more (gracePeriodSeconds, "
+                             "as kubectl delete --grace-period sends it)")
+    return {"gracePeriodSeconds": int(grace)}
+
+
+def admitted_options(obj: Obj, options: Obj) -> Obj:
+    """The DeleteOptions as admission sees them: for a pod not yet terminating, with the grace period the pod
+    strategy settled on (`CheckGracefulDelete`)."""
+    meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
+    if obj.get("kind") != "Pod" or meta.get("deletionTimestamp"):
+        return options
+    given = options.get("gracePeriodSeconds")
+    period = max(int(given), 1) if given is not None and int(given) < 0 else int(
+        given if given is not None else spec.get("terminationGracePeriodSeconds", MIN_GRACE_SECONDS))
+    if not spec.get("nodeName") or (obj.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+        period = 0
+    return {**options, "gracePeriodSeconds": period}
 
 
 def propagation(obj: Obj, options: Obj) -> str:
@@ -67,8 +98,13 @@ def propagation(obj: Obj, options: Obj) -> str:
 
 
 def delete_effect(obj: Obj, options: Obj) -> str | None:
-    """What follows an admitted delete of obj, or None for a kind that owns nothing a team makes."""
+    """What follows an admitted delete of obj (options as admission saw them), or None for a kind that owns nothing
+    a team makes."""
     kind = str(obj.get("kind", ""))
+    if kind == "Pod" and "gracePeriodSeconds" in options:
+        grace = int(str(options["gracePeriodSeconds"]))
+        return (f"it has {grace} s to stop, then is removed" if grace else
+                "it is on no node or has finished: the API server removes it at once (grace period 0)")
     dependents = DEPENDENTS.get(kind)
     if dependents is None:
         return None

@@ -61,7 +61,7 @@ from .cel_policies import evaluate
 from .controller_users import pod_maker
 from .cron_jobs import CONTROLLER as CRON_JOB_CONTROLLER
 from .cron_jobs import CRON_JOB, job_of
-from .deletes import KUBECTL, delete_effect
+from .deletes import KUBECTL, admitted_options, delete_effect
 from .extended_tolerations import with_extended_tolerations
 from .external_ips import DENIED as EXTERNAL_IPS_DENIED
 from .external_ips import PLUGIN as EXTERNAL_IPS_PLUGIN
@@ -209,7 +209,7 @@ class TenantPath:
         """A team member's DELETE of obj (as it is on the cluster) with `options`, its DeleteOptions ({} for none;
         by default what `kubectl delete` sends): RBAC's `delete`, the policies with obj as `oldObject` and the
         options as `request.options`, then what the garbage collector and Kueue do (apiserver.deletes)."""
-        options = {"propagationPolicy": KUBECTL} if options is None else options
+        options = admitted_options(obj, {"propagationPolicy": KUBECTL} if options is None else options)
         kind, ns, name = workload_identity(obj)
         if kind in CLUSTER_SCOPED:
             return self._cluster_scoped(obj, kind, name, "delete")

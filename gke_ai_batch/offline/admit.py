@@ -43,7 +43,9 @@ DELETE (the object as `oldObject`, the DeleteOptions as `request.options`), then
 Kueue do with what it owns (apiserver.deletes). `--propagation` (PROPAGATION=) is the DeleteOptions: Orphan,
 Background or Foreground (propagationPolicy; Background, what `kubectl delete` sends, when not given), none (no
 policy: the kind's default, as a DELETE without options) or orphanDependents (the deprecated
-`orphanDependents: true`). The WORKLOAD files' creates and updates follow. A WORKLOAD is then optional.
+`orphanDependents: true`); `--grace-period` (GRACE=) adds `gracePeriodSeconds`, as `kubectl delete --grace-period`
+sends it (a pod's grace period; the pod's own when not given, 0 for a pod on no node). The WORKLOAD files' creates
+and updates follow. A WORKLOAD is then optional.
 
 A fleet manager's admitted workload is followed by the worker Kueue dispatches it to (gke_ai_batch.offline
 .dispatch): every worker of its queue (all-at-once) or one at a time (incremental); the first to reserve
@@ -54,7 +56,7 @@ up a pod's owners (gke_ai_batch.admission.owners).
 
 Exit 1 if any object (or a Deployment's or StatefulSet's pods) is refused, 2 if the stack or a workload file
 cannot be read, a WORKLOAD or the DELETE file does not exist, a folder has nothing to judge, a file given has no
-object, or PROPAGATION is none of the above.
+object, PROPAGATION is none of the above, or GRACE is not whole seconds.
 """
 from __future__ import annotations
 
@@ -68,7 +70,7 @@ from typing import Any
 import yaml
 
 from gke_ai_batch.admission.results import AdmissionResult, PodSetAssignment
-from gke_ai_batch.apiserver.deletes import KUBECTL, PROPAGATIONS, BadPropagation, delete_options
+from gke_ai_batch.apiserver.deletes import KUBECTL, PROPAGATIONS, BadPropagation, delete_options, grace_option
 from gke_ai_batch.apiserver.tenant_path import CONTROLLER_KINDS, Passage, TenantPath
 from gke_ai_batch.apiserver.updates import identity
 from gke_ai_batch.model.promises import ClassFacts
@@ -273,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
                                                      "files")
     ap.add_argument("--propagation", metavar="POLICY", help=f"how the deletes propagate: {', '.join(PROPAGATIONS)} "
                                                             f"(default {KUBECTL}, as kubectl delete sends)")
+    ap.add_argument("--grace-period", metavar="SECONDS", help="the deletes' gracePeriodSeconds (kubectl delete "
+                                                              "--grace-period); default: none sent")
     args = ap.parse_args(argv)
     if not args.workloads and not args.delete:
         print("error: nothing to judge: give WORKLOAD (objects to create or update), DELETE (objects to delete), "
@@ -317,13 +321,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _delete_options(args: argparse.Namespace) -> Obj:
-    """The DeleteOptions of the deletes; BadPropagation for an unknown PROPAGATION, or one without DELETE."""
-    if args.propagation is None:
-        return delete_options(KUBECTL)
-    if not args.delete:
-        raise BadPropagation(f"PROPAGATION={args.propagation} says how deletes propagate, and no DELETE file is "
-                             "given: add DELETE=<file>")
-    return delete_options(args.propagation)
+    """The DeleteOptions of the deletes; BadPropagation for an unknown PROPAGATION, a GRACE that is not seconds,
+    or either without DELETE."""
+    for name, value, says in (("PROPAGATION", args.propagation, "how deletes propagate"),
+                              ("GRACE", args.grace_period, "how long a deleted pod has to stop")):
+        if value is not None and not args.delete:
+            raise BadPropagation(f"{name}={value} says {says}, and no DELETE file is given: add DELETE=<file>")
+    grace = grace_option(args.grace_period) if args.grace_period is not None else {}
+    return {**delete_options(KUBECTL if args.propagation is None else args.propagation), **grace}
 
 
 def report(passages: Sequence[tuple[Obj, Passage]], fleet: Fleet, order: UsageOrder | None = None,

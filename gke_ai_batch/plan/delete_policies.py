@@ -1,4 +1,7 @@
-"""A team member deletes a Job or JobSet with its pods, never leaving them behind (issue 47).
+"""What a team member's DELETE may ask for (issue 47): a Job or JobSet goes with its pods, never leaving them behind,
+and a pod gets no longer to stop than its team's bound.
+
+No orphans.
 
 Deleting a job while orphaning its dependents (the garbage collector keeps its pods, or a JobSet's Jobs, and only
 drops their ownerReference) removes the job and leaves its pods running. Kueue v0.19.2 then finishes the job's
@@ -19,13 +22,42 @@ server hands a DELETE's options to admission as `request.options` (endpoints/han
 attributes with them, admission/plugin/cel/condition.go `CreateAdmissionRequest` passes them on) and the object as
 `oldObject`, with `object` null; a collection delete is admitted object by object with the same options
 (store.go `DeleteCollection`). Controllers and Kueue are in no team group: they delete as they always have.
+
+Bounded grace on delete. A DELETE's `gracePeriodSeconds` overrides the pod's `terminationGracePeriodSeconds`
+(kubernetes v1.33.13 pkg/registry/core/pod/strategy.go `CheckGracefulDelete`), and the kubelet gives the pod what
+the API server set as its `deletionGracePeriodSeconds` (pkg/kubelet/pod_workers.go `calculateEffectiveGracePeriod`),
+so `kubectl delete pod --grace-period=2592000` escapes the bound the termination-grace policy holds pod specs to.
+The pod is terminating from then on: its Job no longer counts it active and, with the default
+podReplacementPolicy TerminatingOrFailed (pkg/apis/batch/v1/defaults.go), makes another, which Kueue's quota
+counts in its place, while the first keeps its node for the whole grace period, charged to no queue; a later stop
+by Kueue cannot shorten it (the Job controller and the garbage collector delete with no grace period, and a
+pending graceful delete is only ever shortened: k8s.io/apiserver v0.33.13 pkg/registry/rest/delete.go
+`BeforeDelete`). The policy refuses, for a member of the team's groups, a pod DELETE whose grace period is above
+both the namespace's bound and the pod's own `terminationGracePeriodSeconds` (a pod made before the bound was
+lowered keeps what it was given). Admission sees the grace period the strategy settled on, not only what the
+member sent: store.go `Delete` runs `BeforeDelete` (which fills `options.gracePeriodSeconds` from the pod spec,
+0 for an unscheduled or finished pod) before the admission call in `updateForGracefulDeletionAndFinalizers`,
+on the same DeleteOptions the request's admission attributes hold (endpoints/handlers/delete.go). Only pods are
+deleted gracefully (their strategy alone implements `CheckGracefulDelete`), and the garbage collector deletes a
+Job's or JobSet's dependents with DeleteOptions of its own that carry no grace period
+(pkg/controller/garbagecollector/operations.go `deleteObject`): a grace period sent with a Job or JobSet reaches
+no pod, so those deletes are not held to it.
 """
 from __future__ import annotations
 
+from gke_ai_batch.model.team_config import MIN_GRACE_SECONDS
 from gke_ai_batch.plan.admission_policies import PREFIX, _policy, _rules, _team_member
-from gke_ai_batch.vocabulary import JOBSET_API, ORPHAN_BY_DEFAULT, ORPHAN_FINALIZER, TEAM_LABEL, Manifest
+from gke_ai_batch.vocabulary import (
+    GRACE_ANNOTATION,
+    JOBSET_API,
+    ORPHAN_BY_DEFAULT,
+    ORPHAN_FINALIZER,
+    TEAM_LABEL,
+    Manifest,
+)
 
 NO_ORPHANS = f"{PREFIX}-no-orphans"
+DELETE_GRACE = f"{PREFIX}-delete-grace"
 JOBS = (("batch", "jobs"), (JOBSET_API.split("/")[0], "jobsets"))  # the kinds whose pods Kueue's quota holds
 _OPTIONS = "request.options"
 _FINALIZED = "(has({o}.metadata.finalizers) && '" + ORPHAN_FINALIZER + "' in {o}.metadata.finalizers)"
@@ -70,3 +102,26 @@ def no_orphans_policy(team: str, groups: tuple[str, ...]) -> tuple[Manifest, Man
     few fields of the request and the object's finalizers, far inside the API server's CEL cost budget."""
     return _policy(f"{NO_ORPHANS}-{team}", _rules(list(JOBS), ["CREATE", "UPDATE", "DELETE"]), [],
                    [dict(v) for v in VALIDATIONS], _team_member(groups), {"matchLabels": {TEAM_LABEL: team}})
+
+
+_GRACE = f"{_OPTIONS}.gracePeriodSeconds"
+# The pod's own grace period (the API server sets an unset one to 30 s).
+_OWN = (f"(has(oldObject.spec.terminationGracePeriodSeconds) ? oldObject.spec.terminationGracePeriodSeconds : "
+        f"{MIN_GRACE_SECONDS})")
+
+
+def delete_grace_policy(team: str, groups: tuple[str, ...]) -> tuple[Manifest, Manifest]:
+    """The team's policy and binding: its members delete a pod with a grace period at most the namespace's bound
+    (or the pod's own, where that is longer)."""
+    return _policy(f"{DELETE_GRACE}-{team}", _rules([("", "pods")], ["DELETE"]), [
+        {"name": "bound", "expression": f"int(namespaceObject.metadata.annotations['{GRACE_ANNOTATION}'])"},
+    ], [
+        {"expression": f"!has({_GRACE}) || {_GRACE} <= variables.bound || {_GRACE} <= {_OWN}",
+         "messageExpression": "'namespace ' + namespaceObject.metadata.name + ' gives a pod at most ' + "
+                              "string(variables.bound) + ' s to stop (teams[].max_termination_grace): a pod "
+                              "deleted with a longer grace period keeps its node all that time, while its Job "
+                              "counts it gone and makes another, which Kueue\\'s quota holds instead; delete "
+                              "with --grace-period=' + "
+                              f"string(variables.bound) + ' or less, not ' + string({_GRACE})",
+         "reason": "Forbidden"},
+    ], _team_member(groups), {"matchLabels": {TEAM_LABEL: team}})
