@@ -55,6 +55,7 @@ from gke_ai_batch.vocabulary import (
     TEAM_LABEL,
 )
 
+from .handover import FORGET
 from .inputs import changes
 from .running_work import ADMISSION_CHECK, RETENTION_KEY
 from .stackfile import read_stack_file
@@ -275,7 +276,8 @@ def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now:
                gone: set[str]) -> str | None:
     """Why this step lacks a decision, or None when the stack file decides on it (or a team line covers it)."""
     g = guarded(r)
-    if g is None or op in ("create", "import") or (g.team is not None and (g.team in base.draining or g.team in gone)):
+    if g is None or op in ("create", "import", FORGET) or (g.team is not None and (g.team in base.draining
+                                                                                   or g.team in gone)):
         return None
     worker = worker_of(r.get("inputs") or {})
     if worker is not None and worker in base.draining_workers:
