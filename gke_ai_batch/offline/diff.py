@@ -41,7 +41,7 @@ from typing import Any
 from gke_ai_batch.model.replacement import BLOCK_KEPT, evicting_taints, kept_blocks, recreating_nodes, replacing
 from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, K8S_PROVIDER, NODE_POOL
 
-from . import api_refusals, handover, running_work
+from . import api_refusals, class_migration, handover, running_work
 from .decisions import WORDS, Decisions, protected_at, read_decisions, refusals
 from .essentials import essentials
 from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
@@ -549,7 +549,8 @@ def _refused(steps: list[tuple[str, Resource]], old: list[Resource], new: list[R
              now: Decisions) -> list[str]:
     return [*refusals([(op, r) for op, r in steps if REPLACED_WITH not in r], old, new, base, now),
             *api_refusals.refused(steps, old, new, now.acknowledged),
-            *running_work.refused(steps, old, new, now.acknowledged), *handover.refused(steps, now.acknowledged)]
+            *running_work.refused(steps, old, new, now.acknowledged), *handover.refused(steps, now.acknowledged),
+            *class_migration.refused(steps, old, now.acknowledged)]
 
 
 def stale(steps: list[tuple[str, Resource]], old: list[Resource], new: list[Resource], base: Decisions,
@@ -575,8 +576,7 @@ def stale(steps: list[tuple[str, Resource]], old: list[Resource], new: list[Reso
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Exit 0 with the diff printed, 1 with the diff and a `refused:` line per refused change, 2 with one
-    `error:` line."""
+    """Exit 0 with the diff printed, 1 with it and a `refused:` line per refused change, 2 with an `error:` line."""
     ap = argparse.ArgumentParser(prog="python -m gke_ai_batch.offline.diff", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("stack", help="a stack name of the project or a path to Pulumi.<stack>.yaml")
