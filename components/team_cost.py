@@ -1,5 +1,5 @@
 """TeamCost: the per-team cost view over the detailed billing export, as plan.cost derived it, and the
-export's dataset when the stack declares it."""
+export's dataset when the stack declares it (kept in BigQuery when the stack stops declaring it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_gcp as gcp
 
+from gke_ai_batch.plan import lifecycle
 from gke_ai_batch.plan.cost import CostPlan
 from gke_ai_batch.vocabulary import component_type
 
@@ -24,7 +25,8 @@ class TeamCost(pulumi.ComponentResource):
         p, child = args.plan, pulumi.ResourceOptions(parent=self)
         if p.create_export_dataset:
             gcp.bigquery.Dataset(f"{name}-export", dataset_id=p.export_dataset, project=p.export_project,
-                                 location=p.location, labels=args.labels, opts=child)
+                                 location=p.location, labels=args.labels,
+                                 opts=pulumi.ResourceOptions(parent=self, **lifecycle.EXPORT_DATASET.options()))
         dataset = gcp.bigquery.Dataset(f"{name}-dataset", dataset_id=p.dataset, project=args.project,
                                        location=p.location, labels=args.labels, opts=child)
         # A view holds no data: it may be replaced or deleted with the stack (the provider protects tables by default).

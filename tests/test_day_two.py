@@ -148,7 +148,7 @@ def test_removing_kueue_from_prod_never_uninstalls_it_so_its_crds_and_workloads_
      "stop_policy 'Hold' applies to a draining team only"),
     (lambda c: c.update(acknowledge=[{"node_pool": "a", "cluster": "b", "reason": "x"}]), "platform.acknowledge[0]",
      "name exactly one resource (cluster, node_pool, namespace, bucket, release, network, priority, retention, "
-     "admission_check, dataset); this names 2: "
+     "admission_check, dataset, compute_class); this names 2: "
      "cluster, node_pool"),
     (lambda c: c.update(acknowledge=[{"release": "cert-manager", "reason": "x"}]), "platform.acknowledge[0].release",
      "'kueue' or 'jobset'"),

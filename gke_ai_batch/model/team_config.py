@@ -395,7 +395,7 @@ class TeamConfig(Model):
 
 
 DECISION_KINDS = ("cluster", "node_pool", "namespace", "bucket", "release", "network", "priority", "retention",
-                  "admission_check", "dataset")
+                  "admission_check", "dataset", "compute_class")
 
 
 class Acknowledgement(Model):
@@ -432,6 +432,9 @@ class Acknowledgement(Model):
     """A BigQuery dataset the stack declared and no longer does (the billing export's, handed over to
     `create_export_dataset: false`): BigQuery refuses to delete one that holds tables, and deletes an empty
     one; remove it from the state first (`pulumi state delete`) to keep it (`make diff` refuses it without this)."""
+    compute_class: str | None = None
+    """A compute class with active migration whose priorities are reordered or lose a reservation: GKE moves the
+    running pods to the way now ranked higher, evicting them (`make diff` refuses it without this)."""
     reason: str = Field(min_length=1)
     """Why, for reviewers: what runs there now and where it goes."""
 

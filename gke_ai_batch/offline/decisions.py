@@ -43,6 +43,7 @@ from gke_ai_batch.vocabulary import (
     BQ_DATASET,
     BUCKET,
     CLUSTER,
+    COMPUTE_CLASS,
     HELM_RELEASE,
     NETWORK,
     NODE_POOL,
@@ -55,6 +56,7 @@ from gke_ai_batch.vocabulary import (
     TEAM_LABEL,
 )
 
+from .handover import FORGET
 from .inputs import changes
 from .running_work import ADMISSION_CHECK, RETENTION_KEY
 from .stackfile import read_stack_file
@@ -65,7 +67,8 @@ LOCAL_QUEUE = "LocalQueue"
 SIZES = ("nodeCount", "autoscaling.maxNodeCount", "autoscaling.totalMaxNodeCount")  # a node pool's size inputs
 WORDS = {"cluster": "cluster", "node_pool": "node pool", "namespace": "team namespace", "bucket": "bucket",
          "release": "Helm release", "network": "network object", "priority": "priority class",
-         "retention": "Kueue retention", "admission_check": "admission check", "dataset": "BigQuery dataset"}
+         "retention": "Kueue retention", "admission_check": "admission check", "dataset": "BigQuery dataset",
+         "compute_class": "compute class"}
 # What a created network holds: deleting the NAT cuts private nodes off the internet, deleting the subnet or
 # network takes every node on it; an adopted network is read, never deleted, so handing a created one over
 # to `adopt: true` deletes what the stack created.
@@ -228,8 +231,9 @@ def _real_name(r: Resource) -> str:
 def _bad_acknowledgements(old: list[Resource], new: list[Resource], base: Decisions, now: Decisions,
                           changed: bool) -> list[str]:
     known = {(g.kind, g.name) for r in [*old, *new] if (g := guarded(r))} | {("retention", RETENTION_KEY)}
-    known |= {("admission_check", str(meta.get("name"))) for r in [*old, *new] if r["type"] == ADMISSION_CHECK
-              and (meta := (r.get("inputs") or {}).get("metadata") or {})}
+    named = {ADMISSION_CHECK: "admission_check", COMPUTE_CLASS: "compute_class"}  # objects named by metadata
+    known |= {(named[r["type"]], str(((r.get("inputs") or {}).get("metadata") or {}).get("name")))
+              for r in [*old, *new] if r["type"] in named}
     out = []
     for i, (kind, name) in enumerate(now.acknowledged):
         where = f"acknowledge[{i}].{kind}: {name!r}"
@@ -275,7 +279,8 @@ def _undecided(op: str, r: Resource, old: Resource | None, base: Decisions, now:
                gone: set[str]) -> str | None:
     """Why this step lacks a decision, or None when the stack file decides on it (or a team line covers it)."""
     g = guarded(r)
-    if g is None or op in ("create", "import") or (g.team is not None and (g.team in base.draining or g.team in gone)):
+    if g is None or op in ("create", "import", FORGET) or (g.team is not None and (g.team in base.draining
+                                                                                   or g.team in gone)):
         return None
     worker = worker_of(r.get("inputs") or {})
     if worker is not None and worker in base.draining_workers:

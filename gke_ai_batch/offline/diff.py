@@ -41,7 +41,7 @@ from typing import Any
 from gke_ai_batch.model.replacement import BLOCK_KEPT, evicting_taints, kept_blocks, recreating_nodes, replacing
 from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, K8S_PROVIDER, NODE_POOL
 
-from . import api_refusals, running_work
+from . import api_refusals, class_migration, handover, running_work
 from .decisions import WORDS, Decisions, protected_at, read_decisions, refusals
 from .essentials import essentials
 from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
@@ -277,19 +277,19 @@ def plan_both(base: Side, now: Side, tmp: Path) -> tuple[Planned, Planned]:
 def compare(old: list[Resource], new: list[Resource]) -> Diff:
     """Match resources by URN: only in the working tree is a create, only at BASE a delete, in both with other
     inputs, dependencies or parent an update or a replacement; then a replaced provider's objects replaced."""
-    before = {r["urn"]: r for r in old}
-    now = {r["urn"] for r in new}
+    before, now = {r["urn"]: r for r in old}, {r["urn"] for r in new}
     def step(r: Resource) -> Step:
         if r["urn"] in before:
             return update_or_replace(before[r["urn"]], r) or (SAME, r, [])
         if (r.get("options") or {}).get("import"):
             return "import", r, import_lines(r)
         return "create", r, essentials(r)
-    steps = cascade([step(r) for r in new], old)
+    gone = [("delete", r, essentials(r)) for r in old if r["urn"] not in now]
+    steps = handover.forgotten([*cascade([step(r) for r in new], old), *gone], old, new)
     diff = Diff(unchanged=sum(op == SAME for op, _, _ in steps))
     diff.relinked = [(r, relations) for op, r, _ in steps
                      if op == SAME and (relations := relation_changes(before[r["urn"]], r))]
-    diff.steps = [s for s in steps if s[0] != SAME] + [("delete", r, essentials(r)) for r in old if r["urn"] not in now]
+    diff.steps = [s for s in steps if s[0] != SAME]
     diff.steps.sort(key=lambda s: (s[1]["type"], s[1]["name"], s[1]["urn"]))
     diff.relinked.sort(key=lambda s: (s[0]["type"], s[0]["name"], s[0]["urn"]))
     return diff
@@ -461,7 +461,7 @@ def short(urn: str | None) -> str:
 
 # --- report --------------------------------------------------------------------------------------------------
 
-SIGNS = {"create": "+", "import": "=", "update": "~", "replace": "+-", "delete": "-"}
+SIGNS = {"create": "+", "import": "=", "update": "~", "replace": "+-", "delete": "-", handover.FORGET: "<"}
 
 
 def report(name: str, base: Side, now: Side, diff: Diff) -> str:
@@ -483,8 +483,9 @@ def report(name: str, base: Side, now: Side, diff: Diff) -> str:
             out.append(f"  {r['type']}  {r['name']}")
             out += [f"      {line}" for line in lines]
     imports = f"{diff.count('import')} to import, " if diff.count("import") else ""
+    forgets = f", {diff.count(handover.FORGET)} to forget (left in the cloud)" if diff.count(handover.FORGET) else ""
     out += ["", f"{diff.count('create')} to add, {imports}{diff.count('update')} to change, {diff.count('replace')} "
-                f"to replace, {diff.count('delete')} to delete, {diff.unchanged} unchanged"]
+                f"to replace, {diff.count('delete')} to delete{forgets}, {diff.unchanged} unchanged"]
     return "\n".join(out)
 
 
@@ -548,7 +549,8 @@ def _refused(steps: list[tuple[str, Resource]], old: list[Resource], new: list[R
              now: Decisions) -> list[str]:
     return [*refusals([(op, r) for op, r in steps if REPLACED_WITH not in r], old, new, base, now),
             *api_refusals.refused(steps, old, new, now.acknowledged),
-            *running_work.refused(steps, old, new, now.acknowledged)]
+            *running_work.refused(steps, old, new, now.acknowledged), *handover.refused(steps, now.acknowledged),
+            *class_migration.refused(steps, old, now.acknowledged)]
 
 
 def stale(steps: list[tuple[str, Resource]], old: list[Resource], new: list[Resource], base: Decisions,
@@ -574,8 +576,7 @@ def stale(steps: list[tuple[str, Resource]], old: list[Resource], new: list[Reso
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Exit 0 with the diff printed, 1 with the diff and a `refused:` line per refused change, 2 with one
-    `error:` line."""
+    """Exit 0 with the diff printed, 1 with it and a `refused:` line per refused change, 2 with an `error:` line."""
     ap = argparse.ArgumentParser(prog="python -m gke_ai_batch.offline.diff", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("stack", help="a stack name of the project or a path to Pulumi.<stack>.yaml")

@@ -15,6 +15,7 @@ from gke_ai_batch.model.quantity import parse_quantity
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 SECRET = "[secret]"  # how a plan shows every secret value
 DIGEST_KEY = "GKE_AI_BATCH_SECRET_DIGEST_KEY"  # set by `make diff` for both sides' planners, one key per run
+READ = "read"  # a plan's option on a resource the program reads (`Resource.get`): the ID it reads
 
 
 class _Absent:

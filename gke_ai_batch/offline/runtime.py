@@ -25,7 +25,7 @@ from gke_ai_batch.model.fleet_config import stack_parts
 from gke_ai_batch.vocabulary import SECRET, SERVICE_ACCOUNT_TOKEN
 
 from .heap import long_lived_heap
-from .inputs import DIGEST_KEY, join
+from .inputs import DIGEST_KEY, READ, join
 from .stackfile import StackFile, project, resolve
 
 SECRET_SIG = "4dabf18193072939515e22adb298388d"
@@ -217,9 +217,11 @@ class RecordingMonitor(mocks.MockMonitor):
                                                      object=computed_outputs(request.type, request.object))
 
     def ReadResource(self, request: Any) -> Any:
-        """An existing resource the program reads (`Resource.get`): in the stack, as policies see it."""
+        """An existing resource the program reads (`Resource.get`): in the stack, as policies see it, with the ID
+        it reads."""
         response = super().ReadResource(request)  # type: ignore[no-untyped-call]  # pulumi leaves it unannotated
         self._record(request, response.urn, request.properties, True, sorted(set(request.dependencies)))
+        self.registrations[-1].options = {READ: request.id}
         return response
 
     def _record(self, request: Any, urn: str, props: Any, custom: bool, dependencies: list[str]) -> None:

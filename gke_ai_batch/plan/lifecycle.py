@@ -59,6 +59,11 @@ class Lifecycle:
 
 
 NAMED = Lifecycle(delete_before_replace=True)
+# The billing export's dataset, where the stack creates it, holds what Cloud Billing wrote, which no `pulumi up`
+# can write again: removing it from the stack (handing it over with `create_export_dataset: false`, or dropping the
+# `cost` block) leaves it in BigQuery and only takes it out of the state (Pulumi docs, Resource option:
+# retainOnDelete). Without it the engine would delete an empty dataset and fail on one holding tables.
+EXPORT_DATASET = Lifecycle(retain_on_delete=True)
 
 
 def cluster(adopt: str | None) -> Lifecycle:

@@ -208,7 +208,15 @@ def nat_inputs(plan: NetworkPlan, router: Any, subnetwork: Any) -> dict[str, Any
 
 
 def existing_nat_id(plan: NetworkPlan) -> str:
-    """pulumi-gcp's import ID of a RouterNat: {{project}}/{{region}}/{{router}}/{{name}}."""
+    """The ID the stack reads an adopted network's Cloud NAT by (nat_id)."""
     assert plan.existing_nat is not None
     router, name = plan.existing_nat
-    return f"{plan.project}/{plan.region}/{router}/{name}"
+    return nat_id(plan.project, plan.region, router, name)
+
+
+def nat_id(project: str, region: str, router: str, name: str) -> str:
+    """pulumi-gcp's ID of a RouterNat, the one it gives a NAT it creates and takes to import or read one:
+    {{project}}/{{region}}/{{router}}/{{name}} (terraform-provider-google-beta resource_compute_router_nat.go,
+    resourceComputeRouterNatCreate "Store the ID now" and resourceComputeRouterNatImport). A created NAT read
+    under the same ID is relinquished by the engine, not deleted (offline.handover)."""
+    return f"{project}/{region}/{router}/{name}"
