@@ -99,6 +99,7 @@ class PoolFacts(PoolCapacity):
     total_autoscaling: bool
     node_labels: dict[str, str]
     scratch_ssds: int = 0  # local SSDs given to the pods as ephemeral storage
+    gpus: int = 0  # physical GPUs per node (per_node counts what they offer pods, shared or partitioned)
 
     @property
     def slice_vms(self) -> int:
@@ -214,4 +215,5 @@ def pool_facts(props: Mapping[str, Any], cluster_zones: Sequence[str] = ()) -> P
         min_nodes=auto.get("totalMinNodeCount" if total else "minNodeCount"),
         max_nodes=auto.get("totalMaxNodeCount" if total else "maxNodeCount"),
         total_autoscaling=total, node_labels=labels,
-        scratch_ssds=(nc.get("ephemeralStorageLocalSsdConfig") or {}).get("localSsdCount") or 0)
+        scratch_ssds=(nc.get("ephemeralStorageLocalSsdConfig") or {}).get("localSsdCount") or 0,
+        gpus=int(gpus[0].get("count") or 0) if gpus and gen is None else 0)
