@@ -96,6 +96,7 @@ KUEUE_VERSION_ANNOTATION = "gke-ai-batch.io/kueue-version"  # on a MultiKueueClu
 TOKEN_GENERATION_ANNOTATION = "gke-ai-batch.io/token-generation"  # on a worker's kubeconfig Secret
 TOKEN_ROTATION_ANNOTATION = "gke-ai-batch.io/rotate-every-days"  # on a worker's kubeconfig Secret: its stated lifetime
 PRIORITIES_ANNOTATION = "gke-ai-batch.io/priorities"  # on team namespaces: the priorities its pods may name
+BUDGET_ANNOTATION = "gke-ai-batch.io/budget-usd-month"  # on team namespaces: teams[].budget, for team-over-budget
 OBJECT_SIZE_ANNOTATION = "gke-ai-batch.io/object-size"  # on team namespaces: bytes of text one workload may hold
 SCRAPE_SAMPLES_ANNOTATION = "gke-ai-batch.io/scrape-samples"  # on team namespaces: a PodMonitoring's sample cap
 SCRAPE_INTERVAL_ANNOTATION = "gke-ai-batch.io/scrape-interval"  # on team namespaces: shortest scrape interval, seconds

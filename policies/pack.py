@@ -111,6 +111,8 @@ STACK_POLICIES = [
     StackPolicy("quota-over-capacity", "Nominal quotas above what a flavor's spot, flex-start or queued pools hold "
                 "at full size: no capacity mode gives them (on on-demand or reserved pools and compute classes, "
                 "quota-within-capacity refuses them).", ADVISORY, sr.quota_beyond_full_size),
+    StackPolicy("team-over-budget", "A team's promised quota costs more at list price than its teams[].budget (USD a "
+                "month; docs/cost.md).", ADVISORY, sr.team_over_budget),
     StackPolicy("quota-idle-capacity", "Fixed-capacity accelerators that no team's nominal quota covers sit idle.",
                 ADVISORY, sr.quota_below_capacity),
     StackPolicy("kueue-references", "Every LocalQueue, ClusterQueue, AdmissionCheck and Cohort names objects "

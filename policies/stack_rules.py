@@ -15,6 +15,7 @@ from gke_ai_batch.model.gke_rules import (
     stack_findings,
 )
 from gke_ai_batch.model.gke_slicing_rules import slice_controller
+from gke_ai_batch.model.prices import monthly, usd
 from gke_ai_batch.model.promises import (
     ClassFacts,
     FlavorCapacity,
@@ -33,6 +34,7 @@ from gke_ai_batch.model.promises import (
     worker_of,
 )
 from gke_ai_batch.model.quantity import parse_quantity
+from gke_ai_batch.model.quota_prices import team_prices
 from gke_ai_batch.model.team_config import ObjectQuotas
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.identity import is_default_compute_account
@@ -156,6 +158,22 @@ def quota_not_guaranteed(resources: Sequence[Res]) -> list[tuple[str | None, str
             for flavor, res, promised, cap, queues in headline([
                 p for p in promises(ix) if p[3].fixed < p[3].total and p[2] > p[3].fixed
                 and not _beyond_full_size(p, classes)])]
+
+
+def team_over_budget(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
+    """A team whose promised quota costs more a month at list price than its budget (model.quota_prices: what
+    report.html shows). Flavors with no price known are left out of the sum and named; a budget is never judged
+    against a price of 0 made up for them."""
+    found = Findings()
+    for t in team_prices(StackIndex(resources)):
+        cost = monthly(t.hourly)
+        if t.budget is None or cost <= t.budget:
+            continue
+        left_out = f" (no price known for {', '.join(t.unpriced)}, left out)" if t.unpriced else ""
+        found.append((t.namespace_urn, f"team {t.team}: its promised quota costs {usd(cost)} a month at list price"
+                      f"{left_out}, above its budget of {usd(t.budget)}; lower its nominal quotas or raise "
+                      "teams[].budget"))
+    return found
 
 
 def quota_below_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:

@@ -189,6 +189,9 @@ def test_the_review_shows_both_sides_policy_results_and_each_teams_quotas_before
     assert quotas[1].split() == ["team", "ClusterQueue", "flavor", "resource", "BASE", "->", "working", "tree"]
     assert ["research", "research", "v6e-flex", "google.com/tpu", "16", "->", "32"] in [q.split() for q in quotas]
     assert ["training", "training", "v5e-train", "google.com/tpu", "8", "->", "-"] in [q.split() for q in quotas]
+    # the pools did not change, and the table prices none of them yet: only the cluster fee on both sides
+    assert "monthly list price (744 h, us-east5), BASE -> working tree: at full size $74.40 -> $74.40 (+$0.00), " \
+        "guaranteed $74.40 -> $74.40 (+$0.00)" in dev.splitlines()
 
 
 def test_removing_a_team_that_was_not_draining_is_refused_once_for_the_team(runs: dict[str, Run]) -> None:

@@ -100,6 +100,7 @@ class PoolFacts(PoolCapacity):
     node_labels: dict[str, str]
     scratch_ssds: int = 0  # local SSDs given to the pods as ephemeral storage
     node_taints: tuple[dict[str, str], ...] = ()  # the pool's own taints (nodeConfig.taints), in Kubernetes' terms
+    gpus: int = 0  # physical GPUs per node (per_node counts what they offer pods, shared or partitioned)
 
     @property
     def slice_vms(self) -> int:
@@ -228,4 +229,5 @@ def pool_facts(props: Mapping[str, Any], cluster_zones: Sequence[str] = ()) -> P
         total_autoscaling=total, node_labels=labels,
         scratch_ssds=(nc.get("ephemeralStorageLocalSsdConfig") or {}).get("localSsdCount") or 0,
         node_taints=tuple({**t, "effect": KUBERNETES_EFFECTS.get(t.get("effect", ""), t.get("effect", ""))}
-                          for t in nc.get("taints") or []))
+                          for t in nc.get("taints") or []),
+        gpus=int(gpus[0].get("count") or 0) if gpus and gen is None else 0)

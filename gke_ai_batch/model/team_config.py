@@ -2,6 +2,7 @@
 that lift production protection."""
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import (
@@ -318,6 +319,9 @@ class TeamConfig(Model):
     """The team's own ClusterQueue; leave it out to use a shared queue named in cluster_queue."""
     pathways: PathwaysConfig | None = None
     """Pathways for its TPU jobs: quota for the Pathways heads on a CPU pool, beside its TPU quota."""
+    budget: float | None = None
+    """USD a month: the most the team's promised quota may cost at list price (docs/cost.md). Above it, the
+    team-over-budget advisory; unset: no budget."""
     cost_center: str | None = text(LABEL_VALUE, None)
     """The cost-center label of its namespaces, for GKE cost allocation (default: the platform's)."""
     service_account: str | None = None
@@ -354,6 +358,15 @@ class TeamConfig(Model):
             raise ValueError(f"stop_policy {self.stop_policy!r} applies to a draining team only: set state: "
                              "draining, or drop stop_policy")
         return self
+
+    @field_validator("budget", mode="before")
+    @classmethod
+    def _budget(cls, v: object) -> object:
+        """A number of dollars, 0 or more: a string, true/false, a negative or an endless number is refused here
+        rather than read as one (YAML's true would be $1)."""
+        if v is None or (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0):
+            return v
+        raise ValueError("allowed: US dollars a month, a number 0 or more (such as 25000)")
 
     @field_validator("max_termination_grace")
     @classmethod

@@ -47,6 +47,7 @@ from .essentials import essentials
 from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
 from .kueue_restart import restart_lines
 from .limit_changes import tightened
+from .price_view import diff_price_lines
 from .queue_changes import queue_notes
 from .quota_changes import quota_lines
 from .renames import RenameError, follow_rename
@@ -474,8 +475,7 @@ def report(name: str, base: Side, now: Side, diff: Diff) -> str:
     for op, r, lines in diff.steps:
         out.append(f"{SIGNS[op]} {op}  {r['type']}  {r['name']}")
         out += [f"      {line}" for line in lines]
-    if not diff.steps:
-        out.append("no changes")
+    out += [] if diff.steps else ["no changes"]
     if diff.relinked:
         out += ["", "unchanged, only their dependencies or parent moved (the engine rewrites its state, nothing "
                     "in the cloud):"]
@@ -504,9 +504,9 @@ def policy_lines(old: Planned, new: Planned) -> list[str]:
 
 
 def run(stack: str, base: str, here: Path, renamed_from: str | None = None) -> tuple[str, list[str]]:
-    """The diff of STACK between BASE and the working tree of the repository around `here` (with both sides'
-    policy results and team quotas), and the deletions and replacements in it that lack the stack file's
-    decision. `renamed_from`: the stack's name (or file) at BASE, when this change renames it."""
+    """The diff of STACK between BASE and the working tree around `here` (both sides' policy results, team quotas
+    and list price), and its deletions and replacements that lack the stack file's decision. `renamed_from`: the
+    stack's name (or file) at BASE, when this change renames it."""
     repo = repo_root(here)
     sha = base_commit(repo, base)
     proj, path = locate(stack, here, repo)
@@ -531,8 +531,8 @@ def run(stack: str, base: str, here: Path, renamed_from: str | None = None) -> t
         refused = judge([(op, r) for op, r, _ in diff.steps], was_resources, new.resources,
                         read_decisions(before.stack), decided)
     moves, wrong_moves = upgrades(was_resources, new.resources, decided.v1beta1_migrated)
-    review = ["", *policy_lines(old, new), "", *quota_lines(was_resources, new.resources)]
-    review += ["", *moves] if moves else []
+    review = ["", *policy_lines(old, new), "", *quota_lines(was_resources, new.resources), "",
+              *diff_price_lines(was_resources, new.resources), *(["", *moves] if moves else [])]
     return "\n".join([report(stack_name(stack), before, after, diff), *review]), refused + wrong_moves
 
 

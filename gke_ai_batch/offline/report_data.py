@@ -1,7 +1,8 @@
 """What the HTML plan report shows, read back from a plan's registrations with the summary's own view
 (offline.view), so the page and `make check` never disagree: per flavor and resource what its pools hold
-(at full size and guaranteed) against each team's nominal quota; per team its queues, priorities, buckets
-and alerts; the queue graph; and, against a BASE, each team's quotas before and after."""
+(at full size and guaranteed) against each team's nominal quota; per team its queues, priorities, buckets,
+alerts and its promised quota's list price; the queue graph; and, against a BASE, each team's quotas before and
+after."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -12,6 +13,7 @@ from typing import Any
 from gke_ai_batch.model.promises import FlavorCapacity, show_amount
 from gke_ai_batch.vocabulary import TEAM_COST_LABEL
 
+from .price_view import team_price_rows
 from .quota_changes import Key, either_side
 from .runtime import Registration
 from .summary import guaranteed_text, over_capacity, promised_text
@@ -61,7 +63,8 @@ def _by_team(regs: Sequence[Registration], kind: str, read: Any) -> dict[str, li
 def team_rows(regs: Sequence[Registration], view: StackView) -> list[dict[str, Any]]:
     buckets = _by_team(regs, BUCKET, lambda r: r.inputs["name"])
     alerts = _by_team(regs, ALERT_POLICY, lambda r: r.inputs["displayName"])
-    return [{"name": t.name, "namespaces": t.namespaces, "priorities": t.priorities,
+    prices = team_price_rows(regs)
+    return [{"name": t.name, "namespaces": t.namespaces, "priorities": t.priorities, "price": prices.get(t.name),
              "localQueues": [{"namespace": q.namespace, "name": q.name, "clusterQueue": q.cluster_queue}
                              for q in t.local_queues],
              "buckets": sorted(buckets.get(t.name, [])), "alerts": sorted(alerts.get(t.name, []))}

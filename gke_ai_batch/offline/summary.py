@@ -33,6 +33,7 @@ from gke_ai_batch.vocabulary import (
 
 from .credentials import first_deploy, get_credentials, reached_from
 from .mermaid import Diagram, diagram
+from .price_view import price_line
 from .runtime import Registration
 from .text import FULL_AT, Block, Row, Table, console, markdown
 from .view import ClusterQueue, Flavor, LocalQueue, Pool, QueueQuota, StackView, Team, stack_view
@@ -336,6 +337,7 @@ def blocks(regs: Sequence[Registration], view: StackView, fleet: Block | None = 
     pools = pool_table(view)
     if pools:
         out.append(pools)
+    out += price_line(regs)
     classes = compute_class_table(regs)
     if classes:
         out.append(classes)

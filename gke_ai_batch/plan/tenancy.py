@@ -8,6 +8,7 @@ them all); docs/queues.md's "Team isolation" says what is enforced where, and wh
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
@@ -20,6 +21,7 @@ from gke_ai_batch.plan.admission_policies import admission_policies
 from gke_ai_batch.plan.namespace_policies import namespace_policies
 from gke_ai_batch.plan.pod_spec_policies import pod_spec_policies
 from gke_ai_batch.vocabulary import (
+    BUDGET_ANNOTATION,
     CONFIGMAP_COUNT,
     CONTROLLER_PRIORITY,
     CRON_JOB_COUNT,
@@ -203,7 +205,8 @@ def namespace_annotations(team: TeamConfig, allowed: tuple[str, ...], flavors: t
             GRACE_ANNOTATION: str(duration_seconds(team.max_termination_grace)),
             SCRAPE_SAMPLES_ANNOTATION: str(q.scrape_samples),
             SCRAPE_INTERVAL_ANNOTATION: str(duration_seconds(q.scrape_interval)),
-            **({FLAVORS_ANNOTATION: ",".join(flavors)} if flavors else {})}
+            **({FLAVORS_ANNOTATION: ",".join(flavors)} if flavors else {}),
+            **({BUDGET_ANNOTATION: f"{Decimal(str(team.budget)):f}"} if team.budget is not None else {})}
 
 
 def privileged_flavors(i: int, team: TeamConfig, flavors: frozenset[str]) -> dict[str, tuple[str, ...]]:
