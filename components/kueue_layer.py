@@ -232,6 +232,8 @@ class TeamSpec(TypedDict):
     """The longest any of its jobs may run, e.g. 168h (Kueue's max-exec-time-seconds label, required)."""
     default_runtime: NotRequired[str]
     """The limit a job gets when it names none (default: max_runtime)."""
+    budget: NotRequired[float]
+    """US dollars a month its promised quota may cost at list price (the team-over-budget advisory)."""
     max_termination_grace: NotRequired[str]
     """The longest a pod may take to stop, e.g. 10m (default): how long a stopped job keeps its nodes."""
 

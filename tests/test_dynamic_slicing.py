@@ -175,7 +175,10 @@ def test_turning_dynamic_slicing_on_replaces_the_sub_blocks_only_with_an_acknowl
                for ln in d.lines(NODE_POOL, "ironwood-slice-0"))
     assert len(d.refusals("replace node pool ironwood", "acknowledge: [{node_pool: ironwood")) == 4
     assert not d.refusals("ResourceFlavor")  # turning topology-aware scheduling on is an update
-    now["acknowledge"] = [{"node_pool": "ironwood", "reason": "the reservation's sub-blocks become dynamically sliced"}]
+    # the slice check the queue gains suspends the work admitted on ironwood until the check is Ready (issue 48)
+    assert len(d.refusals("ClusterQueue llm gains admission check dynamic-slicing on flavors ironwood")) == 1
+    now["acknowledge"] = [{"node_pool": "ironwood", "reason": "the reservation's sub-blocks become dynamically sliced"},
+                          {"admission_check": "dynamic-slicing", "reason": "the team is drained first"}]
     (tmp_path / "ack").mkdir()
     assert not Diffed(base, now, tmp_path / "ack").refused
 

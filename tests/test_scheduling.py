@@ -135,7 +135,8 @@ def test_team_rbac_and_namespaces(plan):
     assert ns["metadata"]["annotations"] == {"gke-ai-batch.io/priorities": "low-priority",
                                              "gke-ai-batch.io/object-size": "16384",
                                              "gke-ai-batch.io/scrape-samples": "10000",
-                                             "gke-ai-batch.io/scrape-interval": "30"}
+                                             "gke-ai-batch.io/scrape-interval": "30",
+                                             "gke-ai-batch.io/termination-grace": "600"}
     (default,) = [r for r in by_type(plan("multislice"), "Namespace") + by_type(plan("multislice"), "NamespacePatch")
                   if r.inputs["metadata"]["name"] == "default"]
     assert default.type == "kubernetes:core/v1:NamespacePatch"  # it exists already: labelled, never created

@@ -31,7 +31,9 @@ def test_adding_a_team_adds_only_its_resources():
     assert changed(before, after) == {"team-vision", "team-vision-ns-vision", "team-vision-lq-vision",
                                       "team-vision-rb-vision", "team-vision-quota-vision", "team-vision-limits-vision",
                                       "team-vision-netpol-vision", "queues-cq-vision", "team-vision-holds-policy",
-                                      "team-vision-holds-binding",
+                                      "team-vision-holds-binding", "team-vision-no-orphans-policy",
+                                      "team-vision-no-orphans-binding", "team-vision-delete-grace-policy",
+                                      "team-vision-delete-grace-binding",
                                       "observability-vision-team-workloads-stuck",
                                       "observability-vision-team-at-quota", "observability-vision-team-eviction-burst",
                                       "observability-dashboard", "team-cost-view"}
