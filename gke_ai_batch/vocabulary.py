@@ -174,6 +174,7 @@ K8S_PROVIDER = "pulumi:providers:kubernetes"
 KUBERNETES_ONLY_PROVIDER = "kubernetes-only"  # the one provider of a stack declared with kubernetesOnly
 BUCKET = "gcp:storage/bucket:Bucket"
 BQ_DATASET = "gcp:bigquery/dataset:Dataset"
+DASHBOARD = "gcp:monitoring/dashboard:Dashboard"
 BUCKET_IAM_MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
 BUCKET_IAM_BINDING = "gcp:storage/bucketIAMBinding:BucketIAMBinding"
 PUBLIC_MEMBERS = ("allUsers", "allAuthenticatedUsers")  # IAM's members for anyone, signed in or not

@@ -24,7 +24,7 @@ CASES = [
     # Issue 23 item 8: each was once accepted, and an unknown machine type counted as 0 cpu and 0 memory.
     ("unknown cpu machine type", lambda c: c["cpu_pools"][0].update(machine_type="n2-standard-7"),
      "platform.cpu_pools[0].machine_type", "not in the catalog, whose cpu and memory the platform cannot judge; "
-     "nearest: n2-standard-8, n2-standard-4"),
+     "nearest: n2-standard-2, n2-standard-4, n2-standard-8, n2-standard-16"),
     ("unknown system machine type", lambda c: c.setdefault("system_pool", {}).update(machine_type="e9-standard-4"),
      "platform.system_pool.machine_type", "nearest: e2-standard-4"),
     ("bad taint key", lambda c: c["tpu_pools"][0].update(taints=[{"key": "dedicated to", "value": "a"}]),

@@ -20,7 +20,6 @@ import pytest
 from gke_ai_batch.offline.diff import (
     SIGNS,
     DiffError,
-    Planned,
     Side,
     base_commit,
     compare,
@@ -481,11 +480,12 @@ def test_a_local_queue_moved_to_another_cluster_queue_is_replaced() -> None:
 
 def test_a_mandatory_violation_the_change_brings_is_listed_as_new() -> None:
     urn = "urn:pulumi:prod::p::gcp:container/cluster:Cluster::gke-cluster"
-    old = Planned(violations=[{"policy": "a", "level": "advisory", "urn": urn, "message": "m"}])
-    new = Planned(violations=[{"policy": "b", "level": "mandatory", "urn": urn, "message": "public endpoint"}])
+    old = [{"policy": "a", "level": "advisory", "urn": urn, "message": "m"}]
+    new = [{"policy": "b", "level": "mandatory", "urn": urn, "message": "public endpoint"}]
     assert policy_lines(old, new) == [
         "policy check: BASE 0 mandatory, 1 advisory -> working tree 1 mandatory, 0 advisory",
-        "  b: gcp:container/cluster:Cluster gke-cluster: public endpoint (new)"]
+        "  mandatory b: gcp:container/cluster:Cluster gke-cluster: public endpoint (new)",
+        "  advisory a: gcp:container/cluster:Cluster gke-cluster: m (gone)"]
 
 
 # --- renames (gke_ai_batch.offline.renames) --------------------------------------------------------------------
@@ -602,7 +602,7 @@ def test_a_tighter_team_limit_says_what_it_does_to_running_work() -> None:
         "judged when created, so a running job whose pods it refuses can create no more of them and stalls]"]
     limits = _planned_object("dev", "kubernetes:core/v1:LimitRange", "research")  # default requests refuse nothing
     assert _lines(limits, _with(limits, "spec.limits", [{"type": "Container", "defaultRequest": {
-        "cpu": "250m", "memory": "512Mi"}}])) == ['spec.limits[0].defaultRequest.cpu: "500m" -> "250m"']
+        "cpu": "250m", "memory": "512Mi"}}])) == ['spec.limits[type="Container"].defaultRequest.cpu: "500m" -> "250m"']
     quota = _planned_object("dev", "kubernetes:core/v1:ResourceQuota", "research")
     hard = quota["inputs"]["spec"]["hard"]
     fewer = _with(quota, "spec.hard", {**hard, "pods": "100", "count/configmaps": "500"})

@@ -89,7 +89,7 @@ BROKEN = {
                                    "platform.tpu_pools[1].generation", "flex-start TPUs are v5e, v5p, v6e"),
     "flex-start-tpu-zones": ("prod", lambda c: c["tpu_pools"][1].update(zones=["us-east5-c"]),
                              "platform.tpu_pools[1].zones[0]", "zone 'us-east5-c': GKE runs flex-start TPU v6e in "
-                             "asia-northeast1-b, us-east5-a or us-east5-b only"),
+                             "us-east5-a, us-east5-b or asia-northeast1-b only"),
     "queued-tpu-generations": ("flex-start", lambda c: c["tpu_pools"][0].update(capacity="queued-provisioning",
                                                                                 generation="v5e"),
                                "platform.tpu_pools[0].generation",

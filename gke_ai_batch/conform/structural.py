@@ -4,7 +4,6 @@ required fields, enums, patterns, lengths and bounds, list-type uniqueness, and 
 whose value has the right type."""
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -12,6 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from gke_ai_batch.conform import cel_rules
+from gke_ai_batch.model.words import closest
 
 Schema = dict[str, Any]
 _TYPES: dict[str, tuple[type, ...]] = {"object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
@@ -116,8 +116,8 @@ def _object(schema: Schema, value: dict[str, Any], path: str, out: Findings) -> 
         elif isinstance(extra, dict):
             check(extra, item, where, out)
         elif not open_ended and key not in embedded:
-            near = difflib.get_close_matches(key, list(properties), n=1)
-            out.add(where, f"unknown field {key!r}" + (f" (did you mean {near[0]!r}?)" if near else
+            near = closest(key, properties)
+            out.add(where, f"unknown field {key!r}" + (f" (did you mean {near!r}?)" if near else
                                                        f"; fields: {', '.join(properties) or 'none'}"))
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from math import prod
 from typing import Protocol
 
-from gke_ai_batch.model.words import plural
+from gke_ai_batch.model.words import did_you_mean, nearest, plural
 from gke_ai_batch.vocabulary import Capacity
 
 # Node labels GKE sets on accelerator nodes (used by nodeSelectors and Kueue ResourceFlavors).
@@ -128,12 +128,16 @@ class TpuShape:
 
 
 class CatalogError(ValueError):
-    """A value the catalog does not have; `allowed` lists what it does have (or says it in words)."""
+    """A value the catalog does not have; `allowed` lists what it does have (or says it in words). A
+    mistyped name gets the nearest names first, with a guess where one is close (`g2-standrd-24`)."""
 
     def __init__(self, what: str, value: object, allowed: list[str], in_words: str = "", config_field: str = ""):
         self.what, self.value, self.allowed, self.config_field = what, value, allowed, config_field
-        shown = in_words or ", ".join(allowed[:40]) + (f", ... ({len(allowed)} in all)" if len(allowed) > 40 else "")
-        super().__init__(f"unknown {what} {value!r}; allowed: {shown}")
+        hint, listed = "", allowed
+        if isinstance(value, str) and not in_words:
+            hint, listed = did_you_mean(value, allowed), nearest(value, allowed)
+        shown = in_words or ", ".join(listed[:40]) + (f", ... ({len(allowed)} in all)" if len(allowed) > 40 else "")
+        super().__init__(f"unknown {what} {value!r}; {hint}allowed: {shown}")
 
 
 def _parse_topology(topology: str) -> tuple[int, ...] | None:

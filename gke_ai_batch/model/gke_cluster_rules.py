@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
 
 from gke_ai_batch.model import labels
@@ -21,6 +21,7 @@ from gke_ai_batch.model.gke_rule_sources import (
     Props,
 )
 from gke_ai_batch.model.maintenance import WindowError, parse_time, worst_case_hours
+from gke_ai_batch.model.words import did_you_mean
 
 # The English page says 48 h in any 32 days; a newer translation says 92 days. 48 h in the worst 32
 # days implies at least 96 h in any 92, so checking 32 days is right under either text.
@@ -128,11 +129,12 @@ def cluster_region(c: Props) -> str:
     return region_of(c.get("location") or "")
 
 
-def zone_findings(zones: list[str], region: str) -> Iterator[Finding]:
+def zone_findings(zones: list[str], region: str, known: Sequence[str] = ()) -> Iterator[Finding]:
+    """Each zone outside the region or listed twice; `known`: the cluster's zones, the guess for a typo."""
     for i, z in enumerate(zones):
         if region and not _zone_of(z, region):
-            yield Finding(f"zone {z!r} is not in the cluster's region {region!r}; use a zone such as {region}-a",
-                          f"[{i}]")
+            hint = did_you_mean(z, known).strip() or f"use a zone such as {region}-a"
+            yield Finding(f"zone {z!r} is not in the cluster's region {region!r}; {hint}", f"[{i}]")
         elif zones.index(z) != i:
             yield Finding(f"zone {z!r} is listed twice", f"[{i}]")
 

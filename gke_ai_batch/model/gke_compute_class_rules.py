@@ -11,6 +11,7 @@ from gke_ai_batch.model.gke_pool_rules import (
     FLEX_START_TPU_GENERATIONS,
     FLEX_START_TPU_MIN_VERSION,
     FLEX_START_TPU_ZONES,
+    flex_start_zone_refused,
     version_below,
 )
 from gke_ai_batch.model.gke_rule_sources import (
@@ -88,8 +89,7 @@ def _flex_start_tpus(cc: Props, c: Props) -> Iterator[Finding]:
             yield Finding(f"topology {tpu.get('topology')} spans several hosts; a compute class gets flex-start TPUs "
                           "for single-host slices only: use a single-host shape, or a flex-start TPU pool", f"[{i}]")
         elif stray := [z for z in _zones(cc, rule) if z not in FLEX_START_TPU_ZONES[gen.name]]:
-            yield Finding(f"zone {stray[0]!r}: GKE runs flex-start TPU {gen.name} in "
-                          f"{or_list(FLEX_START_TPU_ZONES[gen.name])} only", f"[{i}]")
+            yield Finding(flex_start_zone_refused(stray[0], gen.name), f"[{i}]")
         elif version_below(version, FLEX_START_TPU_MIN_VERSION):
             yield Finding(f"flex-start TPUs need GKE {FLEX_START_TPU_MIN_VERSION} or later; the cluster pins "
                           f"{version}", f"[{i}]")

@@ -38,7 +38,7 @@ from gke_ai_batch.model.gke_rule_sources import (
     Props,
 )
 from gke_ai_batch.model.pool_facts import capacity_of, pool_facts
-from gke_ai_batch.model.words import or_list
+from gke_ai_batch.model.words import nearest, or_list
 from gke_ai_batch.vocabulary import Capacity
 
 MAX_RUN_DURATION = timedelta(days=7)
@@ -60,7 +60,7 @@ def _reservation_zone(p: Props, c: Props) -> Iterator[Finding]:
 
 
 def _pool_zones(p: Props, c: Props) -> Iterator[Finding]:
-    yield from zone_findings(list(p.get("nodeLocations") or []), cluster_region(c))
+    yield from zone_findings(list(p.get("nodeLocations") or []), cluster_region(c), _cluster_zones(c))
 
 
 NODE_POOL_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
@@ -139,6 +139,15 @@ FLEX_START_TPU_MIN_VERSION = "1.33.0-gke.1712000"
 FLEX_START_TPU_ZONES = {"v5e": ("us-west4-a",), "v5p": ("us-east5-a",),
                         "v6e": ("asia-northeast1-b", "us-east5-a", "us-east5-b")}
 FLEX_START_TPU_GENERATIONS = tuple(FLEX_START_TPU_ZONES)
+
+
+def flex_start_zone_refused(zone: str, generation: str) -> str:
+    """Why a pool's or a compute class's zone has no flex-start TPUs of that generation, the nearest zones
+    first. No guess: a zone of another region is no typo of these, however alike the names."""
+    return (f"zone {zone!r}: GKE runs flex-start TPU {generation} in "
+            f"{or_list(nearest(zone, FLEX_START_TPU_ZONES[generation]))} only")
+
+
 # Queued provisioning for TPUs: no GKE page documents it. Google's Cluster Toolkit added it for v6e and
 # TPU7x only (PR #5218, whose blueprint pins version_prefix "1.35."); for other TPUs the API answered
 # "Flex start node pools don't support TPUs with queued provisioning" (AI-Hypercomputer/xpk#900).
@@ -235,11 +244,9 @@ def _flex_start_zones(p: Props, c: Props) -> Iterator[Finding]:
     gen, own = _tpu_generation(p), list(p.get("nodeLocations") or [])
     if not (_flex_start_only(p) and gen and gen.name in FLEX_START_TPU_ZONES):
         return
-    allowed = FLEX_START_TPU_ZONES[gen.name]
     for i, zone in enumerate(own or _cluster_zones(c)):
-        if zone not in allowed:
-            yield Finding(f"zone {zone!r}: GKE runs flex-start TPU {gen.name} in {or_list(allowed)} only",
-                          f"[{i}]" if own else "")
+        if zone not in FLEX_START_TPU_ZONES[gen.name]:
+            yield Finding(flex_start_zone_refused(zone, gen.name), f"[{i}]" if own else "")
 
 
 def _queued_tpus(p: Props, c: Props) -> Iterator[Finding]:

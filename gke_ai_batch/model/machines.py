@@ -8,13 +8,13 @@ eviction).
 """
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from decimal import Decimal
 from functools import cache
 
 from gke_ai_batch.model.machine_series import CUSTOM, EXCEPTIONS, MEMORY_STEP_MIB, SERIES, CustomRule
+from gke_ai_batch.model.words import close
 
 _PREDEFINED = re.compile(r"^([a-z0-9]+)-([a-z]+)-(\d+)$")
 _CUSTOM = re.compile(r"^((?:[a-z0-9]+-)?custom)-(\d+)-(\d+)(-ext)?$")
@@ -92,7 +92,7 @@ def unknown_machine(machine_type: str) -> str | None:
         return custom_problem(*custom)
     if _predefined_shape(machine_type) is not None:
         return None
-    nearest = difflib.get_close_matches(machine_type, predefined_types(), n=4, cutoff=0.6)
+    nearest = close(machine_type, predefined_types())
     custom_forms = ", ".join(f"{r.prefix}-<vCPUs>-<MB>[-ext]" for r in CUSTOM.values())
     return ("a machine type not in the catalog, whose cpu and memory the platform cannot judge; "
             + (f"nearest: {', '.join(nearest)}" if nearest else f"series known: {', '.join(sorted(SERIES))}")

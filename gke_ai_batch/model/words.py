@@ -2,8 +2,8 @@
 names listed short, a value described, and the closest allowed value."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from difflib import get_close_matches
+from collections.abc import Callable, Iterable, Sequence
+from difflib import SequenceMatcher
 
 SHOWN = 60  # characters of a bad value echoed back
 LISTED = 12  # names listed before "and N more"
@@ -47,14 +47,35 @@ def name_list(names: Iterable[str], limit: int = LISTED) -> str:
     return ", ".join(ordered[:limit]) + (f" and {more:,} more" if more > 0 else "")
 
 
+def _likeness(value: str, name: str) -> float:
+    return SequenceMatcher(None, value, name).ratio()
+
+
+def nearest(value: str, allowed: Iterable[str]) -> list[str]:
+    """The allowed names, the most like `value` first (difflib's ratio; ties keep their order): the fix of
+    a typo leads a long list instead of hiding in it."""
+    return sorted(allowed, key=lambda name: -_likeness(value, name))
+
+
+def close(value: str, allowed: Iterable[str], n: int = 4) -> list[str]:
+    """Up to `n` allowed names like `value` (a ratio of 0.6 or more, difflib's own cutoff), the most like it first."""
+    return [name for name in nearest(value, allowed)[:n] if _likeness(value, name) >= 0.6]
+
+
 def closest(value: str, allowed: Iterable[str]) -> str | None:
-    match = get_close_matches(value, list(allowed), n=1, cutoff=0.6)
+    match = close(value, allowed, n=1)
     return match[0] if match else None
+
+
+def did_you_mean(value: str, allowed: Iterable[str], quote: Callable[[str], str] = repr) -> str:
+    """"did you mean 'g2-standard-24'? " when an allowed name is close to `value`, else nothing: the one
+    wording of a guess, for mistyped keys and mistyped names alike."""
+    guess = closest(value, allowed)
+    return f"did you mean {quote(guess)}? " if guess else ""
 
 
 def unknown_key(key: str, allowed: Iterable[str]) -> str:
     """"unknown key `nominl`; did you mean `nominal`? Keys here: ..."."""
     allowed = list(allowed)
-    guess = closest(key, allowed)
-    hint = f"did you mean `{guess}`? " if guess else ""
+    hint = did_you_mean(key, allowed, lambda k: f"`{k}`")
     return f"unknown key `{shorten(key)}`; {hint}keys here: {name_list(allowed, limit=30)}"

@@ -17,7 +17,9 @@ tolerations, a queue's cohort or a lower quota say what Kueue does to running an
 (gke_ai_batch.offline.queue_changes). A deletion or replacement of what holds running
 work or data needs the stack file's decision (gke_ai_batch.offline.decisions), and what the API server, GKE
 or the engine would refuse is refused with the way to do it (gke_ai_batch.offline.api_refusals): each one is
-named after the diff. After the diff come both sides' policy results and each team's accelerator quotas before
+named after the diff. A list item is named by its key (gke_ai_batch.offline.inputs), the dashboard by its panels
+(gke_ai_batch.offline.dashboard_changes). After the diff come both sides' policy results, with the violations the
+change brings or removes by name (gke_ai_batch.offline.policy_changes), and each team's accelerator quotas before
 and after. Exit 0 with the diff, 1 with the diff and the refused changes (undecided deletions and replacements,
 changes the API server or GKE would refuse, a downgrade or skipped upgrade step), 2 if BASE or the stack cannot
 be planned.
@@ -39,18 +41,20 @@ from pathlib import Path
 from typing import Any
 
 from gke_ai_batch.model.replacement import BLOCK_KEPT, evicting_taints, kept_blocks, recreating_nodes, replacing
-from gke_ai_batch.vocabulary import CLUSTER, HELM_RELEASE, K8S_PROVIDER, NODE_POOL
+from gke_ai_batch.vocabulary import CLUSTER, DASHBOARD, HELM_RELEASE, K8S_PROVIDER, NODE_POOL
 
 from . import api_refusals, class_migration, handover, running_work
+from .dashboard_changes import DASHBOARD_JSON, dashboard_lines
 from .decisions import WORDS, Decisions, protected_at, read_decisions, refusals
 from .essentials import essentials
 from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
 from .kueue_restart import restart_lines
 from .limit_changes import tightened
+from .policy_changes import policy_lines
 from .price_view import diff_price_lines
 from .queue_changes import queue_notes
 from .quota_changes import quota_lines
-from .renames import RenameError, follow_rename
+from .renames import RenameError, follow_rename, short
 from .stackfile import project
 from .upgrades import upgrades
 
@@ -407,10 +411,13 @@ def _marked(inputs: list[tuple[str, str]], notes: dict[str, str]) -> list[str]:
 
 def input_changes(old: Resource, new: Resource) -> list[tuple[str, str]]:
     """(path, `path: old -> new`) for each changed input path; secrets compared by the digests each side's plan
-    recorded, and shown without their values."""
-    return [(path, "{}: {} -> {}".format(path or "inputs", *shown(a, b)))
-            for path, a, b in changes(with_digests(old.get("inputs", {}), old.get("secretDigests") or {}),
-                                      with_digests(new.get("inputs", {}), new.get("secretDigests") or {}))]
+    recorded, and shown without their values; a dashboard's document by its panels (dashboard_changes)."""
+    out = []
+    for path, a, b in changes(with_digests(old.get("inputs", {}), old.get("secretDigests") or {}),
+                              with_digests(new.get("inputs", {}), new.get("secretDigests") or {})):
+        panels = dashboard_lines(a, b, show) if (new["type"], path) == (DASHBOARD, DASHBOARD_JSON) else None
+        out += [(path, line) for line in panels or ["{}: {} -> {}".format(path or "inputs", *shown(a, b))]]
+    return out
 
 
 def relation_changes(old: Resource, new: Resource) -> list[str]:
@@ -452,14 +459,6 @@ def show(value: Any) -> str:
     return text if cut >= len(text) else f"{text[:cut].rstrip()}… (+{len(text) - cut} characters)"
 
 
-def short(urn: str | None) -> str:
-    """`type name` of a URN (its last type and its name), or (none)."""
-    if not urn:
-        return "(none)"
-    types, _, name = urn.rpartition("::")
-    return f"{types.rpartition('$')[2].rpartition('::')[2]} {name}"
-
-
 # --- report --------------------------------------------------------------------------------------------------
 
 SIGNS = {"create": "+", "import": "=", "update": "~", "replace": "+-", "delete": "-", handover.FORGET: "<"}
@@ -487,20 +486,6 @@ def report(name: str, base: Side, now: Side, diff: Diff) -> str:
     out += ["", f"{diff.count('create')} to add, {imports}{diff.count('update')} to change, {diff.count('replace')} "
                 f"to replace, {diff.count('delete')} to delete{forgets}, {diff.unchanged} unchanged"]
     return "\n".join(out)
-
-
-def policy_lines(old: Planned, new: Planned) -> list[str]:
-    """The policy check's result on both sides, and each mandatory violation of the working tree, marked
-    `(new)` where BASE did not have it."""
-    def counts(p: Planned) -> str:
-        mandatory = sum(v["level"] == "mandatory" for v in p.violations)
-        return f"{mandatory} mandatory, {len(p.violations) - mandatory} advisory"
-    had = {(v["policy"], v["urn"], v["message"]) for v in old.violations}
-    lines = [f"policy check: BASE {counts(old)} -> working tree {counts(new)}"]
-    lines += [f"  {v['policy']}: {short(v['urn'])}: {v['message']}"
-              + ("" if (v["policy"], v["urn"], v["message"]) in had else " (new)")
-              for v in new.violations if v["level"] == "mandatory"]
-    return lines
 
 
 def run(stack: str, base: str, here: Path, renamed_from: str | None = None) -> tuple[str, list[str]]:
@@ -531,7 +516,7 @@ def run(stack: str, base: str, here: Path, renamed_from: str | None = None) -> t
         refused = judge([(op, r) for op, r, _ in diff.steps], was_resources, new.resources,
                         read_decisions(before.stack), decided)
     moves, wrong_moves = upgrades(was_resources, new.resources, decided.v1beta1_migrated)
-    review = ["", *policy_lines(old, new), "", *quota_lines(was_resources, new.resources), "",
+    review = ["", *policy_lines(old.violations, new.violations), "", *quota_lines(was_resources, new.resources), "",
               *diff_price_lines(was_resources, new.resources), *(["", *moves] if moves else [])]
     return "\n".join([report(stack_name(stack), before, after, diff), *review]), refused + wrong_moves
 

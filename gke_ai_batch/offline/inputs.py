@@ -28,9 +28,21 @@ class _Absent:
 ABSENT: Any = _Absent()
 
 
-# The fields that name a list's items (a ClusterQueue's flavors and resources, a binding's subjects, a policy's
-# variables, containers, authorized networks, taints), tried in this order.
+# The field that names the items of a list, by the list's own field: what a reader calls the item
+# (`resourceLimits[resourceType="nvidia-l4"]`, not `resourceLimits[4]`). Other lists try, in this order, the
+# fields that name the items of most lists (a ClusterQueue's flavors and resources, a binding's subjects, a
+# policy's variables, containers, authorized networks, taints). A key is used only where it names every item of
+# both sides once (identity()); otherwise, and for a list that no key names, items are compared by index.
+LIST_KEYS = {
+    "resourceLimits": "resourceType",  # a cluster's node auto-provisioning limits
+    "maintenanceExclusions": "exclusionName",
+    "secondaryIpRanges": "rangeName",
+    "guestAccelerators": "type",
+    "limits": "type",  # a LimitRange's items, by the kind they limit (core/v1 LimitRangeItem.type: Pod, Container)
+    "levels": "nodeLabel",  # a Kueue Topology's (v1beta2 TopologySpec.levels: unique, one nodeLabel each)
+}
 IDENTITIES = ("name", "displayName", "cidrBlock", "key")
+_LIST_NAME = re.compile(r"(?:^|\.)([A-Za-z_][A-Za-z0-9_]*)\Z")
 
 
 def changes(old: Any, new: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
@@ -45,7 +57,7 @@ def changes(old: Any, new: Any, path: str = "") -> Iterator[tuple[str, Any, Any]
     elif isinstance(old, dict) and isinstance(new, dict):
         for key in [*old, *(k for k in new if k not in old)]:
             yield from changes(old.get(key, ABSENT), new.get(key, ABSENT), join(path, str(key)))
-    elif isinstance(old, list) and isinstance(new, list) and (field := identity(old, new)) is not None:
+    elif isinstance(old, list) and isinstance(new, list) and (field := identity(old, new, path)) is not None:
         yield from _named_changes(old, new, path, field)
     elif isinstance(old, list) and isinstance(new, list) and any(isinstance(v, dict | list) for v in old + new):
         for i in range(max(len(old), len(new))):
@@ -55,11 +67,13 @@ def changes(old: Any, new: Any, path: str = "") -> Iterator[tuple[str, Any, Any]
         yield path, old, new
 
 
-def identity(old: list[Any], new: list[Any]) -> str | None:
-    """The field that names every item of both lists, once per list; None when none does (then items are
-    compared by index). Removing the first of three named items is then one removal, not three changes."""
+def identity(old: list[Any], new: list[Any], path: str) -> str | None:
+    """The field that names every item of both lists at `path`, once per list (LIST_KEYS, else IDENTITIES);
+    None when none does (then items are compared by index). Removing the first of three named items is then
+    one removal, not three changes."""
     items = old + new
-    for field in IDENTITIES:
+    own = LIST_KEYS.get(m.group(1)) if (m := _LIST_NAME.search(path)) else None
+    for field in (own,) if own else IDENTITIES:
         if items and all(isinstance(v, dict) and isinstance(v.get(field), str) for v in items) and \
                 all(len({v[field] for v in side}) == len(side) for side in (old, new)):
             return field

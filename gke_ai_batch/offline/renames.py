@@ -45,6 +45,15 @@ class Renamed:
                 "again; below, they are compared under their new names"]
 
 
+def short(urn: str | None) -> str:
+    """`type name` of a URN (its last type and its name), or (none): how `make diff` names a resource in a
+    line, the same on both sides of a rename."""
+    if not urn:
+        return "(none)"
+    types, _, name = urn.rpartition("::")
+    return f"{types.rpartition('$')[2].rpartition('::')[2]} {name}"
+
+
 def _parts(urn: str) -> tuple[str, str] | None:
     found = URN.match(urn)
     return (found["stack"], found["project"]) if found else None

@@ -18,7 +18,7 @@ from gke_ai_batch.model.compute_class_config import ClassPriority, ComputeClassC
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.machines import shape
-from gke_ai_batch.model.words import name_list
+from gke_ai_batch.model.words import did_you_mean, name_list, nearest
 from gke_ai_batch.plan.pools import RESERVATION_FORM, PoolPlan, tpu_shape_at
 from gke_ai_batch.vocabulary import (
     COMPUTE_CLASS_API,
@@ -158,10 +158,10 @@ def _priority_plan(path: str, p: ClassPriority, zones: tuple[str, ...]) -> Prior
     if seconds is not None and not 0 < seconds <= MAX_FLEX_START_SECONDS:
         raise ConfigError(f"{path}.flex_start.max_run_duration", f"{duration}: flex-start runs a node for at most "
                           f"{MAX_FLEX_START_SECONDS}s (7 days)")
-    stray = [z for z in p.zones if z not in zones]
-    if stray:
-        raise ConfigError(f"{path}.zones", f"{name_list(stray)}: a priority's zones are among the class's "
-                          f"({name_list(zones)})")
+    for k, z in enumerate(p.zones):
+        if z not in zones:
+            raise ConfigError(f"{path}.zones[{k}]", f"zone {z!r} is not one of the class's: a priority's zones are "
+                              f"among them; {did_you_mean(z, zones)}the class's zones: {', '.join(nearest(z, zones))}")
     return PriorityPlan(capacity, p.reservation, p.reserved_nodes or 0, seconds, tuple(p.zones))
 
 
