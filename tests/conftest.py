@@ -1,23 +1,76 @@
-"""Shared fixtures: each stack is planned once per session under the mock runtime."""
+"""Shared fixtures: each stack, and each config a test plans, is planned once per session under the mock runtime.
+
+A plan takes a second or two of the Pulumi SDK's machinery (registrations, serialization); the suite once planned
+prod's unchanged config as the BASE side of every `make diff` case, and the same variants in several files. Plans
+are kept for the session, keyed by what decides them, and a test that could change what the program does
+(`monkeypatch`) plans afresh. `planned` hands every caller the same object and `run_config` a copy; the session
+ends in an error if a test changed a shared plan, so no test can pass on what another one left behind."""
 from __future__ import annotations
 
 import copy
 import functools
+import hashlib
+import json
+import pickle
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 
-from gke_ai_batch.offline.runtime import run_program
+from gke_ai_batch.offline.runtime import Planned, run_program
 from gke_ai_batch.offline.stackfile import StackFile, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 
+# Each shared plan, and its pickled form when it was made: the session's last teardown compares them.
+_SHARED: dict[str, tuple[Planned, bytes]] = {}
+# Whether the running test asks for `monkeypatch`: it may patch what the program calls, so it plans afresh.
+_PATCHING = False
+
+
+def _shared(key: str, plan: Planned) -> Planned:
+    _SHARED[key] = (plan, pickle.dumps(plan))
+    return plan
+
 
 @functools.cache
-def planned(stack: str):
-    return run_program(resolve(stack))
+def planned(stack: str) -> Planned:
+    """The stack file's plan, one object for the session: read it, never change it."""
+    return _shared(f"stack {stack}", run_program(resolve(stack)))
+
+
+@functools.cache
+def _config_plan(name: str, config: str) -> Planned:
+    digest = hashlib.sha256(config.encode()).hexdigest()[:12]
+    return _shared(f"a config of stack {name} ({digest})", run_config_afresh(json.loads(config), name))
+
+
+def run_config(platform: dict, name: str = "test") -> Planned:
+    """The plan of a platform config under stack `name`: planned once per session for equal configs (a copy
+    each time, so the caller may change it), afresh in a test that uses `monkeypatch`."""
+    try:
+        config = json.dumps(platform)  # key order kept: the program may follow it
+    except TypeError:  # not plain data: the test means a program's refusal of it
+        return run_config_afresh(platform, name)
+    return run_config_afresh(platform, name) if _PATCHING else copy.deepcopy(_config_plan(name, config))
+
+
+def run_config_afresh(platform: dict, name: str = "test") -> Planned:
+    return run_program(StackFile(name=name, path=Path(name), config={"gke-ai-batch:platform": platform}))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    global _PATCHING
+    _PATCHING = "monkeypatch" in getattr(item, "fixturenames", ())
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_plans_unchanged() -> Iterator[None]:
+    yield
+    changed = sorted(key for key, (plan, made) in _SHARED.items() if pickle.dumps(plan) != made)
+    assert not changed, f"a test changed the shared plan of {', '.join(changed)}: copy it before changing it"
 
 
 @pytest.fixture
@@ -43,10 +96,6 @@ def fleet_outputs(fleet) -> dict:
         out[w.name] = {**worker_facts(p.config, p.scheduling.flavors, p.frameworks), "server": MOCK_ENDPOINT,
                        "ca_certificate": MOCK_CA}
     return out
-
-
-def run_config(platform: dict, name: str = "test"):
-    return run_program(StackFile(name=name, path=Path(name), config={"gke-ai-batch:platform": platform}))
 
 
 def by_type(regs, suffix: str) -> list:
