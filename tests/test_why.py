@@ -134,3 +134,98 @@ def test_the_estimate_is_the_median_wait_of_the_queues_recent_admissions_and_say
         "reserved quota in the last 24 h; this one has waited 30m00s")
     assert estimate(pending, [old], now) == (
         "no estimate: no Workload of LocalQueue research-queue reserved quota in the last 24 h")
+
+
+NO_POSITION = ("  position unknown: the visibility API did not answer ((NotFound): the server could not find the "
+               "requested resource)")
+
+
+def test_an_admitted_job(monkeypatch, capsys):
+    assert run_cli(monkeypatch, capsys, "admitted") == (0, [
+        "research/job-why-big-5679a: admitted",
+        "  queue: LocalQueue research-queue -> ClusterQueue research, priority 1000000",
+        "  pods not ready: WaitForStart: Not all pods are ready or succeeded"], "")
+
+
+def test_a_job_pending_for_quota_names_each_flavor_tried(monkeypatch, capsys):
+    code, out, err = run_cli(monkeypatch, capsys, "pending-quota")
+    assert (code, err) == (0, "")
+    assert out[:2] == ["training/job-why-low-wait-683be: pending",
+                       "  queue: LocalQueue training-queue -> ClusterQueue training, priority 1000000"]
+    assert "  Kueue's reason: WaitingForQuota" in out
+    assert ("  pod set main, flavor v5e-train: insufficient unused quota for google.com/tpu in flavor v5e-train, "
+            "16 more needed") in out
+    assert "  pod set main, flavor t4-notebooks: flavor t4-notebooks doesn't match node affinity" in out
+    assert NO_POSITION in out
+    assert out[-1] == ("  estimate: median wait 0m00s (creation to quota reserved) of the 1 Workload(s) of LocalQueue "
+                       "training-queue that reserved quota in the last 24 h; this one has waited 1m56s")
+    assert not any(line.startswith("  pods not ready") for line in out)
+
+
+def test_a_job_preempted_by_cohort_reclamation(monkeypatch, capsys):
+    code, out, _ = run_cli(monkeypatch, capsys, "preempted", "--json")
+    answer = json.loads("\n".join(out))
+    assert (code, answer["state"], answer["reason"]) == (0, "evicted", "WaitingForQuota")
+    assert answer["evicted"].startswith("Preempted: Preempted to accommodate a workload")
+    assert answer["preempted"].startswith("InCohortReclamation: ")
+    assert "preemptor path: /ml/training; preemptee path: /ml/research" in answer["preempted"]
+    assert answer["misfits"][0]["by_flavor"]["v5e-train"] == [
+        "insufficient unused quota for google.com/tpu in flavor v5e-train, 8 more needed"]
+
+
+def test_a_dws_check_that_never_provisions(monkeypatch, capsys):
+    assert run_cli(monkeypatch, capsys, "dws-check") == (0, [
+        "research/job-why-dws-77cad: waiting for checks",
+        "  queue: LocalQueue research-queue -> ClusterQueue research, priority 1000000",
+        "  admission check dws-prov-tpu-4x4: Pending",
+        "  ProvisioningRequest job-why-dws-77cad-dws-prov-tpu-4x4-1: no conditions yet",
+        "  pods not ready: WaitForStart: Not all pods are ready or succeeded",
+        "  estimate: no estimate: waiting on admission check dws-prov-tpu-4x4, capacity that comes when the cloud "
+        "has it (a ProvisioningRequest may never be provisioned)"], "")
+
+
+def test_a_node_selector_matching_no_flavor_has_no_estimate(monkeypatch, capsys):
+    code, out, _ = run_cli(monkeypatch, capsys, "no-flavor")
+    assert code == 0
+    assert "  pod set main, flavor v5e-train: flavor v5e-train doesn't match node affinity" in out
+    assert ("  ahead of it in the LocalQueue, of this namespace: job-why-low-wait-9bab9 (priority 1000000)" in out)
+    assert out[-1] == ("  estimate: no estimate: as written, the job fits no flavor of its ClusterQueue; waiting will "
+                       "not change that")
+
+
+def test_kueue_writing_no_reason_shows_the_requests_against_the_queues_flavors(monkeypatch, capsys):
+    code, out, _ = run_cli(monkeypatch, capsys, "no-reason")
+    assert code == 0
+    assert out[:5] == [
+        "training/job-why-no-reason-d95f2: pending",
+        "  queue: LocalQueue preprocessing -> ClusterQueue cpu-batch, priority 1000000",
+        "  note: Kueue has not written a reason",
+        "  requests of pod set main: pods=1, nvidia.com/gpu=1, cpu=1, memory=4Gi",
+        "  the LocalQueue's flavors cover: cpu-workers: cpu, ephemeral-storage, memory"]
+
+
+def test_queue_lists_the_namespaces_workloads_with_a_reason_each(monkeypatch, capsys):
+    assert run_cli(monkeypatch, capsys, "queue") == (0, [
+        "WORKLOAD                                         STATE              POS     AGE LOCALQUEUE       REASON",
+        "job-why-big-5679a                                evicted              -   0m09s research-queue   pod set "
+        "main, flavor v5e-train: insufficient unused quota for google.com/tpu in flavor v5e-train, 8 more needed"],
+        "")
+
+
+def test_a_missing_job_and_a_missing_permission_are_one_line_and_exit_2(monkeypatch, capsys):
+    assert run_cli(monkeypatch, capsys, "not-found") == (2, [], "error: job research/nope does not exist (no Job, "
+                                                         "JobSet, Pod, Deployment or StatefulSet of that name)")
+    assert run_cli(monkeypatch, capsys, "forbidden") == (2, [], (
+        "error: no access: finding job research/why-big needs 'get' on jobs (batch API group) in namespace research, "
+        "which your account lacks; the platform's team role grants it (make access)"))
+
+
+def test_a_job_kueue_does_not_manage_is_one_line_and_exit_2(monkeypatch, capsys):
+    fixture = load("admitted")
+    monkeypatch.setattr(Kube, "raw", lambda self, args: (
+        (True, json.dumps(fixture["calls"][0]["out"]), "") if args[1].startswith("jobs.batch/")
+        else (True, json.dumps({"kind": "WorkloadList", "items": []}), "")))
+    assert cli.main(["why", "research/why-big"]) == 2
+    assert capsys.readouterr().err == ("error: Job research/why-big has no Workload: Kueue does not manage it (it "
+                                       "names no LocalQueue in a namespace Kueue skips, or Kueue has not seen it "
+                                       "yet)\n")

@@ -46,8 +46,9 @@ def never_fits(answer: Answer) -> str:
 
 def estimate(answer: Answer, workloads: list[Obj], now: datetime | None = None) -> str:
     now = now or datetime.now(UTC)
-    if answer.state != "pending" and answer.state != "waiting for checks":
-        return ""
+    if answer.state not in ("pending", "evicted", "waiting for checks") or (answer.state == "evicted"
+                                                                         and not answer.reason):
+        return ""  # admitted, finished, or evicted with its quota still held: nothing to wait for
     if answer.state == "waiting for checks":
         pending = [c.name for c in answer.checks if c.state != "Ready"]
         return (f"no estimate: waiting on admission check {', '.join(pending)}, capacity that comes when the cloud "

@@ -127,7 +127,8 @@ def requests_of(wl: Obj) -> dict[str, dict[str, str]]:
 
 
 def explain(wl: Obj, cluster_queue: str = "") -> Answer:
-    """The Workload in plain words; `cluster_queue` is the LocalQueue's, for a Workload not yet admitted."""
+    """The Workload in plain words; `cluster_queue` is the LocalQueue's, for a Workload not yet admitted. PodsReady
+    is said only while quota is held: Kueue marks a Workload not yet admitted "WaitForStart" too."""
     meta, spec, status = wl.get("metadata") or {}, wl.get("spec") or {}, wl.get("status") or {}
     conds = conditions(wl)
     admission = status.get("admission") or {}
@@ -142,7 +143,7 @@ def explain(wl: Obj, cluster_queue: str = "") -> Answer:
     answer.checks = [Check(c.get("name", ""), c.get("state", ""), c.get("message", ""))
                      for c in status.get("admissionChecks") or []]
     answer.evicted, answer.preempted = _said(conds.get("Evicted")), _said(conds.get("Preempted"))
-    if (ready := conds.get("PodsReady")) and ready.get("status") != "True":
+    if (ready := conds.get("PodsReady")) and ready.get("status") != "True" and _true(conds, "QuotaReserved"):
         answer.pods_ready = f"{ready.get('reason', '')}: {ready.get('message', '')}".strip(": ")
     answer.requeue = _said(conds.get("Requeued")) if answer.evicted or answer.preempted else ""
     answer.requests = requests_of(wl)

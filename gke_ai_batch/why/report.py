@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .estimate import estimate, span, when
-from .facts import Obj, explain, state_of
+from .facts import Obj, conditions, explain, state_of
 from .find import local_queue, positions, provisioning_requests
 from .kube import Kube
 
@@ -67,7 +67,7 @@ def gather(session: Session, wl: Obj, all_workloads: list[Obj]) -> dict[str, Any
                                 "conditions": [f"{c.get('type')}={c.get('status')} {c.get('reason', '')}".strip()
                                                for c in (p.get("status") or {}).get("conditions") or []]}
                                for p in prs]
-    out["ahead"] = ahead(wl, all_workloads) if answer.state == "pending" else []
+    out["ahead"] = ahead(wl, all_workloads) if _waiting(wl) else []
     out["estimate"] = estimate(answer, all_workloads, clock())
     return out
 
@@ -75,13 +75,21 @@ def gather(session: Session, wl: Obj, all_workloads: list[Obj]) -> dict[str, Any
 def ahead(wl: Obj, all_workloads: list[Obj]) -> list[str]:
     """The namespace's pending Workloads of the same LocalQueue that Kueue tries first: a higher priority, or the
     same priority and older (Kueue v0.19.2 orders a ClusterQueue's heap by priority, then by the queue-order
-    timestamp: pkg/cache/queue/cluster_queue.go baseCompareFunc). Other namespaces' are not readable by a member; the
+    timestamp: pkg/cache/queue/cluster_queue.go baseCompareFunc; that is the creation time but for an eviction by
+    an admission check or a PodsReady timeout, or a reclaim while borrowing: pkg/workload/workload.go
+    GetQueueOrderTimestamp, which this does not follow). Other namespaces' are not readable by a member; the
     visibility API's position counts them."""
     prio, born = _prio(wl), (wl.get("metadata") or {}).get("creationTimestamp", "")
     queue = (wl.get("spec") or {}).get("queueName")
     return [f"{o['metadata']['name']} (priority {_prio(o)})" for o in all_workloads
-            if o is not wl and (o.get("spec") or {}).get("queueName") == queue and state_of(o) == "pending"
+            if o is not wl and (o.get("spec") or {}).get("queueName") == queue and _waiting(o)
             and (_prio(o) > prio or (_prio(o) == prio and o["metadata"].get("creationTimestamp", "") < born))]
+
+
+def _waiting(wl: Obj) -> bool:
+    """Pending, or evicted and back in the queue (its quota released)."""
+    held = (conditions(wl).get("QuotaReserved") or {}).get("status") == "True"
+    return state_of(wl) in ("pending", "evicted") and not held
 
 
 def _prio(wl: Obj) -> int:
@@ -138,7 +146,8 @@ def one_line(r: dict[str, Any]) -> str:
     now = clock()
     born = when(r["created"])
     place = str(r["position"]["local_queue"] + 1) if r["position"] else "-"
-    first = next((ln.strip() for ln in lines(r)[2:] if not ln.strip().startswith(("queue:", "estimate:",
-                                                                                   "position"))), "")
+    said = [ln.strip() for ln in lines(r)[2:] if not ln.strip().startswith(("queue:", "estimate:", "position",
+                                                                             "Kueue's reason:", "ahead of it"))]
+    first = next((ln for ln in said if "doesn't match node affinity" not in ln), said[0] if said else "")
     return (f"{r['workload']:<48} {r['state']:<18} {place:>3} {span(now - born) if born else '-':>7} "
             f"{r['local_queue']:<16} {first}").rstrip()
