@@ -14,7 +14,7 @@ WORKLOAD ?= examples/workloads
 help:  ## this list
 	@awk -F':.*## ' '/^[a-z0-9-]+:.*## /{c=$$2; sub("^make "$$1" ?","",c); printf "make %s%s%s\n", $$1, (c ~ /^[A-Z[]/ ? " " : ": "), c}' $(MAKEFILE_LIST)
 
-.PHONY: help setup plan check diff report admit admit-all access sandbox sandbox-stop e2e test lint reuse provider conform check-all golden docs package-schema schema bench lock clean
+.PHONY: help setup plan check diff report admit admit-all access sandbox sandbox-stop why e2e test lint reuse provider conform check-all golden docs package-schema schema bench lock clean
 
 PLANNING := $(VENV)/.planning
 TOOLS := $(VENV)/.tools
@@ -72,6 +72,9 @@ sandbox: $(PLANNING)  ## make sandbox STACK=<name>: start the sandbox of the sta
 
 sandbox-stop: $(PLANNING)  ## stop every process the sandbox started
 	$(PY) -m gke_ai_batch.sandbox stop
+
+why: $(PLANNING)  ## make why STACK=<name> JOB=<namespace>/<job>: why the job is pending in the running sandbox (docs/why-pending.md)
+	$(PY) -m gke_ai_batch.why --kubeconfig .sandbox/admin.kubeconfig --kubectl $(HOME)/.cache/gke-ai-batch/sandbox/bin/kubectl why $(JOB)
 
 e2e: $(PLANNING)  ## make e2e STACK=<name>: in a sandbox, hold every offline verdict (admit, access) to the real API server and Kueue
 	$(PY) -m gke_ai_batch.sandbox e2e $(STACK)

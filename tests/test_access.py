@@ -228,3 +228,17 @@ def test_may_answers_for_a_teams_groups_in_a_planned_stack(prod):
     assert StackAccess(prod).groups("research")
     assert may(prod, "research", "create", "selfsubjectaccessreviews.authorization.k8s.io", CLUSTER)
     assert not may(prod, "research", "create", "priorityclasses.scheduling.k8s.io", CLUSTER)
+
+
+def test_members_may_read_their_queue_positions_and_provisioning_requests_for_gke_ai_batch_why(prod, capsys):
+    """`gke-ai-batch why` with a member's own rights (docs/why-pending.md): the visibility API's pendingworkloads
+    of the team's own LocalQueues, and the ProvisioningRequests Kueue makes in its namespaces; not another team's."""
+    assert access.main(["prod", "research"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    teams = StackAccess(prod).teams
+    other = next(nss[0] for t, nss in teams.items() if t != "research")
+    for ns in teams["research"]:
+        assert f"yes  get  localqueues.visibility.kueue.x-k8s.io/pendingworkloads  {ns}" in lines
+        assert f"yes  list  provisioningrequests.autoscaling.x-k8s.io  {ns}" in lines
+    assert any(line.startswith(f"no  get  localqueues.visibility.kueue.x-k8s.io/pendingworkloads  {other}")
+               for line in lines)

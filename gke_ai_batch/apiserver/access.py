@@ -47,6 +47,9 @@ CHECKS: tuple[Check, ...] = (
     *_checks("get", "pods/log", OWN, True),
     *_checks("create", "pods/exec", OWN, True),
     *_checks("get list watch", "localqueues.kueue.x-k8s.io workloads.kueue.x-k8s.io", OWN, True),
+    # `gke-ai-batch why` and `queue` (docs/why-pending.md): a pending job's place and its DWS request's state.
+    *_checks("get", "localqueues.visibility.kueue.x-k8s.io/pendingworkloads", OWN, True),
+    *_checks("get list", "provisioningrequests.autoscaling.x-k8s.io", OWN, True),
     *_checks("create get", "configmaps services persistentvolumeclaims", OWN, True),
     *_checks("get", "secrets", OWN, True),
     *_checks("create patch", "rolebindings.rbac.authorization.k8s.io roles.rbac.authorization.k8s.io", OWN, False),
@@ -62,6 +65,7 @@ CHECKS: tuple[Check, ...] = (
     *_checks("get list", "secrets", CLUSTER, False),
     *_checks("get list", "secrets", OTHER, False),
     *_checks("create", "jobs.batch pods", OTHER, False),
+    *_checks("get", "localqueues.visibility.kueue.x-k8s.io/pendingworkloads", OTHER, False),
 )
 
 

@@ -77,6 +77,11 @@ TEAM_RULES: tuple[dict[str, list[str]], ...] = (
     {"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets/status"], "verbs": _READ},
     {"apiGroups": ["kueue.x-k8s.io"], "resources": ["localqueues", "localqueues/status", "workloads",
                                                     "workloads/status"], "verbs": _READ},
+    # `gke-ai-batch why`/`queue` (docs/why-pending.md): a pending Workload's place, from Kueue's visibility API
+    # (kueue v0.19.2 charts/kueue/templates/rbac/pending_workloads_lq_viewer_role.yaml names the subresource), and
+    # the ProvisioningRequests Kueue makes in the team's namespace for a DWS check (autoscaling.x-k8s.io).
+    {"apiGroups": ["visibility.kueue.x-k8s.io"], "resources": ["localqueues/pendingworkloads"], "verbs": ["get"]},
+    {"apiGroups": ["autoscaling.x-k8s.io"], "resources": ["provisioningrequests"], "verbs": _READ},
     {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": _READ},
     {"apiGroups": ["networking.k8s.io"], "resources": ["networkpolicies"], "verbs": _READ},
     {"apiGroups": ["monitoring.googleapis.com"], "resources": ["podmonitorings"], "verbs": _RW},
