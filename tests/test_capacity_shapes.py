@@ -133,7 +133,7 @@ def test_a_mig_size_gke_does_not_take_is_refused_with_the_sizes_it_does(gpu, mac
                              "sharing": {"strategy": "mig", "partition_size": size}})
     with pytest.raises(ConfigError) as e:
         build_platform(cfg)
-    assert e.value.path.endswith("sharing.partition_size") and "allowed: 1g." in e.value.message
+    assert e.value.path.endswith("sharing.partition_size") and "did you mean" in e.value.message
 
 
 def test_a_team_with_several_local_queues(plan):
@@ -177,7 +177,8 @@ BAD = [
      "nvidia-a100-80gb, nvidia-h100-80gb, nvidia-h100-mega-80gb, nvidia-h200-141gb, nvidia-b200)"),
     ("unknown MIG size", "dev",
      lambda c: c["gpu_pools"][0].update(sharing={"strategy": "mig", "partition_size": "1g.5gb"}),
-     "platform.gpu_pools[0].sharing.partition_size", "allowed: 1g.10gb, 2g.20gb, 3g.40gb, 7g.80gb, 1g.20gb"),
+     "platform.gpu_pools[0].sharing.partition_size", "did you mean '1g.10gb'? allowed: "
+     "1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 7g.80gb"),
     ("GPU count the machine fixes", "prod", lambda c: c["gpu_pools"][2].update(gpus_per_node=4),
      "platform.gpu_pools[2].gpus_per_node", "(g2-standard-24 has 2 GPUs, which the machine type fixes: give 2 "
      "or leave the count unset)"),

@@ -229,15 +229,15 @@ def test_private_nodes_off_deletes_the_nat_and_router_only_with_an_acknowledgeme
     assert Diffed(base, now, tmp_path).refused == []
 
 
-def test_handing_a_created_network_to_adopt_deletes_it_and_is_refused(tmp_path):
+def test_handing_a_created_network_to_adopt_is_a_state_removal_and_is_refused(tmp_path):
     def adopt(c):
         c["network"] = {"adopt": True, "name": "ml-dev-net", "subnetwork": "ml-dev-us-east5", "pods_range": "pods",
                         "services_range": "services"}
         c["cluster"]["private_nodes"] = False
     d = Diffed(*edited("dev", adopt), tmp_path)
-    assert d.op("gcp:compute/network:Network", "gke-network-vpc") == "delete"
-    assert d.refusals("delete network object ml-dev-net ", "acknowledge: [{network: ml-dev-net,")
-    assert d.refusals("delete network object ml-dev-us-east5 ")
+    assert d.op("gcp:compute/network:Network", "gke-network-vpc") == "forget"
+    assert d.refusals("hand over network object ml-dev-net ", "pulumi state delete")
+    assert d.refusals("hand over network object ml-dev-us-east5 ", "pulumi state delete")
 
 
 def test_a_noexecute_taint_added_to_a_live_pool_evicts_and_is_refused(tmp_path):

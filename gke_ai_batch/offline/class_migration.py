@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from gke_ai_batch.vocabulary import COMPUTE_CLASS
+from gke_ai_batch.vocabulary import COMPUTE_CLASS, Capacity
 
 Resource = dict[str, Any]
 SOURCE = ("activeMigration.optimizeRulePriority: \"workloads ... should be migrated to nodepool defined by higher "
@@ -27,8 +27,8 @@ def _way(rule: dict[str, Any]) -> str:
     if specific.get("name"):
         return f"reservation {specific['name']}"
     if (rule.get("flexStart") or {}).get("enabled"):
-        return "flex-start"
-    return "spot" if rule.get("spot") else "on-demand"
+        return Capacity.FLEX_START.value
+    return (Capacity.SPOT if rule.get("spot") else Capacity.ON_DEMAND).value
 
 
 def _ways(r: Resource) -> list[str]:
