@@ -70,20 +70,20 @@ class Kubectl:
     def delete(self, obj: Obj, timeout: float = 90) -> Answer:
         """Deleted with what it owns (foreground), waited for: the quota it used is free for the next case. A pod
         the scheduler bound to a node waits for that node's kubelet to confirm it stopped, and no kubelet runs in
-        the sandbox: its terminating pods are removed at once (`--grace-period=0 --force`), as a kubelet would
-        after the pod's grace period."""
-        answer = self.run(["delete", "-f", "-", "--ignore-not-found", "--cascade=foreground", "--wait=false"], obj)
+        the sandbox: when the wait stalls, its terminating pods are removed at once (`--grace-period=0 --force`),
+        as a kubelet would after the pod's grace period."""
+        answer = self.run(["delete", "-f", "-", "--ignore-not-found", "--cascade=foreground", "--wait",
+                           "--timeout=1s"], obj)
         namespace = str((obj.get("metadata") or {}).get("namespace") or "")
         deadline = time.monotonic() + timeout
-        while answer.ok and self.get(obj) is not None and time.monotonic() < deadline:
+        while namespace and self.get(obj) is not None and time.monotonic() < deadline:
             stopping = [p["metadata"]["name"] for p in self.items(namespace, "pods")
-                        if p["metadata"].get("deletionTimestamp")] if namespace else []
+                        if p["metadata"].get("deletionTimestamp")]
             if stopping:
                 self.run(["delete", "pods", "-n", namespace, "--grace-period=0", "--force", "--ignore-not-found",
                           *stopping])
-            time.sleep(1)
+            answer = self.run(["wait", "--for=delete", "-f", "-", "--timeout=1s"], obj)
         return answer
-
     def items(self, namespace: str, kinds: str) -> list[Obj]:
         answer = self.run(["get", kinds, "-n", namespace, "-o", "json"])
         return list(answer.json().get("items") or []) if answer.ok else []
