@@ -356,6 +356,20 @@ def test_a_request_above_its_limit_is_the_api_servers_refusal():
                                     'or equal to cpu limit of 2')
 
 
+@pytest.mark.parametrize("blocks, words", [
+    ({"requests": {TPU: 4}}, "spec.containers[0].resources.limits: Required value: Limit must be set for non "
+                             "overcommitable resources"),
+    ({"requests": {TPU: 2}, "limits": {TPU: 4}}, 'spec.containers[0].resources.requests: Invalid value: "2": must '
+                                                 "be equal to google.com/tpu limit of 4"),
+])
+def test_an_accelerator_requested_without_its_equal_limit_is_the_api_servers_refusal(blocks, words):
+    """Kubernetes validates an extended resource as one a node cannot overcommit: the limit must be named and equal
+    the request (`ValidateContainerResourceRequirements`; the sandbox's kube-apiserver refused such a Job)."""
+    obj = job("training", "tpu", "training-queue", pods=16, nodeSelector=V5P_4X4X4,
+              labels={"kueue.x-k8s.io/max-exec-time-seconds": "86400"}, containers=resources(**blocks))
+    assert verdict("prod", obj) == f"refused: training/tpu: API server: the pod template of tpu: {words}"
+
+
 def test_dev_s_scratch_job_is_admitted_on_the_workers_local_ssds():
     """dev's cpu-workers give their two local SSDs to the pods as ephemeral storage; a ClusterQueue that did not
     cover ephemeral-storage made Kueue refuse every job asking for it ("resource ephemeral-storage unavailable in

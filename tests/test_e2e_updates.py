@@ -62,3 +62,29 @@ def test_a_workload_kueue_cannot_write_a_reason_for_is_pending(monkeypatch):
     monkeypatch.setattr(e2e_play, "BOUND", 0.01)
     job = {"kind": "Job", "metadata": {"namespace": "research", "uid": "job"}}
     assert e2e_play.outcome(Cluster(), job) == ("pending", e2e_play.UNWRITTEN)
+
+
+def test_a_follower_pod_waiting_for_its_leader_is_not_a_refusal(monkeypatch):
+    """CI's e2e prod read JobSet's "follower pod node selector for topology domain not found" on llm-pretrain as
+    its pods refused; JobSet's pod webhook says it refuses followers until the leader is scheduled, and the Job
+    controller retries. A refusal by anything else still counts."""
+    from gke_ai_batch.sandbox import e2e_play
+
+    def cluster(message):
+        class Cluster:
+            def items(self, namespace, kinds):
+                return [{"kind": "Workload", "metadata": {"uid": "wl", "ownerReferences": [{"uid": "js"}]},
+                         "status": {"conditions": [{"type": "QuotaReserved", "status": "True"}],
+                                    "admission": {"clusterQueue": "training"}}},
+                        {"kind": "Pod", "metadata": {"uid": "leader", "ownerReferences": [{"uid": "js"}]}},
+                        {"kind": "Event", "reason": "FailedCreate", "involvedObject": {"uid": "js"},
+                         "message": message}]
+        return Cluster()
+
+    monkeypatch.setattr(e2e_play, "BOUND", 0.01)
+    jobset = {"kind": "JobSet", "metadata": {"namespace": "training", "uid": "js"}}
+    waiting = ('Error creating: admission webhook "validate--v1-pod.x-k8s.io" denied the request: follower pod node '
+               "selector for topology domain not found. missing selector: cloud.google.com/gke-nodepool")
+    assert e2e_play.outcome(cluster(waiting), jobset) == ("quota reserved in ClusterQueue training", "")
+    refused = 'Error creating: pods "x" is forbidden: violates PodSecurity "baseline:latest": privileged'
+    assert e2e_play.outcome(cluster(refused), jobset)[0].startswith("its pods refused by")

@@ -37,7 +37,11 @@ def verdict(stack: str, obj: dict) -> str:
 
 
 def container(requests: dict | None = None, **extra) -> dict:
-    resources = {"requests": {"cpu": "1", "memory": "1Gi", **(requests or {})}}
+    """A container as people write one: cpu and memory requested, an accelerator requested and limited alike
+    (the API server refuses an extended resource's request without its limit)."""
+    accelerators = {r: q for r, q in (requests or {}).items() if "/" in r}
+    resources = {"requests": {"cpu": "1", "memory": "1Gi", **(requests or {})},
+                 **({"limits": accelerators} if accelerators else {})}
     return {"name": "x", "image": "busybox", "resources": resources, **extra}
 
 

@@ -69,7 +69,7 @@ from .external_ips import adds_external_ips
 from .job_updates import template_refusal
 from .mutating_policies import mutate
 from .pod_gates import assigned_while_gated
-from .pod_resources import request_above_limit
+from .pod_resources import invalid_resources
 from .pod_security import check_pod, forbidden_detail, namespace_policy, pod_specs_of
 from .rbac import AUTHENTICATED, CLUSTER
 from .resource_quotas import exceeded
@@ -351,7 +351,7 @@ class TenantPath:
         """The API server's validation of the resources of every pod the object is or will create: a workload
         whose template asks for more than its limit is refused itself (apiserver.pod_resources)."""
         for pod, _, spec in pod_specs_of(obj):
-            found = request_above_limit(spec)
+            found = invalid_resources(spec)
             if found:
                 whose = "" if obj.get("kind") == "Pod" else f"the pod template of {pod}: "
                 return API_SERVER, whose + found

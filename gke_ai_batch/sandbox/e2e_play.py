@@ -27,6 +27,9 @@ Obj = dict[str, Any]
 BOUND = 30.0  # seconds to wait for Kueue's decision and the pods
 SETTLE = 6.0  # seconds a QuotaReserved=False must hold before it is read as pending
 WATCHED = "pods,jobs.batch,replicasets.apps,jobsets.jobset.x-k8s.io,workloads.kueue.x-k8s.io,events"
+# JobSet's pod webhook refuses an exclusive-placement follower pod until its leader pod is scheduled, and the Job
+# controller retries it: "an expected, transient error" (jobset v0.12.0 pkg/webhooks/pod_webhook.go ValidateCreate).
+FOLLOWER_WAITS = ("follower pod node selector", "leader pod not yet scheduled")
 
 
 @dataclass(frozen=True)
@@ -173,7 +176,7 @@ def outcome(kc: Kubectl, obj: Obj) -> tuple[str, str]:
         items = kc.items(ns, WATCHED)
         mine = descendants(items, root)
         failed = [e for e in items if e.get("kind") == "Event" and e.get("reason") == "FailedCreate"
-                  and (e.get("involvedObject") or {}).get("uid") in mine]
+                  and (e.get("involvedObject") or {}).get("uid") in mine and not _follower_waits(e)]
         if failed:
             return pods_refused(layer_of(failed[-1].get("message", ""))), failed[-1].get("message", "")
         workloads = [i for i in items if i.get("kind") == "Workload" and _uid(i) in mine]
@@ -193,6 +196,11 @@ def outcome(kc: Kubectl, obj: Obj) -> tuple[str, str]:
             state = (PENDING, UNWRITTEN)
         time.sleep(1)
     return state
+
+
+def _follower_waits(event: Obj) -> bool:
+    message = event.get("message", "")
+    return "x-k8s.io" in message and any(words in message for words in FOLLOWER_WAITS)
 
 
 def _condition(obj: Obj, kind: str) -> Obj:
