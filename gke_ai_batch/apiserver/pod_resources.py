@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.vocabulary import Obj
 
-
 MISSING_LIMIT = "Required value: Limit must be set for non overcommitable resources"
 
 
