@@ -45,7 +45,7 @@ def invalid_resources(spec: Obj) -> str | None:
     return None
 
 
-def _judge(resource: str, asked: object, limit: object) -> str | None:
+def _judge(resource: str, asked: str | int, limit: str | int | None) -> str | None:
     if limit is None:
         return None if overcommit_allowed(resource) else MISSING_LIMIT
     wanted, bound = parse_quantity(asked), parse_quantity(limit)
