@@ -98,5 +98,34 @@ def fleet_outputs(fleet) -> dict:
     return out
 
 
+def config_refusal(stack: str, change):
+    """The ConfigError a stack's platform config gets after `change(cfg)` edits a copy of it."""
+    from gke_ai_batch.model.errors import ConfigError
+    from gke_ai_batch.plan.platform import build_platform
+    cfg = platform_of(stack)
+    change(cfg)
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    return e.value
+
+
+@functools.cache
+def _dev_resources() -> tuple[dict, ...]:
+    return tuple(r.as_json() for r in run_config(platform_of("dev"), "dev"))
+
+
+def dev_diff(cfg: dict, acknowledged: tuple[tuple[str, str], ...] = ()
+             ) -> tuple[dict[str, tuple[str, list[str]]], list[str]]:
+    """`make diff` from dev's stack to `cfg`: each changed resource's step and lines by Pulumi name, and the
+    refusals, with `acknowledged` as the stack file's decisions."""
+    from gke_ai_batch.offline.decisions import Decisions
+    from gke_ai_batch.offline.diff import compare, judge
+    old = json.loads(json.dumps(_dev_resources()))
+    new = [r.as_json() for r in run_config(cfg, "dev")]
+    steps = compare(old, new).steps
+    refused = judge([(op, r) for op, r, _ in steps], old, new, Decisions(), Decisions(acknowledged))
+    return {r["name"]: (op, lines) for op, r, lines in steps}, refused
+
+
 def by_type(regs, suffix: str) -> list:
     return [r for r in regs if r.type.endswith(suffix)]

@@ -6,7 +6,7 @@ import pytest
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.plan.platform import build_platform
 
-from .conftest import by_type, platform_of
+from .conftest import by_type, config_refusal, platform_of
 
 
 def pools(regs) -> dict:
@@ -15,14 +15,6 @@ def pools(regs) -> dict:
 
 def objects(regs, kind: str) -> dict:
     return {r.inputs["metadata"]["name"]: r.inputs for r in by_type(regs, f":{kind}")}
-
-
-def refused(stack: str, change) -> ConfigError:
-    cfg = platform_of(stack)
-    change(cfg)
-    with pytest.raises(ConfigError) as e:
-        build_platform(cfg)
-    return e.value
 
 
 def test_autoscaled_spot_slices_scale_as_a_unit(plan):
@@ -206,7 +198,7 @@ BAD = [
 
 @pytest.mark.parametrize("stack, change, path, words", [c[1:] for c in BAD], ids=[c[0] for c in BAD])
 def test_impossible_shapes_are_one_clear_error(stack, change, path, words):
-    e = refused(stack, change)
+    e = config_refusal(stack, change)
     assert e.path == path and words in e.message, (e.path, e.message)
 
 

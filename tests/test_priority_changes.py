@@ -10,12 +10,7 @@ import json
 from gke_ai_batch.offline.decisions import Decisions
 from gke_ai_batch.offline.diff import compare, judge
 
-from .conftest import by_type, platform_of, run_config
-
-
-@functools.cache
-def _dev() -> tuple[dict, ...]:
-    return tuple(r.as_json() for r in run_config(platform_of("dev"), "dev"))
+from .conftest import by_type, dev_diff, platform_of, run_config
 
 
 def _raised(name: str = "high-priority", value: int = 3000000) -> dict:
@@ -24,18 +19,8 @@ def _raised(name: str = "high-priority", value: int = 3000000) -> dict:
     return cfg
 
 
-def _diff(cfg: dict, acknowledged: tuple[tuple[str, str], ...] = ()
-          ) -> tuple[dict[str, tuple[str, list[str]]], list[str]]:
-    """Each changed resource's step and lines by Pulumi name, and the refusals, from dev to `cfg`."""
-    old = json.loads(json.dumps(_dev()))
-    new = [r.as_json() for r in run_config(cfg, "dev")]
-    steps = compare(old, new).steps
-    refused = judge([(op, r) for op, r, _ in steps], old, new, Decisions(), Decisions(acknowledged))
-    return {r["name"]: (op, lines) for op, r, lines in steps}, refused
-
-
 def test_a_priority_class_value_changed_is_a_replacement_that_states_the_window() -> None:
-    steps, _ = _diff(_raised())
+    steps, _ = dev_diff(_raised())
     op, lines = steps["priorities-pc-high-priority"]
     assert op == "replace"
     assert lines[0] == "order: delete first, then create (deleteBeforeReplace)"
@@ -44,7 +29,7 @@ def test_a_priority_class_value_changed_is_a_replacement_that_states_the_window(
 
 
 def test_a_priority_class_replacement_is_refused_without_a_decision_and_says_the_safe_way() -> None:
-    _, refused = _diff(_raised())
+    _, refused = dev_diff(_raised())
     assert refused == [
         "replace priority class high-priority (kubernetes:scheduling.k8s.io/v1:PriorityClass priorities-pc-high-"
         "priority): its value or preemption policy cannot change in place (ValidatePriorityClassUpdate), so it is "
@@ -54,20 +39,20 @@ def test_a_priority_class_replacement_is_refused_without_a_decision_and_says_the
         "add a priority under another name with the new value and move the teams and jobs to it, then remove "
         "high-priority once no job names it; or add `acknowledge: [{priority: high-priority, reason: ...}]` to the "
         "stack file, with why"]
-    _, decided = _diff(_raised(), acknowledged=(("priority", "high-priority"),))
+    _, decided = dev_diff(_raised(), acknowledged=(("priority", "high-priority"),))
     assert decided == []
 
 
 def test_a_preemption_policy_changed_is_a_replacement_too() -> None:
     cfg = platform_of("dev")
     cfg["priorities"][1]["preemption_policy"] = "Never"
-    steps, refused = _diff(cfg)
+    steps, refused = dev_diff(cfg)
     assert steps["priorities-pc-low-priority"][0] == "replace"
     assert any(r.startswith("replace priority class low-priority") for r in refused)
 
 
 def test_a_workload_priority_class_value_stays_an_in_place_update() -> None:
-    steps, refused = _diff(_raised())
+    steps, refused = dev_diff(_raised())
     assert steps["priorities-wpc-high-priority"] == ("update", ["value: 2000000 -> 3000000"])
     assert not [r for r in refused if "wpc" in r]
 

@@ -4,31 +4,13 @@ any line is refused: offline.diff.main), and that the stack file's decision lets
 changes showed as plain updates and the diff exited 0."""
 from __future__ import annotations
 
-import functools
-import json
-
 import pytest
 
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.offline.decisions import Decisions
 from gke_ai_batch.offline.diff import compare, judge
 
-from .conftest import platform_of, run_config
-
-
-@functools.cache
-def _dev() -> tuple[dict, ...]:
-    return tuple(r.as_json() for r in run_config(platform_of("dev"), "dev"))
-
-
-def _diff(cfg: dict, acknowledged: tuple[tuple[str, str], ...] = ()
-          ) -> tuple[dict[str, tuple[str, list[str]]], list[str]]:
-    """Each changed resource's step and lines by Pulumi name, and the refusals, from dev to `cfg`."""
-    old = json.loads(json.dumps(_dev()))
-    new = [r.as_json() for r in run_config(cfg, "dev")]
-    steps = compare(old, new).steps
-    refused = judge([(op, r) for op, r, _ in steps], old, new, Decisions(), Decisions(acknowledged))
-    return {r["name"]: (op, lines) for op, r, lines in steps}, refused
+from .conftest import dev_diff, platform_of, run_config
 
 
 def _retention(**durations: str) -> dict:
@@ -39,7 +21,7 @@ def _retention(**durations: str) -> dict:
 
 def test_a_shorter_deactivated_retention_is_refused_with_what_kueue_deletes() -> None:
     """Kueue deletes every Job and JobSet it deactivated longer ago than the new value once it restarts."""
-    steps, refused = _diff(_retention(after_deactivated_by_kueue="24h"))
+    steps, refused = dev_diff(_retention(after_deactivated_by_kueue="24h"))
     assert refused == [
         "kueue.retention.after_deactivated_by_kueue: 168h -> 24h: once Kueue's controller restarts with it, Kueue "
         "deletes every Job and JobSet it deactivated more than 24h ago, with their pods and Workloads (kueue v0.19.2 "
@@ -52,15 +34,15 @@ def test_a_shorter_deactivated_retention_is_refused_with_what_kueue_deletes() ->
     assert any(ln.startswith("values.managerConfig.controllerManagerConfigYaml.objectRetentionPolicies.workloads."
                              "afterDeactivatedByKueue: \"168h\" -> \"24h\"  [Kueue deletes every Job and JobSet")
                for ln in lines), lines
-    assert _diff(_retention(after_deactivated_by_kueue="24h"),
+    assert dev_diff(_retention(after_deactivated_by_kueue="24h"),
                  (("retention", "after_deactivated_by_kueue"),))[1] == []
 
 
 def test_a_longer_retention_and_a_shorter_finished_one_are_not_refused() -> None:
     """A longer retention deletes nothing sooner; a shorter afterFinished deletes only finished Workloads (their
     jobs stay), which the line says."""
-    assert _diff(_retention(after_deactivated_by_kueue="336h"))[1] == []
-    steps, refused = _diff(_retention(after_finished="24h"))
+    assert dev_diff(_retention(after_deactivated_by_kueue="336h"))[1] == []
+    steps, refused = dev_diff(_retention(after_finished="24h"))
     assert refused == []
     assert any(ln.endswith("[Kueue deletes every finished Workload older than this once its controller restarts "
                            "(kueue v0.19.2 workload_controller.go); their Jobs and JobSets stay]")
@@ -76,7 +58,7 @@ def _renamed_check() -> dict:
 def test_an_admission_check_renamed_under_admitted_dws_workloads_is_refused() -> None:
     """training's queue gets dws-prov2 on h100-dws: its admitted workloads get it as Pending, and their jobs are
     suspended until a new ProvisioningRequest is provisioned."""
-    _, refused = _diff(_renamed_check())
+    _, refused = dev_diff(_renamed_check())
     training = [r for r in refused if r.startswith("ClusterQueue training")]
     assert training == [
         "ClusterQueue training gains admission check dws-prov2 in place of dws-prov on flavors h100-dws: Kueue gives "
@@ -95,7 +77,7 @@ def test_an_admission_check_renamed_under_admitted_dws_workloads_is_refused() ->
         "v6e-queued",
         "ClusterQueue training gains admission check dws-prov2 in place of dws-prov on flavors h100-dws"]
     decided = (("admission_check", "dws-prov2"), ("admission_check", "dws-prov2-tpu-4x4"))
-    assert _diff(_renamed_check(), decided)[1] == []
+    assert dev_diff(_renamed_check(), decided)[1] == []
 
 
 def test_a_queued_pool_added_as_a_new_flavor_is_not_refused() -> None:
@@ -125,7 +107,7 @@ def test_a_decision_for_a_change_the_diff_no_longer_shows_is_stale() -> None:
     """The retention change was undone but its acknowledgement kept: one line names it, and the diff exits 1."""
     cfg = platform_of("dev")
     cfg["priorities"][0]["description"] = "any change, so the stack changes"
-    _, refused = _diff(cfg, (("retention", "after_deactivated_by_kueue"), ("node_pool", "cpu-workers")))
+    _, refused = dev_diff(cfg, (("retention", "after_deactivated_by_kueue"), ("node_pool", "cpu-workers")))
     assert refused == [
         "acknowledge[0].retention: 'after_deactivated_by_kueue' is stale: this change no longer shows the Kueue "
         "retention change it decides on; remove it",
@@ -134,7 +116,7 @@ def test_a_decision_for_a_change_the_diff_no_longer_shows_is_stale() -> None:
 
 
 def test_a_decision_still_needed_is_not_stale() -> None:
-    _, refused = _diff(_retention(after_deactivated_by_kueue="24h"), (("retention", "after_deactivated_by_kueue"),))
+    _, refused = dev_diff(_retention(after_deactivated_by_kueue="24h"), (("retention", "after_deactivated_by_kueue"),))
     assert refused == []
 
 

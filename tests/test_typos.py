@@ -2,18 +2,7 @@
 ("did you mean ...?"), the way a mistyped key does (gke_ai_batch.model.words: one suggester for both)."""
 import pytest
 
-from gke_ai_batch.model.errors import ConfigError
-from gke_ai_batch.plan.platform import build_platform
-
-from .conftest import platform_of
-
-
-def refused(stack: str, change) -> ConfigError:
-    cfg = platform_of(stack)
-    change(cfg)
-    with pytest.raises(ConfigError) as e:
-        build_platform(cfg)
-    return e.value
+from .conftest import config_refusal
 
 
 @pytest.mark.parametrize("stack, change, line", [
@@ -44,9 +33,9 @@ def refused(stack: str, change) -> ConfigError:
      "us-east5-b, us-east5-a"),
 ])
 def test_a_mistyped_name_gets_a_guess_and_the_nearest_names_first(stack, change, line) -> None:
-    assert str(refused(stack, change)) == line
+    assert str(config_refusal(stack, change)) == line
 
 
 def test_a_name_like_none_allowed_gets_no_guess_and_the_list_in_order_of_likeness() -> None:
-    e = refused("prod", lambda c: c["gpu_pools"][2].update(gpu="amd-mi300x"))
+    e = config_refusal("prod", lambda c: c["gpu_pools"][2].update(gpu="amd-mi300x"))
     assert "did you mean" not in e.message and e.message.startswith("unknown GPU type 'amd-mi300x'; allowed: ")
