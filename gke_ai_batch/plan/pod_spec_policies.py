@@ -34,6 +34,8 @@ controllers' finalizer and status-driven updates.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from gke_ai_batch.plan.admission_policies import POD_SPECS, PREFIX, _policy, _rules
 from gke_ai_batch.vocabulary import GCS_FUSE_CSI_DRIVER, GRACE_ANNOTATION, POD_SECURITY_LABEL, Manifest
 
@@ -55,9 +57,20 @@ def _specs(o: str) -> str:
     return f"({POD_SPECS.format(o=o)})"
 
 
-def _kept(name: str) -> str:
-    """An update whose refused items (variables.<name>) were all there before."""
-    return f"({_UPDATE} && variables.{name}.all(x, x in variables.old{name[0].upper()}{name[1:]}))"
+def _nothing_new(policy: str, name: str, found: Callable[[str], str], message: str,
+                 before: Sequence[dict[str, str]] = (), conditions: list[dict[str, str]] | None = None
+                 ) -> tuple[Manifest, Manifest]:
+    """A policy on every pod maker refusing what `found` (CEL over `object` or `oldObject`) lists in a pod spec,
+    unless an update only keeps items that were there before: an object made before the rule stays editable."""
+    old = f"old{name[0].upper()}{name[1:]}"
+    return _policy(policy, _rules(POD_MAKERS, ["CREATE", "UPDATE"]), [
+        *before,
+        {"name": name, "expression": found("object")},
+        {"name": old, "expression": f"{_UPDATE} ? {found('oldObject')} : []"},
+    ], [
+        {"expression": f"variables.{name}.size() == 0 || ({_UPDATE} && variables.{name}.all(x, x in "
+                       f"variables.{old}))", "messageExpression": message, "reason": "Forbidden"},
+    ], conditions=conditions)
 
 
 def _graces(o: str) -> str:
@@ -69,19 +82,14 @@ def _graces(o: str) -> str:
 def termination_grace_policy() -> tuple[Manifest, Manifest]:
     """Every pod spec's terminationGracePeriodSeconds at most the namespace's bound (unset is the API server's 30,
     which the team bound is never below)."""
-    return _policy(TERMINATION_GRACE, _rules(POD_MAKERS, ["CREATE", "UPDATE"]), [
-        {"name": "bound", "expression": f"int(namespaceObject.metadata.annotations['{GRACE_ANNOTATION}'])"},
-        {"name": "over", "expression": _graces("object")},
-        {"name": "oldOver", "expression": f"{_UPDATE} ? {_graces('oldObject')} : []"},
-    ], [
-        {"expression": f"variables.over.size() == 0 || {_kept('over')}",
-         "messageExpression": "'namespace ' + namespaceObject.metadata.name + ' gives a pod at most ' + "
-                              "string(variables.bound) + ' s to stop (teams[].max_termination_grace): Kueue frees "
-                              "a stopped job\\'s quota as soon as its pods are terminating, so the grace period "
-                              "is time on the nodes charged to no queue; set terminationGracePeriodSeconds to ' + "
-                              "string(variables.bound) + ' or less, not ' + string(variables.over[0])",
-         "reason": "Forbidden"},
-    ])
+    return _nothing_new(
+        TERMINATION_GRACE, "over", _graces,
+        "'namespace ' + namespaceObject.metadata.name + ' gives a pod at most ' + string(variables.bound) + ' s to "
+        "stop (teams[].max_termination_grace): Kueue frees a stopped job\\'s quota as soon as its pods are "
+        "terminating, so the grace period is time on the nodes charged to no queue; set "
+        "terminationGracePeriodSeconds to ' + string(variables.bound) + ' or less, not ' + string(variables.over[0])",
+        before=[{"name": "bound",
+                 "expression": f"int(namespaceObject.metadata.annotations['{GRACE_ANNOTATION}'])"}])
 
 
 def _terms(affinity: str) -> str:
@@ -118,17 +126,13 @@ CONTROLLERS_POD = ("request.resource.resource == 'pods' && has(request.userInfo.
 
 def affinity_namespaces_policy() -> tuple[Manifest, Manifest]:
     """No pod affinity or anti-affinity term a member writes selects another namespace."""
-    return _policy(AFFINITY_NAMESPACES, _rules(POD_MAKERS, ["CREATE", "UPDATE"]), [
-        {"name": "away", "expression": _away("object")},
-        {"name": "oldAway", "expression": f"{_UPDATE} ? {_away('oldObject')} : []"},
-    ], [
-        {"expression": f"variables.away.size() == 0 || {_kept('away')}",
-         "messageExpression": "'pod affinity and anti-affinity terms select pods of their own namespace only: the "
-                              "scheduler keeps an incoming pod off every node of a topology domain (a host, a "
-                              "zone, a region) where an existing pod has a required anti-affinity term selecting "
-                              "it, so a term reaching other namespaces would keep other teams\\' pods out; drop ' "
-                              "+ variables.away[0]", "reason": "Forbidden"},
-    ], conditions=[{"name": "not-a-controllers-pod", "expression": f"!({CONTROLLERS_POD})"}])
+    return _nothing_new(
+        AFFINITY_NAMESPACES, "away", _away,
+        "'pod affinity and anti-affinity terms select pods of their own namespace only: the scheduler keeps an "
+        "incoming pod off every node of a topology domain (a host, a zone, a region) where an existing pod has a "
+        "required anti-affinity term selecting it, so a term reaching other namespaces would keep other teams\\' "
+        "pods out; drop ' + variables.away[0]",
+        conditions=[{"name": "not-a-controllers-pod", "expression": f"!({CONTROLLERS_POD})"}])
 
 
 _ALLOWED_VOLUME = " || ".join(
@@ -149,21 +153,15 @@ def volume_types_policy() -> tuple[Manifest, Manifest]:
     """Every volume of a pod spec of an allowed type."""
     allowed = ", ".join(RESTRICTED_VOLUMES)
     drivers = ", ".join(CSI_DRIVERS)
-    return _policy(VOLUME_TYPES, _rules(POD_MAKERS, ["CREATE", "UPDATE"]), [
-        {"name": "privileged", "expression": f"has(namespaceObject.metadata.labels) && {_ENFORCED} in "
-                                             f"namespaceObject.metadata.labels && namespaceObject.metadata.labels"
-                                             f"[{_ENFORCED}] == 'privileged'"},
-        {"name": "refused", "expression": _refused_volumes("object")},
-        {"name": "oldRefused", "expression": f"{_UPDATE} ? {_refused_volumes('oldObject')} : []"},
-    ], [
-        {"expression": f"variables.refused.size() == 0 || {_kept('refused')}",
-         "messageExpression": f"'team pods mount {allowed} volumes (Pod Security restricted\\'s types), csi only "
-                              f"of the {drivers} driver (Cloud Storage FUSE)' + (variables.privileged ? ' and "
-                              "hostPath (the namespace\\'s privileged exception)' : '') + ': the kubelet mounts "
-                              "nfs, iscsi, cephfs, glusterfs, rbd and the other network volumes from the node\\'s "
-                              "own network, outside the namespace\\'s NetworkPolicy; not volume ' + "
-                              "variables.refused[0]", "reason": "Forbidden"},
-    ])
+    return _nothing_new(
+        VOLUME_TYPES, "refused", _refused_volumes,
+        f"'team pods mount {allowed} volumes (Pod Security restricted\\'s types), csi only of the {drivers} driver "
+        "(Cloud Storage FUSE)' + (variables.privileged ? ' and hostPath (the namespace\\'s privileged exception)' : "
+        "'') + ': the kubelet mounts nfs, iscsi, cephfs, glusterfs, rbd and the other network volumes from the "
+        "node\\'s own network, outside the namespace\\'s NetworkPolicy; not volume ' + variables.refused[0]",
+        before=[{"name": "privileged", "expression": f"has(namespaceObject.metadata.labels) && {_ENFORCED} in "
+                                                     f"namespaceObject.metadata.labels && namespaceObject.metadata."
+                                                     f"labels[{_ENFORCED}] == 'privileged'"}])
 
 
 def pod_spec_policies() -> tuple[Manifest, ...]:
