@@ -272,6 +272,21 @@ def claim(size: str) -> dict:
             "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": size}}}}
 
 
+def bound_claim(size: str) -> dict:
+    """A claim a pod has used: bound to its volume (in an expandable class, which a resize needs)."""
+    obj = claim(size)
+    obj["spec"].update(storageClassName="standard-rwo", volumeName="pvc-data")
+    obj["status"] = {"phase": "Bound", "accessModes": ["ReadWriteOnce"], "capacity": {"storage": size}}
+    return obj
+
+
+def grown(obj: dict, size: str) -> dict:
+    """The member's update: the same claim asking for `size`."""
+    new = copy.deepcopy(obj)
+    new["spec"]["resources"]["requests"]["storage"] = size
+    return new
+
+
 def test_a_service_made_a_load_balancer_by_update_is_held_to_the_quota():
     """The quota plugin's service evaluator handles UPDATE ("a service type can change"): it charges the
     difference between the new and the old object."""
@@ -283,18 +298,30 @@ def test_a_service_made_a_load_balancer_by_update_is_held_to_the_quota():
 
 
 def test_growing_a_claim_past_the_storage_quota_is_refused_and_within_it_passes():
-    assert judged("prod", claim("2Ti"), claim("100Gi")) == QUOTA.format("data") + (
+    old = bound_claim("100Gi")
+    assert judged("prod", grown(old, "2Ti"), old) == QUOTA.format("data") + (
         "requested: requests.storage=1948Gi, used: requests.storage=100Gi, limited: requests.storage=1Ti")
-    assert judged("prod", claim("200Gi"), claim("100Gi")) == "updated: training/data (PersistentVolumeClaim)"
+    assert judged("prod", grown(old, "200Gi"), old) == "updated: training/data (PersistentVolumeClaim)"
+
+
+def test_a_claim_no_pod_has_used_cannot_be_grown():
+    """An unbound claim's spec is immutable, its size included (`ValidatePersistentVolumeClaimUpdate`): the
+    sandbox's kube-apiserver refused the growth before ResourceQuota, where `make admit` had named the quota."""
+    assert judged("prod", claim("2Ti"), claim("100Gi")) == (
+        'refused: training/data: API server: PersistentVolumeClaim "data" is invalid: spec: Forbidden: spec is '
+        "immutable after creation except resources.requests and volumeAttributesClassName for bound claims")
+    relabelled = claim("100Gi")
+    relabelled["metadata"]["labels"] = {"a": "b"}
+    assert judged("prod", relabelled, claim("100Gi")) == "updated: training/data (PersistentVolumeClaim)"
 
 
 def test_the_refusal_prints_each_quantity_in_the_format_it_was_written_in():
     """String() keeps a quantity's format (k8s.io/apimachinery resource.Quantity, CanonicalizeBytes), and a
     difference keeps the new object's (Quantity.Sub): a claim grown by 500G asks for `500G`, not the `488281250Ki`
     the same bytes make in binary units; the 1Ti limit stays `1Ti`."""
-    assert judged("prod", claim("1100G"), claim("600G")) == QUOTA.format("data") + (
+    assert judged("prod", grown(bound_claim("600G"), "1100G"), bound_claim("600G")) == QUOTA.format("data") + (
         "requested: requests.storage=500G, used: requests.storage=600G, limited: requests.storage=1Ti")
-    assert judged("prod", claim("1.5T"), claim("0.5Ti")) == QUOTA.format("data") + (
+    assert judged("prod", grown(bound_claim("0.5Ti"), "1.5T"), bound_claim("0.5Ti")) == QUOTA.format("data") + (
         "requested: requests.storage=950244186112, used: requests.storage=512Gi, limited: requests.storage=1Ti")
 
 

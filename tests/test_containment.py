@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from gke_ai_batch.apiserver.cel_policies import evaluate
+from gke_ai_batch.apiserver.job_defaults import as_validated
 from gke_ai_batch.apiserver.tenant_path import TenantPath
 from gke_ai_batch.offline.admit import cluster_of, describe
 from gke_ai_batch.offline.render import is_manifest, manifest_of
@@ -136,7 +137,7 @@ def test_a_1mib_pod_template_is_refused():
     blob = [{"name": "BLOB", "value": "x" * 2**20}]
     big = job("research", "big", "research-queue", containers=[container(env=blob)])
     assert verdict("prod", big) == (
-        "refused: research/big: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 1048758 bytes "
+        "refused: research/big: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 1049344 bytes "
         "of text (every key and string of its spec, labels, annotations, finalizers and owner references, and one "
         "per value); namespace research allows 16384 per object "
         "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put large data in a bucket or "
@@ -493,17 +494,19 @@ def test_kueue_can_start_a_job_near_the_size_cap_but_a_member_cannot_grow_it():
     still are."""
     from gke_ai_batch.apiserver.cel_policies import evaluate
     policies, bindings, namespace = prod_policies("research")
-    near = job("research", "nearcap", "research-queue", containers=[container(args=["x" * 16172])])  # 16348
+    # 16348 bytes with what the API server adds (apiserver.job_defaults)
+    near = job("research", "nearcap", "research-queue", containers=[container(args=["x" * 15586])])
     near["spec"]["suspend"] = True  # as Kueue's job webhook leaves it; a running Job's template is immutable
     started = yaml.safe_load(yaml.safe_dump(near))
     started["spec"]["template"]["metadata"] = {"annotations": PROVISIONING}
+    near, started = as_validated(near), as_validated(started)  # as the API server holds them
     assert evaluate(policies, bindings, started, namespace, "UPDATE", KUEUE_SA, near) == []
     own_sa = {"username": "system:serviceaccount:research:default",
               "groups": ["system:serviceaccounts", "system:serviceaccounts:research", "system:authenticated"]}
     [denial] = evaluate(policies, bindings, started, namespace, "UPDATE", own_sa, near)
     assert denial.policy == "gke-ai-batch-object-size"
     assert verdict_of_update(started, near) == (
-        "refused: research/nearcap: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 16504 bytes "
+        "refused: research/nearcap: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 16495 bytes "
         "of text (every key and string of its spec, labels, annotations, finalizers and owner references, and one "
         "per value); namespace research allows 16384 per object "
         "(teams[].object_quotas.object_size): Kueue keeps every workload in memory; put large data in a bucket or a "

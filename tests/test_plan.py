@@ -228,3 +228,23 @@ def test_every_kubernetes_object_has_its_own_manifest_file(tmp_path):
     assert len(list((tmp_path / "manifests").glob("*.yaml"))) == sum(map(is_manifest, regs))
     assert (tmp_path / "manifests" / "10-localqueue-asr.nightly-train.yaml").exists()
     assert (tmp_path / "manifests" / "10-localqueue-asr-nightly.train.yaml").exists()
+
+
+def test_each_registration_keeps_its_own_options_when_another_lands_in_between(monkeypatch):
+    """The SDK sends registrations from an executor's threads. CI once planned prod's JobSetInstall without
+    its protection: the monitor set a registration's options after appending it, on `registrations[-1]`, which
+    another thread's registration could be by then."""
+    from gke_ai_batch.offline import runtime
+    monitor = runtime.RecordingMonitor(runtime.PlanMocks({}))
+
+    def request(name: str, protect: bool):
+        return runtime.resource_pb2.RegisterResourceRequest(type="pkg:index:Thing", name=name, protect=protect)
+    real, others = runtime.day_two_options, [request("other", False)]
+
+    def options_while_another_registers(req):
+        if others:
+            monitor.RegisterResource(others.pop())
+        return real(req)
+    monkeypatch.setattr(runtime, "day_two_options", options_while_another_registers)
+    monitor.RegisterResource(request("protected", True))
+    assert {r.name: r.options for r in monitor.registrations} == {"other": {}, "protected": {"protect": True}}

@@ -7,7 +7,8 @@ object's namespace passes, in the API server's order and then Kueue's:
    ones); a Service gaining external IPs is refused by GKE's DenyServiceExternalIPs (apiserver.external_ips);
    then on a create the stack's MutatingAdmissionPolicies (apiserver.mutating_policies: a queue's default
    time limit); then, on an update, the object's own validation: a Job's pod template is immutable but for
-   a suspended Job's scheduling directives (apiserver.job_updates);
+   a suspended Job's scheduling directives (apiserver.job_updates), and a claim's spec but for a bound claim's size
+   (apiserver.claim_updates);
 2. the API server's validation of every pod the object is or will create: no request above its limit
    (apiserver.pod_resources; the namespace's LimitRange only fills in default requests and refuses nothing); on an
    update only the pods a changed template will create;
@@ -58,6 +59,7 @@ from gke_ai_batch.vocabulary import Obj
 
 from .access import StackAccess
 from .cel_policies import evaluate
+from .claim_updates import claim_refusal
 from .controller_users import pod_maker
 from .cron_jobs import CONTROLLER as CRON_JOB_CONTROLLER
 from .cron_jobs import CRON_JOB, job_of
@@ -66,6 +68,7 @@ from .extended_tolerations import with_extended_tolerations
 from .external_ips import DENIED as EXTERNAL_IPS_DENIED
 from .external_ips import PLUGIN as EXTERNAL_IPS_PLUGIN
 from .external_ips import adds_external_ips
+from .job_defaults import as_validated
 from .job_updates import template_refusal
 from .mutating_policies import mutate
 from .pod_gates import assigned_while_gated
@@ -182,7 +185,7 @@ class TenantPath:
         if mutated and (missing := self._missing_owner(obj, kind, ns, objects or {})):
             return Passage(kind, ns, name, KUEUE_WEBHOOK, missing)
         defaulted = _defaulted(given, obj)
-        invalid = template_refusal(old, obj) if old is not None else None
+        invalid = (template_refusal(old, obj) or claim_refusal(old, obj)) if old is not None else None
         if kind == "Pod" and old is None:
             invalid = assigned_while_gated(self.cluster, obj, ns, objects or {}) or None
         if invalid:
@@ -373,7 +376,8 @@ class TenantPath:
         pods = [self._pod(ns, meta, spec, obj) for _, meta, spec in pod_specs_of(obj)
                 if obj.get("kind") != "Pod" and old is None]
         maker = pod_maker(str(obj.get("kind")))
-        return (self._policy_denial(obj, ns, self._member(team), old, ""),
+        before = as_validated(old) if old is not None else None
+        return (self._policy_denial(as_validated(obj), ns, self._member(team), before, ""),
                 next((d for d in (self._policy_denial(p, ns, maker, None, "its pods: ") for p in pods) if d[0]),
                      NO_LAYER))
 

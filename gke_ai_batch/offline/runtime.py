@@ -209,8 +209,8 @@ class RecordingMonitor(mocks.MockMonitor):
 
     def RegisterResource(self, request: Any) -> Any:  # a RegisterResourceRequest, its response (protobuf)
         urn = self.make_urn(request.parent, request.type, request.name)
-        self._record(request, urn, request.object, request.custom, sorted(set(request.dependencies)))
-        self.registrations[-1].options = day_two_options(request)
+        self._record(request, urn, request.object, request.custom, sorted(set(request.dependencies)),
+                     day_two_options(request))
         if request.type == "pulumi:pulumi:Stack":
             return resource_pb2.RegisterResourceResponse(urn=urn)
         return resource_pb2.RegisterResourceResponse(urn=urn, id=f"{request.name}-id",
@@ -220,11 +220,15 @@ class RecordingMonitor(mocks.MockMonitor):
         """An existing resource the program reads (`Resource.get`): in the stack, as policies see it, with the ID
         it reads."""
         response = super().ReadResource(request)  # type: ignore[no-untyped-call]  # pulumi leaves it unannotated
-        self._record(request, response.urn, request.properties, True, sorted(set(request.dependencies)))
-        self.registrations[-1].options = {READ: request.id}
+        self._record(request, response.urn, request.properties, True, sorted(set(request.dependencies)),
+                     {READ: request.id})
         return response
 
-    def _record(self, request: Any, urn: str, props: Any, custom: bool, dependencies: list[str]) -> None:
+    def _record(self, request: Any, urn: str, props: Any, custom: bool, dependencies: list[str],
+                options: dict[str, Any]) -> None:
+        """One registration, made whole before it is appended: the SDK registers from several threads, so a
+        registration completed after the append (`registrations[-1]`) could be another resource's (CI once
+        planned prod's JobSetInstall without its protection)."""
         _THREAD_LOOPS.add(_ensure_event_loop())  # type: ignore[no-untyped-call]  # likewise
         wire = json_format.MessageToDict(props)
         self.registrations.append(Registration(
@@ -232,7 +236,7 @@ class RecordingMonitor(mocks.MockMonitor):
             inputs=plain(wire), dependencies=dependencies,
             provider=request.provider.split("::")[-2] if request.provider else None,
             provider_urn=request.provider.rsplit("::", 1)[0] if request.provider else None, wire=analyzer_form(wire),
-            secrets=secret_digests(wire)))
+            secrets=secret_digests(wire), options=options))
 
 
 @contextmanager

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from .e2e_claims import is_bound_claim, with_volume
 from .e2e_corpus import Case
 from .e2e_kubectl import Answer, Kubectl, Member
 from .e2e_patch import apply_patch, merge_patch
@@ -55,6 +56,11 @@ def _bare(obj: Obj) -> Obj:
 
 def _set_up_old(kc: Kubectl, old: Obj) -> tuple[Obj | None, str]:
     """The old object as the test has it on the cluster: created, started if it runs, its status set."""
+    if is_bound_claim(old):
+        bound, why = with_volume(kc, old)
+        if bound is None:
+            return None, why
+        old = bound
     made = kc.create(_bare(old))
     if not made.ok:
         return None, f"the old object cannot be created by the administrator: {made.err}"
