@@ -123,7 +123,6 @@ KUEUE_GROUP = "kueue.x-k8s.io"
 KUEUE_API = f"{KUEUE_GROUP}/v1beta2"
 # ClusterQueue spec.admissionScope.admissionMode that orders its LocalQueues by usage (v1beta2 CRD at v0.19.2).
 USAGE_BASED_ADMISSION = "UsageBasedAdmissionFairSharing"
-KUEUE_CONFIG_API = f"config.{KUEUE_GROUP}/v1beta2"
 QUEUE_LABEL = f"{KUEUE_GROUP}/queue-name"
 # A job's time limit in seconds; Kueue deactivates its Workload when the admitted time runs out
 # (pkg/controller/constants at v0.19.2).
@@ -150,6 +149,9 @@ QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 JOBSET_FRAMEWORK = "jobset.x-k8s.io/jobset"
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"  # the version JobSet v0.12.0 serves (model.releases)
 KUEUE_NAMESPACE = "kueue-system"
+# Kueue's controller replicas: leader election picks one scheduler; every replica serves the webhooks (fail-closed
+# for pods). The install sets it and the KueueDegraded alert fires below it.
+KUEUE_REPLICAS = 2
 JOBSET_NAMESPACE = "jobset-system"
 
 # Deletion and the garbage collector (k8s.io/apimachinery v0.33.13 pkg/apis/meta/v1/types.go): the finalizer

@@ -38,3 +38,18 @@ def test_the_check_finds_a_mode_spelt_as_a_string(tmp_path):
     source = tmp_path / "drifted.py"
     source.write_text('FLEX = "flex-start"\nNOTE = f"{FLEX} pools"\n')
     assert [v for _, v in string_literals(source) if v in MODES] == ["flex-start"]
+
+
+def test_every_name_of_the_vocabulary_is_used():
+    """A name defined once and read nowhere (`KUEUE_CONFIG_API` was) says a fact the code does not follow."""
+    import re
+    source = (ROOT / "gke_ai_batch" / "vocabulary.py").read_text()
+    body = ast.parse(source).body
+    names = [t.id for n in body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)]
+    names += [n.target.id for n in body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
+    names += [n.name for n in body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+    readers = [p for folder in ("gke_ai_batch", "components", "policies") for p in (ROOT / folder).rglob("*.py")
+               if p.name != "vocabulary.py"]
+    text = "\n".join(p.read_text() for p in [*readers, ROOT / "__main__.py"])
+    unused = [n for n in names if not re.search(rf"\b{n}\b", text) and len(re.findall(rf"\b{n}\b", source)) == 1]
+    assert unused == []

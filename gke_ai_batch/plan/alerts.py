@@ -16,9 +16,8 @@ from gke_ai_batch.model.monitoring_config import AlertThresholds
 from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan import queries
-from gke_ai_batch.plan.installs import REPLICAS
 from gke_ai_batch.plan.scheduling import SchedulingPlan
-from gke_ai_batch.vocabulary import PROVISIONING_CONTROLLER
+from gke_ai_batch.vocabulary import KUEUE_REPLICAS, PROVISIONING_CONTROLLER
 
 RULE_GROUP = "gke-ai-batch"
 
@@ -73,8 +72,8 @@ def _platform_alerts(cfg: PlatformConfig, scheduling: SchedulingPlan,
         AlertPlan("KueueDown", f"{cluster}: Kueue is down", queries.kueue_absent(cluster), 300, channels,
                   "CRITICAL", "No Kueue replica was scraped for 5 minutes. Its webhooks fail closed, so no team "
                   "can create a job or pod: kubectl -n kueue-system get pods, describe and logs."),
-        AlertPlan("KueueDegraded", f"{cluster}: Kueue runs fewer than {REPLICAS} replicas",
-                  f"{queries.kueue_replicas(cluster)} < {REPLICAS}", 900, channels, "WARNING",
+        AlertPlan("KueueDegraded", f"{cluster}: Kueue runs fewer than {KUEUE_REPLICAS} replicas",
+                  f"{queries.kueue_replicas(cluster)} < {KUEUE_REPLICAS}", 900, channels, "WARNING",
                   "One Kueue replica is missing for 15 minutes: the webhooks have no spare. Check the system "
                   "pool's nodes and the pods' events in kueue-system (OOMKilled: see kueue-controller-size)."),
     ]

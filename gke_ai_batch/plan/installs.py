@@ -18,6 +18,7 @@ from gke_ai_batch.vocabulary import (
     DEPLOYMENT_COUNT,
     JOB_COUNT,
     JOBSET_COUNT,
+    KUEUE_REPLICAS,
     STATEFULSET_COUNT,
     SYSTEM_POOL_TAINT,
     WORKLOAD_COUNT,
@@ -35,7 +36,6 @@ def controller_resources(cpu: str, memory: str) -> dict[str, dict[str, str]]:
 
 
 WORKLOADS_PER_512MI = 7000  # kueue PR #566, which set the chart's 512Mi: "around 7000 Jobs"
-REPLICAS = 2  # leader election picks one scheduler; every replica serves the webhooks (fail-closed for pods)
 
 
 def recommended_memory(queues: int, workloads: int = 0, text_bytes: int = 0) -> int:
@@ -125,7 +125,7 @@ def kueue_values(platform: Platform) -> dict[str, Any]:
     k = platform.config.kueue
     return {
         "controllerManager": {
-            "replicas": REPLICAS,
+            "replicas": KUEUE_REPLICAS,
             "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
             "tolerations": system_pool_toleration(platform),
             "topologySpreadConstraints": _spread(),
@@ -140,5 +140,5 @@ def jobset_values(platform: Platform) -> dict[str, Any]:
     """The same for JobSet (its v0.12.0 chart has no priorityClassName value; its webhook fails closed
     for JobSets only)."""
     return {"image": pinned_image("JobSet", platform.config.jobset.version),
-            "controller": {"replicas": REPLICAS, "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
+            "controller": {"replicas": KUEUE_REPLICAS, "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
                            "tolerations": system_pool_toleration(platform)}}
