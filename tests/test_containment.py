@@ -499,7 +499,7 @@ def test_kueue_can_start_a_job_near_the_size_cap_but_a_member_cannot_grow_it():
     near["spec"]["suspend"] = True  # as Kueue's job webhook leaves it; a running Job's template is immutable
     started = yaml.safe_load(yaml.safe_dump(near))
     started["spec"]["template"]["metadata"] = {"annotations": PROVISIONING}
-    near, started = as_validated(near), as_validated(started)  # as the API server holds them
+    near, started = as_validated(near, created=False), as_validated(started, created=False)  # as the server holds them
     assert evaluate(policies, bindings, started, namespace, "UPDATE", KUEUE_SA, near) == []
     own_sa = {"username": "system:serviceaccount:research:default",
               "groups": ["system:serviceaccounts", "system:serviceaccounts:research", "system:authenticated"]}

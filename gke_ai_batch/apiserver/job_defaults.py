@@ -29,13 +29,14 @@ _PROBE: Doc = {"timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, 
 _SOURCES_WITH_MODE = ("secret", "configMap", "downwardAPI", "projected")
 
 
-def as_validated(obj: Obj) -> Obj:
-    """A Job with what the API server and Kueue add before the policies judge it; any other object as it is."""
+def as_validated(obj: Obj, created: bool) -> Obj:
+    """A Job with what the API server adds before the policies judge it, and Kueue's suspension where `created`
+    (its Job webhook mutates creates only); any other object as it is."""
     if obj.get("kind") != "Job" or obj.get("apiVersion") != "batch/v1":
         return obj
     job: Doc = copy.deepcopy(dict(obj))
     meta, spec = job.setdefault("metadata", {}), job.setdefault("spec", {})
-    _job_spec(spec, bool((meta.get("labels") or {}).get(QUEUE_LABEL)))
+    _job_spec(spec, created and bool((meta.get("labels") or {}).get(QUEUE_LABEL)))
     template = spec.setdefault("template", {})
     template.setdefault("metadata", {}).setdefault("creationTimestamp", None)  # a template's ObjectMeta, serialized
     if not meta.get("labels") and (template.get("metadata") or {}).get("labels"):
@@ -46,14 +47,14 @@ def as_validated(obj: Obj) -> Obj:
     return job
 
 
-def _job_spec(spec: Doc, queued: bool) -> None:
+def _job_spec(spec: Doc, suspended: bool) -> None:
     if "completions" not in spec and "parallelism" not in spec:
         spec["completions"] = 1
     spec.setdefault("parallelism", 1)
     spec.setdefault("backoffLimit", 2**31 - 1 if "backoffLimitPerIndex" in spec else 6)
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
-    if queued:
+    if suspended:
         spec["suspend"] = True
     spec.setdefault("podReplacementPolicy", "Failed" if "podFailurePolicy" in spec else "TerminatingOrFailed")
     spec.setdefault("manualSelector", False)

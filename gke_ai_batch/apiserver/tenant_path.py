@@ -376,8 +376,8 @@ class TenantPath:
         pods = [self._pod(ns, meta, spec, obj) for _, meta, spec in pod_specs_of(obj)
                 if obj.get("kind") != "Pod" and old is None]
         maker = pod_maker(str(obj.get("kind")))
-        before = as_validated(old) if old is not None else None
-        return (self._policy_denial(as_validated(obj), ns, self._member(team), before, ""),
+        before = as_validated(old, created=False) if old is not None else None
+        return (self._policy_denial(as_validated(obj, created=old is None), ns, self._member(team), before, ""),
                 next((d for d in (self._policy_denial(p, ns, maker, None, "its pods: ") for p in pods) if d[0]),
                      NO_LAYER))
 
