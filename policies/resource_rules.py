@@ -10,7 +10,7 @@ from gke_ai_batch.model.cluster_config import DNS_ENDPOINT_REASON_LABEL
 from gke_ai_batch.model.gpudirect import gpudirect_gap
 from gke_ai_batch.model.pool_facts import pool_facts
 from gke_ai_batch.model.words import or_list
-from gke_ai_batch.plan.scheduling import MAX_USER_PRIORITY
+from gke_ai_batch.plan.priorities import MAX_USER_PRIORITY
 from gke_ai_batch.vocabulary import KUEUE_API, PRODUCTION_ENVIRONMENTS, PUBLIC_MEMBERS
 
 Props = Mapping[str, Any]

@@ -33,8 +33,9 @@ from gke_ai_batch.model.gke_pool_rules import version_below, version_key
 from gke_ai_batch.model.quantity import parse_quantity
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.admission_policies import fleet_flavor_policy
+from gke_ai_batch.plan.flavors import BASE_RESOURCES, FlavorPlan
 from gke_ai_batch.plan.fleet_access import token_secret, worker_identity, writer_bindings
-from gke_ai_batch.plan.scheduling import BASE_RESOURCES, ClusterQueuePlan, FlavorPlan, SchedulingPlan
+from gke_ai_batch.plan.scheduling import ClusterQueuePlan, SchedulingPlan
 from gke_ai_batch.plan.team_namespaces import TeamPlan
 from gke_ai_batch.vocabulary import (
     FLAVOR_LABEL,

@@ -8,8 +8,9 @@ from typing import Any
 from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.quantity import format_quantity
+from gke_ai_batch.plan.admission_checks import provisioning_check
+from gke_ai_batch.plan.flavors import FlavorPlan
 from gke_ai_batch.plan.gke_inputs import ip_endpoint
-from gke_ai_batch.plan.scheduling import FlavorPlan, provisioning_check
 from gke_ai_batch.vocabulary import ClusterMode
 
 # What a worker leaves to its manager, which declares it on the worker from the one team block.

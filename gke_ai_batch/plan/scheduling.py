@@ -1,104 +1,42 @@
 """The Kueue layer derived from the stack config and the node pools, as plain manifests.
 
-Flavors come from the pools (never typed by hand), quotas are checked against the flavors, and
-every reference (cohort, flavor, ClusterQueue, priority) is resolved here, so that a plan which
+Flavors come from the pools (never typed by hand: plan.flavors), quotas are checked against the flavors, and
+every reference (cohort, flavor, ClusterQueue, priority, admission check) is resolved here, so that a plan which
 reaches the components is already consistent. Emits kueue.x-k8s.io/v1beta2 only.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from gke_ai_batch import vocabulary
-from gke_ai_batch.model import catalog
-from gke_ai_batch.model.config import KueueConfig, PlatformConfig
-from gke_ai_batch.model.disks import scratch_bytes
+from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
-from gke_ai_batch.model.machines import allocatable
 from gke_ai_batch.model.quantity import parse_quantity, render_quantity
 from gke_ai_batch.model.team_config import QueueSpec, QuotaSpec
 from gke_ai_batch.model.topologies import topology_name
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan import admission_fair_sharing, pathways, tenancy
-from gke_ai_batch.plan.autopilot import autopilot_node_labels, check_autopilot_tpu_version
+from gke_ai_batch.plan.admission_checks import admission_checks, provisioning_check
 from gke_ai_batch.plan.compute_classes import ComputeClassPlan, plan_compute_classes
+from gke_ai_batch.plan.flavors import BASE_RESOURCES, SCRATCH, FlavorPlan, derive_flavors
 from gke_ai_batch.plan.pools import PoolPlan
+from gke_ai_batch.plan.priorities import derive_priorities
 from gke_ai_batch.plan.team_namespaces import TeamPlan, _local_queues, _team_manifests, _team_namespaces, stop_policy
 from gke_ai_batch.vocabulary import (
-    COMPUTE_CLASS_LABEL,
     FLAVOR_LABEL,
     KUEUE_API,
-    NODES_ON_WORKER_ANNOTATION,
-    PROVISIONING_CONTROLLER,
-    QUEUED_PROVISIONING_CLASS,
     SHARED_QUEUE_LABEL,
-    WORKER_HOLDS_ANNOTATION,
-    ZONE_LABEL,
     Capacity,
-    ClusterMode,
     Manifest,
-    PoolKind,
     admitted_by_label,
 )
 
-# Kueue docs for GKE queued provisioning: pin the pods to the nodes GKE provisioned for the request.
-PROVISIONING_NODE_SELECTOR = {"key": "autoscaling.gke.io/provisioning-request",
-                              "valueFromProvisioningClassDetail": "ResizeRequestName"}
-SCRATCH = "ephemeral-storage"
-BASE_RESOURCES = ("cpu", "memory", SCRATCH)
 RESOURCE_ORDER = BASE_RESOURCES + (vocabulary.TPU_RESOURCE, vocabulary.GPU_RESOURCE)
-MAX_USER_PRIORITY = 1_000_000_000  # values above are reserved for system-critical classes
 MAX_FLAVORS_PER_GROUP = 64  # ClusterQueue CRD (v0.19.2): resourceGroups[].flavors maxItems
-DWS_RETRY = {"backoffLimitCount": 3, "backoffBaseSeconds": 60, "backoffMaxSeconds": 1800}
 
-
-
-@dataclass(frozen=True)
-class FlavorPlan:
-    name: str
-    node_labels: dict[str, str]
-    tolerations: tuple[dict[str, str], ...] = ()
-    pools: tuple[PoolPlan, ...] = ()
-    resources: tuple[str, ...] = BASE_RESOURCES  # what a quota on this flavor may name
-    queued: bool = False
-    # cpu and memory a node offers per accelerator unit (chip, GPU or GPU share): a team's cpu and
-    # memory quota on an accelerator flavor follows its accelerator quota. None: unknown machine.
-    host_share: dict[str, Decimal] | None = None
-    # bytes of local SSD scratch (ephemeral storage) its nodes offer per core of allocatable cpu: a team's
-    # ephemeral-storage quota on the flavor follows its cpu quota. None: its nodes have no local SSD scratch.
-    scratch_share: Decimal | None = None
-    topology: tuple[str, ...] = ()  # Kueue TAS levels: the flavor names the Topology of them
-    dynamic_slicing: bool = False  # TPU7x sub-blocks: GKE's slice controller checks every workload admitted on it
-    capacity: Capacity | None = None  # a fleet manager's flavor: its worker's pools' capacity (plan.fleet)
-    worker: str | None = None  # a fleet manager's flavor: the worker whose nodes it names
-    worker_holds: str | None = None  # and what they hold (JSON: capacity mode, resource -> [full size, guaranteed])
-    compute_class: ComputeClassPlan | None = None  # a compute class's flavor: the class whose nodes it selects
-
-    @property
-    def topology_name(self) -> str | None:
-        return topology_name(self.topology) if self.topology else None
-
-    @property
-    def accelerator_resource(self) -> str | None:
-        if self.compute_class is not None:
-            return self.compute_class.resource
-        return self.pools[0].resource if self.pools else None
-
-    def manifest(self) -> Manifest:
-        spec: dict[str, Any] = {}
-        if self.node_labels:
-            spec["nodeLabels"] = dict(self.node_labels)
-        if self.tolerations:
-            spec["tolerations"] = [dict(t) for t in self.tolerations]
-        if self.topology_name:
-            spec["topologyName"] = self.topology_name
-        meta: dict[str, Any] = {"name": self.name}
-        if self.worker:
-            meta["annotations"] = {NODES_ON_WORKER_ANNOTATION: self.worker,
-                                   **({WORKER_HOLDS_ANNOTATION: self.worker_holds} if self.worker_holds else {})}
-        return {"apiVersion": KUEUE_API, "kind": "ResourceFlavor", "metadata": meta, "spec": spec}
 
 
 @dataclass(frozen=True)
@@ -129,155 +67,6 @@ class SchedulingPlan:
         return tuple({"apiVersion": KUEUE_API, "kind": "Topology", "metadata": {"name": topology_name(lv)},
                       "spec": {"levels": [{"nodeLabel": level} for level in lv]}} for lv in levels)
 
-
-def host_share(machine_type: str | None, per_node: int) -> dict[str, Decimal] | None:
-    """Allocatable cpu (cores) and memory (bytes) of one node per accelerator unit on it."""
-    node = allocatable(machine_type) if machine_type else None
-    if node is None or per_node < 1:
-        return None
-    return {r: v / per_node for r, v in node.items()}
-
-
-def _pool_flavor(name: str, members: list[PoolPlan], zone: str | None = None) -> FlavorPlan:
-    """A flavor selecting its pools' nodes (in one zone, for per-zone flavors) and tolerating their taints."""
-    first = members[0]
-    labels = {**first.node_labels, **({ZONE_LABEL: zone} if zone else {})}
-    return FlavorPlan(
-        name=name, node_labels=labels,
-        tolerations=tuple({"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
-                          for t in first.taints),
-        pools=tuple(members), resources=BASE_RESOURCES + ((first.resource,) if first.resource else ()),
-        queued=first.queued, host_share=host_share(first.machine_type, first.per_node) if first.resource else None,
-        scratch_share=scratch_share(first), topology=first.topology_levels, dynamic_slicing=first.dynamic_slicing)
-
-
-def scratch_share(pool: PoolPlan) -> Decimal | None:
-    """Bytes of local SSD scratch per core of allocatable cpu on the pool's nodes, where its local SSDs are the
-    pods' ephemeral storage (model.disks.scratch_bytes); None for any other pool."""
-    node = allocatable(pool.machine_type)
-    if not pool.scratch_ssds or node is None:
-        return None
-    return scratch_bytes(pool.scratch_ssds) / node["cpu"]
-
-
-def _same_nodes(name: str, members: list[PoolPlan]) -> None:
-    """Pools sharing a flavor select the same nodes and name the same Topology, which Kueue gives one flavor."""
-    first = members[0]
-    for other in members[1:]:
-        if other.topology_levels != first.topology_levels:
-            theirs, ours = (topology_name(p.topology_levels) if p.topology_levels else "none" for p in (first, other))
-            raise ConfigError(f"{other.path}.flavor", f"flavor {name!r} is already used by {first.path}, whose "
-                              f"flavor names the Topology {theirs}; this pool's would name {ours} (a flavor names "
-                              "one Topology, which dynamic_slicing, sub_slicing and topology_levels decide): name "
-                              "another flavor")
-        if (other.node_labels, other.taints, other.machine_type, other.per_node, other.zone_flavors,
-                other.topology_levels) != (first.node_labels, first.taints, first.machine_type, first.per_node,
-                                           first.zone_flavors, first.topology_levels):
-            raise ConfigError(f"{other.path}.flavor", f"flavor {name!r} is already used by {first.path} "
-                              f"with different nodes ({first.machine_type}, {first.capacity}); a flavor "
-                              "selects one machine type, shape and capacity: name another flavor")
-
-
-def pool_flavors(pools: list[PoolPlan]) -> dict[str, FlavorPlan]:
-    """One flavor per pool flavor name, or per zone of it (<flavor>-<zone>) where the pools ask."""
-    by_name: dict[str, list[PoolPlan]] = {}
-    for p in pools:
-        if p.kind != PoolKind.SYSTEM:
-            assert p.flavor is not None  # every accelerator and worker pool names its flavor
-            by_name.setdefault(p.flavor, []).append(p)
-    flavors: dict[str, FlavorPlan] = {}
-    for name, members in by_name.items():
-        _same_nodes(name, members)
-        made = ([_pool_flavor(name, members)] if not members[0].zone_flavors else
-                [_pool_flavor(f"{name}-{z}", [p for p in members if z in p.zones], z)
-                 for z in dict.fromkeys(z for p in members for z in p.zones)])
-        for flavor in made:
-            _unique_flavor(flavor, flavors)
-            flavors[flavor.name] = flavor
-    return flavors
-
-
-def _unique_flavor(flavor: FlavorPlan, flavors: dict[str, FlavorPlan]) -> None:
-    """A per-zone flavor (<flavor>-<zone>) may meet another pool's flavor of that name: one would replace
-    the other's ResourceFlavor."""
-    if flavor.name in flavors:
-        pool = flavor.pools[0]
-        other = flavors[flavor.name].pools[0]
-        raise ConfigError(f"{pool.path}.flavor", f"flavor {flavor.name!r} is made twice, by {other.path} and "
-                          f"{pool.path} (a per-zone flavor is <flavor>-<zone>): name one of them another flavor")
-
-
-def autopilot_flavors(cfg: PlatformConfig) -> dict[str, FlavorPlan]:
-    """Flavors by the node labels Autopilot provisions accelerator nodes from (plan.autopilot)."""
-    check_autopilot_tpu_version(cfg)
-    flavors: dict[str, FlavorPlan] = {}
-    for i, f in enumerate(cfg.autopilot_flavors):
-        if f.name in flavors:
-            raise ConfigError(path_of("autopilot_flavors", i, "name"), f"flavor {f.name!r} is declared twice")
-        labels, resource = autopilot_node_labels(path_of("autopilot_flavors", i), f)
-        share = None
-        if f.tpu is not None:  # Autopilot's TPU nodes are the slice's machine type; its GPU nodes vary
-            shape = catalog.tpu_shape(f.tpu.generation, f.tpu.topology)
-            share = host_share(shape.machine_type, shape.chips_per_vm)
-        flavors[f.name] = FlavorPlan(name=f.name, node_labels=labels, resources=BASE_RESOURCES + (resource,),
-                                     host_share=share)
-    return flavors
-
-
-def class_flavor(c: ComputeClassPlan) -> FlavorPlan:
-    """A compute class's flavor: the nodes GKE labels with the class's name, tolerating the taint GKE puts on
-    them (GKE: About custom compute classes). It names the accelerator labels GKE puts on them too, so that
-    Kueue gives it only pods whose selectors the class's nodes satisfy (a pod asking for a 4x4 slice never gets
-    a 2x4 class)."""
-    shape = ({vocabulary.TPU_ACCELERATOR_LABEL: c.accelerator, vocabulary.TPU_TOPOLOGY_LABEL: str(c.topology)}
-             if c.kind == PoolKind.TPU else {vocabulary.GPU_ACCELERATOR_LABEL: c.accelerator})
-    return FlavorPlan(name=c.name, node_labels={COMPUTE_CLASS_LABEL: c.name, **shape},
-                      tolerations=(vocabulary.compute_class_toleration(c.name),),
-                      resources=BASE_RESOURCES + (c.resource,), host_share=host_share(c.machine_type, c.per_node),
-                      capacity=c.first_capacity, compute_class=c)
-
-
-def derive_flavors(cfg: PlatformConfig, pools: list[PoolPlan], fleet: Mapping[str, FlavorPlan] | None = None,
-                   classes: tuple[ComputeClassPlan, ...] = ()) -> dict[str, FlavorPlan]:
-    """The pools' flavors, the compute classes', Autopilot's, a fleet manager's workers' (plan.fleet), and the
-    default flavor."""
-    flavors = {**pool_flavors(pools), **{c.name: class_flavor(c) for c in classes}, **autopilot_flavors(cfg),
-               **(fleet or {})}
-    default = cfg.kueue.default_flavor
-    referenced = any(default in q.quotas for q in _queue_specs(cfg))
-    if default not in flavors and (not flavors or referenced):
-        flavors[default] = _default_flavor(cfg)
-        if referenced and cfg.cluster.mode == ClusterMode.STANDARD:
-            path = next(_quota_paths(cfg, default))
-            raise ConfigError(path, f"flavor {default!r} has no node pool: on a Standard cluster the system pool "
-                              "runs only the controllers (GKE's system-component taint keeps team pods off it); add "
-                              f"a cpu_pools entry with flavor: {default}, or quote the flavor of a pool")
-    return flavors
-
-
-def _quota_paths(cfg: PlatformConfig, flavor: str) -> Iterator[str]:
-    """Config paths of the quotas on `flavor`, teams' queues first."""
-    for i, t in enumerate(cfg.teams):
-        if t.queue and flavor in t.queue.quotas:
-            yield path_of("teams", i, "queue", "quotas", flavor)
-    for i, q in enumerate(cfg.shared_queues):
-        if flavor in q.quotas:
-            yield path_of("shared_queues", i, "quotas", flavor)
-
-
-def _default_flavor(cfg: PlatformConfig) -> FlavorPlan:
-    """On Autopilot, any node GKE creates for the pod (accelerator nodes too). On Standard, the nodes of
-    pools that name it: it selects the platform's flavor label, since without a label it would let a
-    pod pick any untainted node, its own quota or not; the tainted system pool is for controllers."""
-    default = cfg.kueue.default_flavor
-    if cfg.cluster.mode == ClusterMode.AUTOPILOT:
-        return FlavorPlan(name=default, node_labels={},
-                          resources=BASE_RESOURCES + (vocabulary.GPU_RESOURCE, vocabulary.TPU_RESOURCE))
-    return FlavorPlan(name=default, node_labels={FLAVOR_LABEL: default})
-
-
-def _queue_specs(cfg: PlatformConfig) -> list[QueueSpec]:
-    return [t.queue for t in cfg.teams if t.queue] + list(cfg.shared_queues)
 
 
 def derive_cohorts(cfg: PlatformConfig) -> tuple[Manifest, ...]:
@@ -536,86 +325,6 @@ def _cluster_queue(ctx: _QueueContext, name: str, path: str, spec: QueueSpec, *,
     return {"apiVersion": KUEUE_API, "kind": "ClusterQueue", "metadata": meta, "spec": body}
 
 
-def derive_priorities(cfg: PlatformConfig) -> tuple[tuple[Manifest, ...], tuple[Manifest, ...]]:
-    pcs: list[Manifest] = []
-    wpcs: list[Manifest] = []
-    names: set[str] = set()
-    defaults = [i for i, p in enumerate(cfg.priorities) if p.global_default]
-    if len(defaults) > 1:
-        raise ConfigError(path_of("priorities", defaults[1], "global_default"),
-                          f"{cfg.priorities[defaults[0]].name!r} is already the global default; "
-                          "at most one priority class may be")
-    for i, p in enumerate(cfg.priorities):
-        if p.name in names:
-            raise ConfigError(path_of("priorities", i, "name"), f"priority {p.name!r} is declared twice")
-        names.add(p.name)
-        if not -MAX_USER_PRIORITY <= p.value < MAX_USER_PRIORITY:
-            raise ConfigError(path_of("priorities", i, "value"), f"{p.value} is out of range: user priority "
-                              f"classes take values from -{MAX_USER_PRIORITY:,} to {MAX_USER_PRIORITY - 1:,} "
-                              "(higher values are reserved for system-critical pods)")
-        if p.pod_priority_class:
-            pc: Manifest = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": p.name},
-                  "value": p.value, "globalDefault": p.global_default, "preemptionPolicy": p.preemption_policy}
-            if p.description:
-                pc["description"] = p.description
-            pcs.append(pc)
-        if p.workload_priority_class:
-            wpc: Manifest = {"apiVersion": KUEUE_API, "kind": "WorkloadPriorityClass", "metadata": {"name": p.name},
-                   "value": p.value}
-            if p.description:
-                wpc["description"] = p.description
-            wpcs.append(wpc)
-    return tuple(pcs), tuple(wpcs)
-
-
-def provisioning_check(k: KueueConfig, flavor: FlavorPlan) -> tuple[str, str]:
-    """(AdmissionCheck, ProvisioningRequestConfig) names of a queued flavor: one pair for GPUs (source
-    page 004's names), and one per TPU topology, since a TPU request names its slice's topology."""
-    topology = flavor.node_labels.get(vocabulary.TPU_TOPOLOGY_LABEL)
-    if flavor.accelerator_resource != vocabulary.TPU_RESOURCE or topology is None:
-        return k.dws_admission_check, k.dws_config
-    return f"{k.dws_admission_check}-tpu-{topology}", f"{k.dws_config}-tpu-{topology}"
-
-
-def _provisioning_pair(check: str, config: str, spec: dict[str, Any]) -> tuple[Manifest, Manifest]:
-    return (
-        {"apiVersion": KUEUE_API, "kind": "ProvisioningRequestConfig", "metadata": {"name": config},
-         "spec": {"provisioningClassName": QUEUED_PROVISIONING_CLASS, **spec, "retryStrategy": dict(DWS_RETRY)}},
-        {"apiVersion": KUEUE_API, "kind": "AdmissionCheck", "metadata": {"name": check},
-         "spec": {"controllerName": PROVISIONING_CONTROLLER,
-                  "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": config}}},
-    )
-
-
-def _admission_checks(cfg: PlatformConfig, flavors: dict[str, FlavorPlan]) -> tuple[Manifest, ...]:
-    """The queued-provisioning checks: GPUs as source page 004 sets them up; TPUs as Google's Cluster
-    Toolkit does (no GKE page shows it): the request names the slice topology in its parameters. Both
-    pin the pods to the nodes GKE provisioned for their request (`podSetUpdates`, Kueue's provisioning
-    docs: "restrict scheduling of the PodSets' pods to the newly provisioned nodes"); without it a TPU
-    slice's pods could land on another request's nodes of the same shape."""
-    out: list[Manifest] = []
-    queued = {provisioning_check(cfg.kueue, f): f for f in flavors.values() if f.queued}
-    pinned = {"podSetUpdates": {"nodeSelector": [dict(PROVISIONING_NODE_SELECTOR)]}}
-    for (check, config), flavor in queued.items():
-        topology = flavor.node_labels.get(vocabulary.TPU_TOPOLOGY_LABEL)
-        if check == cfg.kueue.dws_admission_check:
-            spec = {"managedResources": [vocabulary.GPU_RESOURCE], **pinned}
-        else:
-            spec = {"managedResources": [vocabulary.TPU_RESOURCE], "parameters": {"tpu-topology": topology},
-                    **pinned}
-        out += _provisioning_pair(check, config, spec)
-    if any(f.dynamic_slicing for f in flavors.values()):
-        out.append(slice_check())
-    return tuple(out)
-
-
-def slice_check() -> Manifest:
-    """The AdmissionCheck of GKE's slice controller: it forms the Slice of sub-blocks Kueue's TAS assigned a
-    workload, and the workload's pods start once the slice is ready (model.dynamic_slicing). It takes no
-    parameters (Cluster Toolkit's and xpk's checks name none)."""
-    return {"apiVersion": KUEUE_API, "kind": "AdmissionCheck", "metadata": {"name": vocabulary.SLICE_ADMISSION_CHECK},
-            "spec": {"controllerName": vocabulary.SLICE_CONTROLLER}}
-
 
 def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan],
                       fleet_flavors: Mapping[str, FlavorPlan] | None = None) -> SchedulingPlan:
@@ -658,5 +367,5 @@ def derive_scheduling(cfg: PlatformConfig, pools: list[PoolPlan],
     admission_fair_sharing.apply(cfg, [(q.name, q.path, q.spec.admission_fair_sharing, q.shared, q.manifest)
                                        for q in queues], teams)
     return SchedulingPlan(flavors=flavors, cohorts=cohorts, cluster_queues=tuple(queues), teams=tuple(teams),
-                          admission_checks=_admission_checks(cfg, flavors), priority_classes=pcs,
+                          admission_checks=admission_checks(cfg, flavors), priority_classes=pcs,
                           workload_priority_classes=wpcs, compute_classes=classes)
