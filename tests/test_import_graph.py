@@ -30,7 +30,8 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = ".".join([*package[:len(package) - node.level + 1], *([node.module] if node.module else [])]) \
                 if node.level else node.module or ""
-            targets = [base, *(f"{base}.{a.name}" for a in node.names)]
+            submodules = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in modules]
+            targets = submodules or [base]  # `from package import module` reads the module
         else:
             continue
         out |= {t for t in targets if t in modules and t != name}
@@ -80,3 +81,16 @@ def test_no_module_of_the_package_imports_itself_back():
 def test_a_circle_is_found_through_any_number_of_modules():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert circles({"a": {"b"}, "b": set()}) == []
+
+
+# what each layer may read of the package (besides itself): the stack config and facts, then the plans
+LAYERS = {"gke_ai_batch.model": ("gke_ai_batch.vocabulary",),
+          "gke_ai_batch.plan": ("gke_ai_batch.vocabulary", "gke_ai_batch.model")}
+
+
+def test_the_model_and_the_plans_read_nothing_above_them():
+    modules = _modules()
+    upward = sorted(f"{name} imports {target}" for name, path in modules.items() for layer, allowed in LAYERS.items()
+                    if name.startswith(layer + ".") for target in _imports(name, path, modules)
+                    if not target.startswith((layer, *allowed)))
+    assert upward == []
