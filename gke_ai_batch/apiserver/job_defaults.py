@@ -43,7 +43,7 @@ def as_validated(obj: Obj, created: bool) -> Obj:
         meta["labels"] = dict(template["metadata"]["labels"])
     if not spec.get("manualSelector"):
         _selector(spec, template, str(meta.get("name") or meta.get("generateName") or ""))
-    pod_spec(template.setdefault("spec", {}))
+    _pod_spec(template.setdefault("spec", {}))
     return job
 
 
@@ -69,7 +69,7 @@ def _selector(spec: Doc, template: Doc, name: str) -> None:
     spec.setdefault("selector", {}).setdefault("matchLabels", {}).setdefault(_UID_LABELS[1], UID)
 
 
-def pod_spec(spec: Doc) -> None:
+def _pod_spec(spec: Doc) -> None:
     """A pod template's spec defaulted in place."""
     for key, value in _POD_SPEC.items():
         spec.setdefault(key, copy.deepcopy(value))
