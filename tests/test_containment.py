@@ -499,11 +499,11 @@ def test_kueue_can_start_a_job_near_the_size_cap_but_a_member_cannot_grow_it():
     near["spec"]["suspend"] = True  # as Kueue's job webhook leaves it; a running Job's template is immutable
     started = yaml.safe_load(yaml.safe_dump(near))
     started["spec"]["template"]["metadata"] = {"annotations": PROVISIONING}
-    near, started = as_validated(near, created=False), as_validated(started, created=False)  # as the server holds them
-    assert evaluate(policies, bindings, started, namespace, "UPDATE", KUEUE_SA, near) == []
+    held, grown = as_validated(near, created=False), as_validated(started, created=False)  # as the server holds them
+    assert evaluate(policies, bindings, grown, namespace, "UPDATE", KUEUE_SA, held) == []
     own_sa = {"username": "system:serviceaccount:research:default",
               "groups": ["system:serviceaccounts", "system:serviceaccounts:research", "system:authenticated"]}
-    [denial] = evaluate(policies, bindings, started, namespace, "UPDATE", own_sa, near)
+    [denial] = evaluate(policies, bindings, grown, namespace, "UPDATE", own_sa, held)
     assert denial.policy == "gke-ai-batch-object-size"
     assert verdict_of_update(started, near) == (
         "refused: research/nearcap: ValidatingAdmissionPolicy gke-ai-batch-object-size: the object holds 16495 bytes "
