@@ -58,6 +58,33 @@ def test_bad_level_lists_are_refused_at_their_path(change, field, says):
     assert e.value.path == f"{path}.{field}" and says in e.value.message
 
 
+@pytest.mark.parametrize("change, drop, field, capacity", [
+    ({"autoscaling": {"min_nodes": 0, "max_nodes": 2}}, ["nodes"], "autoscaling.min_nodes", "reservation"),
+    ({"nodes": 0}, [], "nodes", "reservation"),
+    ({"capacity": "flex-start", "max_nodes": 2}, ["nodes", "reservation"], "capacity", "flex-start"),
+])
+def test_a_topology_aware_pool_that_can_reach_zero_nodes_is_refused(change, drop, field, capacity):
+    """Kueue's TAS places jobs only on nodes that exist, and waits for nodes only behind a ProvisioningRequest
+    check: once such a pool is at zero, no job is admitted on it again (issue 48)."""
+    cfg, path = h200(**change)
+    for key in drop:
+        next(p for p in cfg["gpu_pools"] if p["name"] == "h200-res").pop(key)
+    with pytest.raises(ConfigError) as e:
+        build_platform(cfg)
+    assert e.value.path == f"{path}.{field}"
+    assert e.value.message.startswith(f"a topology-aware {capacity} pool can reach 0 nodes, and then no job is "
+                                      "admitted on it again")
+    assert "tas_flavorassigner.go at v0.19.2" in e.value.message
+    assert "use capacity queued-provisioning" in e.value.message
+
+
+def test_a_topology_aware_pool_that_keeps_a_node_may_autoscale():
+    cfg, _ = h200(autoscaling={"min_nodes": 1, "max_nodes": 2})
+    next(p for p in cfg["gpu_pools"] if p["name"] == "h200-res").pop("nodes")
+    [pool] = [p for p in build_platform(cfg).pools if p.name == "h200-res"]
+    assert pool.topology_levels and pool.min_nodes == 1
+
+
 def test_tas_on_a_machine_gke_does_not_label_is_refused():
     cfg = platform_of("prod")
     pool = next(p for p in cfg["gpu_pools"] if p["name"] == "l4-spot")

@@ -224,7 +224,9 @@ class GpuPoolConfig(NodeSettings):
     """One flavor per zone (<flavor>-<zone>), so queues can hold quota per zone and Kueue picks a zone."""
     topology_aware: bool = False
     """Kueue's Topology Aware Scheduling on this pool's flavor (A3 Ultra and A4 pools): jobs ask for a level
-    with kueue.x-k8s.io/podset-required-topology (or -preferred-topology). Best on reserved capacity."""
+    with kueue.x-k8s.io/podset-required-topology (or -preferred-topology). Best on reserved capacity. Kueue
+    places such jobs only on nodes that exist, so the pool keeps at least one node unless it is
+    queued-provisioning, whose ProvisioningRequest makes them."""
     topology_levels: list[str] | None = None
     """With topology_aware, the Topology's levels, in order; unset: the ones GKE labels A3 Ultra and A4 nodes
     with (cloud.google.com/gce-topology-block, -subblock, -host, then kubernetes.io/hostname)."""

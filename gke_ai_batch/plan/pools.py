@@ -396,6 +396,7 @@ def gpu_pool_plan(cfg: PoolContext, path: str, p: GpuPoolConfig) -> PoolPlan:
     queued = (QUEUED_TAINT,) if p.capacity == Capacity.QUEUED else ()
     direct, networks = gpudirect_networks.choice(path, p, gpu.machine_type, zones)
     levels = _topology_levels(path, p, gpu.machine_type)
+    _tas_floor(path, p, autoscaling)
     if direct == AUTO_PROFILE:
         custom = {**custom, DRA_DRIVER_LABEL: "true"}
     return PoolPlan(
@@ -425,6 +426,28 @@ def _topology_levels(path: str, p: GpuPoolConfig, machine_type: str) -> tuple[st
         field = "topology_levels" if p.topology_levels is not None else "topology_aware"
         raise ConfigError(f"{path}.{field}", problem)
     return levels
+
+
+def _tas_floor(path: str, p: GpuPoolConfig, autoscaling: Autoscaling | None) -> None:
+    """A topology-aware pool that can reach zero nodes is dead once it does, unless a ProvisioningRequest check
+    creates its nodes: Kueue's TAS places a pod set on nodes that exist, and waits for nodes only on a flavor with
+    a ProvisioningRequest admission check (pkg/scheduler/flavorassigner/tas_flavorassigner.go at v0.19.2, the
+    DelayedTopologyRequest of a first pass), which only a queued (DWS) pool's flavor has here."""
+    if not p.topology_aware or p.capacity == Capacity.QUEUED:
+        return
+    if p.capacity in SCALES_FROM_ZERO:
+        field, floor = "capacity", 0
+    elif autoscaling is not None:
+        field, floor = "autoscaling.min_nodes", autoscaling.min_nodes
+    else:
+        field, floor = "nodes", p.nodes
+    if floor == 0:
+        raise ConfigError(f"{path}.{field}", f"a topology-aware {p.capacity} pool can reach 0 nodes, and then no job "
+                          "is admitted on it again: Kueue's Topology Aware Scheduling places a job only on nodes that "
+                          "exist, and waits for new nodes only on a flavor with a ProvisioningRequest admission check "
+                          "(pkg/scheduler/flavorassigner/tas_flavorassigner.go at v0.19.2), which only queued (DWS) "
+                          "pools have: keep at least 1 node (autoscaling.min_nodes), use capacity "
+                          f"{Capacity.QUEUED}, or drop topology_aware")
 
 
 def _gpu_shape(path: str, p: GpuPoolConfig) -> catalog.GpuShape:
