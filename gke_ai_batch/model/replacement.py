@@ -113,6 +113,10 @@ SUBNET_RANGE = (f"{TPG} google-beta/services/compute/resource_compute_subnetwork
 PROVIDER_IDENTITY = "pulumi-kubernetes provider.go DiffConfig: a changed clusterIdentifier replaces the provider"
 IAM = f"ForceNew in {TPG} google-beta/tpgiamresource/resource_iam_member.go (no update function)"
 COMPUTE = f"ForceNew in {TPG} google-beta/services/compute/"
+# The monitoring and BigQuery resources were read at newer commits of the same repository: `project` is the
+# monitoring ones' only ForceNew field (the alert policy's update mask never names it).
+MONITORING = "ForceNew in terraform-provider-google-beta google-beta/services/monitoring/"
+BIGQUERY = "ForceNew in terraform-provider-google-beta google-beta/services/bigquery/"
 
 REPLACES: tuple[Rule, ...] = (
     *_rules(v.CLUSTER, CONTAINER + "resource_container_cluster.go", "name", "location", "project", "network",
@@ -153,6 +157,11 @@ REPLACES: tuple[Rule, ...] = (
     *_rules("gcp:serviceaccount/account:Account",
             f"ForceNew in {TPG} google-beta/services/resourcemanager/resource_google_service_account.go",
             "accountId", "project"),
+    *_rules(v.ALERT_POLICY, MONITORING + "resource_monitoring_alert_policy.go (at 07a6fa4a)", "project"),
+    *_rules(v.DASHBOARD, MONITORING + "resource_monitoring_dashboard.go (at 1484cfdd)", "project"),
+    *_rules(v.BQ_DATASET, BIGQUERY + "resource_bigquery_dataset.go (at 0123f388)", "project", "datasetId", "location"),
+    *_rules(v.BQ_TABLE, BIGQUERY + "resource_bigquery_table.go (at 04d67043; a view's query is an update)", "project",
+            "datasetId", "tableId"),
     *_rules(v.HELM_RELEASE, "a Helm release is identified by its name and namespace", "name", "namespace"),
     *(Rule(prefix, p, K8S_IDENTITY) for prefix in K8S_KINDS for p in ("metadata.name", "metadata.namespace")),
     *(Rule(f"{v.KUEUE_TYPE_PREFIX}{kind}", path, CRD_SOURCE.format(plural=kind.lower() + "s"))

@@ -11,16 +11,13 @@ from decimal import Decimal
 from typing import Any
 
 from gke_ai_batch.model.promises import FlavorCapacity, show_amount
-from gke_ai_batch.vocabulary import TEAM_COST_LABEL
+from gke_ai_batch.vocabulary import ALERT_POLICY, BUCKET, TEAM_COST_LABEL
 
 from .price_view import team_price_rows
 from .quota_changes import Key, either_side
 from .runtime import Registration
 from .summary import guaranteed_text, over_capacity, promised_text
 from .view import StackView, natural, stack_view
-
-BUCKET = "gcp:storage/bucket:Bucket"
-ALERT_POLICY = "gcp:monitoring/alertPolicy:AlertPolicy"
 
 
 def _number(amount: Decimal) -> float:
