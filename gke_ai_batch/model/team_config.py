@@ -422,7 +422,8 @@ class Acknowledgement(Model):
     node_pool: str | None = None
     """A node pool, by its name in the stack file (for a TPU pool: every slice of it)."""
     namespace: str | None = None
-    """A team namespace (removing a whole team takes `state: draining` instead)."""
+    """A team namespace (removing a whole team takes `state: draining` instead), or a privileged one whose
+    flavors lose one its running jobs may still use (a Pathways head pool moved)."""
     bucket: str | None = None
     """A bucket the stack created, by name."""
     release: Literal["kueue", "jobset"] | None = None

@@ -43,7 +43,7 @@ from typing import Any
 from gke_ai_batch.model.replacement import BLOCK_KEPT, evicting_taints, kept_blocks, recreating_nodes, replacing
 from gke_ai_batch.vocabulary import CLUSTER, DASHBOARD, HELM_RELEASE, K8S_PROVIDER, NODE_POOL
 
-from . import api_refusals, class_migration, handover, running_work
+from . import api_refusals, class_migration, flavor_exceptions, handover, running_work
 from .dashboard_changes import DASHBOARD_JSON, dashboard_lines
 from .decisions import WORDS, Decisions, protected_at, read_decisions, refusals
 from .essentials import essentials
@@ -535,7 +535,8 @@ def _refused(steps: list[tuple[str, Resource]], old: list[Resource], new: list[R
     return [*refusals([(op, r) for op, r in steps if REPLACED_WITH not in r], old, new, base, now),
             *api_refusals.refused(steps, old, new, now.acknowledged),
             *running_work.refused(steps, old, new, now.acknowledged), *handover.refused(steps, now.acknowledged),
-            *class_migration.refused(steps, old, now.acknowledged)]
+            *class_migration.refused(steps, old, now.acknowledged),
+            *flavor_exceptions.refused(steps, old, now.acknowledged)]
 
 
 def stale(steps: list[tuple[str, Resource]], old: list[Resource], new: list[Resource], base: Decisions,
