@@ -9,7 +9,8 @@ object's namespace passes, in the API server's order and then Kueue's:
    time limit); then, on an update, the object's own validation: a Job's pod template is immutable but for
    a suspended Job's scheduling directives (apiserver.job_updates), and a claim's spec but for a bound claim's size
    (apiserver.claim_updates);
-2. the API server's validation of every pod the object is or will create: no request above its limit
+2. the API server's validation of every pod the object is or will create: no request above its limit, and an
+   accelerator's (an extended resource's) limit given and equal to its request
    (apiserver.pod_resources; the namespace's LimitRange only fills in default requests and refuses nothing); on an
    update only the pods a changed template will create;
 3. Pod Security at the namespace's enforce level and version, on every pod the object is or will create:

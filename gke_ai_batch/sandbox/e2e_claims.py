@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import copy
 import uuid
-from typing import Any
 
-from .e2e_kubectl import Kubectl
-
-Obj = dict[str, Any]
+from .e2e_kubectl import Kubectl, Obj
 
 PD_CSI_DRIVER = "pd.csi.storage.gke.io"
 

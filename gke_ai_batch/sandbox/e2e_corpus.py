@@ -16,14 +16,13 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from gke_ai_batch.apiserver.tenant_path import TenantPath
 from gke_ai_batch.offline.admit import objects_in
 
 from .e2e_harvest import OUT, fingerprint
+from .e2e_kubectl import Obj
 
-Obj = dict[str, Any]
 # The test files that judge objects as `make admit` does (apiserver.tenant_path), directly or through
 # tests/test_escape.py's `verdict`.
 CORPUS_TESTS = ("test_escape.py", "test_containment.py", "test_admit_updates.py", "test_kueue_holds.py",

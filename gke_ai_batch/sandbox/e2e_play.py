@@ -20,11 +20,10 @@ from typing import Any
 
 from .e2e_claims import is_bound_claim, with_volume
 from .e2e_corpus import Case
-from .e2e_kubectl import Answer, Kubectl, Member
+from .e2e_kubectl import Answer, Kubectl, Member, Obj
 from .e2e_patch import apply_patch, merge_patch
 from .e2e_verdicts import ACCEPTED, PENDING, Verdict, layer_of, pods_refused, refused, reserved
 
-Obj = dict[str, Any]
 BOUND = 30.0  # seconds to wait for Kueue's decision and the pods
 SETTLE = 6.0  # seconds a QuotaReserved=False must hold before it is read as pending
 WATCHED = "pods,jobs.batch,replicasets.apps,jobsets.jobset.x-k8s.io,workloads.kueue.x-k8s.io,events"
