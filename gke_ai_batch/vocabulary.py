@@ -11,6 +11,7 @@ from typing import Any
 PRODUCTION_ENVIRONMENTS = ("prod", "production")  # environments the policies treat as production
 Manifest = dict[str, Any]  # a Kubernetes object as plain data, as the plan derives it
 Obj = Mapping[str, Any]  # a Kubernetes object, or a part of one, as the offline models read it
+Key = tuple[str, str, str]  # an object's identity: (kind, namespace, name)
 PACKAGE = "gke-ai-batch"  # the Pulumi package name: component type tokens are `gke-ai-batch:index:<Type>`
 
 

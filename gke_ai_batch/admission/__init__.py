@@ -23,7 +23,8 @@ message formatting, `terms` its names.
 Topology Aware Scheduling is modelled as far as `topology` says: which flavors a pod set may take, and whether
 a required level fits the nodes that exist. Not modelled: TAS's slice and preferred-level placement, partial
 admission (`kueue.x-k8s.io/job-min-parallelism`),
-resource transformations, DRA, LimitRanges and RuntimeClass overhead, fair sharing, MultiKueue,
+resource transformations, DRA beyond `claims` (which holds a workload whose claims Kueue cannot count),
+LimitRanges and RuntimeClass overhead, fair sharing, MultiKueue,
 and the 18-podSet limit of the Workload API.
 """
 

@@ -2,12 +2,13 @@
 does not check; the first reason Kueue would give ends it."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from gke_ai_batch.model.pool_facts import PoolFacts
-from gke_ai_batch.vocabulary import Obj
+from gke_ai_batch.vocabulary import Key, Obj
 
+from .claims import claim_reason
 from .cluster import Cluster, quota_check_strategy
 from .flavors import applicable_checks, assign_flavors
 from .matching import selector_matches
@@ -48,8 +49,9 @@ def _pre_scheduler(cluster: Cluster, workload: Obj, pod_sets: list[PodSet],
     return replace(base, cluster_queue=cq)
 
 
-def admit_in(cluster: Cluster, workload: Obj) -> AdmissionResult:
-    """Kueue v0.19.2's decision for one Job or JobSet on an empty `cluster`, plus physical warnings."""
+def admit_in(cluster: Cluster, workload: Obj, objects: Mapping[Key, Obj] | None = None) -> AdmissionResult:
+    """Kueue v0.19.2's decision for one Job or JobSet on an empty `cluster`, plus physical warnings. `objects`:
+    what else is in the namespaces by (kind, namespace, name), for the claim templates its pods name."""
     kind, ns, name = workload_identity(workload)
     if kind not in FRAMEWORKS:
         raise ValueError(f"{ns}/{name}: not a kind Kueue manages here ({', '.join(FRAMEWORKS)}): kind {kind!r}")
@@ -57,6 +59,8 @@ def admit_in(cluster: Cluster, workload: Obj) -> AdmissionResult:
     result = _pre_scheduler(cluster, workload, pod_sets, AdmissionResult(kind, ns, name))
     if result.reason:
         return result
+    if claims := claim_reason(pod_sets, ns, objects or {}, cluster.config):
+        return replace(result, reason=claims)
     cq = cluster.get("ClusterQueue", result.cluster_queue)
     assert cq is not None  # _pre_scheduler found it
     assignments, reason = assign_flavors(cluster, cq, pod_sets, quota_check_strategy(cluster.config))

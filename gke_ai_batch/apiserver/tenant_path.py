@@ -56,7 +56,7 @@ from gke_ai_batch.admission.stateful_sets import update_effect as stateful_set_e
 from gke_ai_batch.admission.stateful_sets import update_errors as stateful_set_errors
 from gke_ai_batch.admission.terms import FRAMEWORKS, POD_TEMPLATE_KINDS
 from gke_ai_batch.admission.webhooks import create_errors, update_errors, workload_slicing
-from gke_ai_batch.vocabulary import Obj
+from gke_ai_batch.vocabulary import Key, Obj
 
 from .access import StackAccess
 from .cel_policies import evaluate
@@ -94,7 +94,6 @@ KUEUE_WEBHOOK = "Kueue webhook"
 API_SERVER = "API server"
 SCALABLE = ("Deployment", "StatefulSet")  # the kinds a team creates that have a scale subresource
 CONTROLLER_KINDS = (*POD_TEMPLATE_KINDS, CRON_JOB)  # created whatever becomes of what they create
-Key = tuple[str, str, str]  # (kind, namespace, name)
 Layer = tuple[str | None, str, tuple[str, ...]]  # (the layer that refuses, why, the other layers that refuse too)
 NO_LAYER: Layer = (None, "", ())
 
@@ -261,7 +260,7 @@ class TenantPath:
                 owner = "/".join(workload_identity(ancestor.job)[1:])
                 return Passage(kind, ns, name, note=f"not gated: Kueue leaves it to {ancestor.job['kind']} {owner}, "
                                                     "which it manages, and that job's workload holds its quota")
-        result = admit_in(self.cluster, obj)
+        result = admit_in(self.cluster, obj, objects)
         if not result.admitted:
             return Passage(kind, ns, name, KUEUE, "; ".join(result.problems), result,
                            created=kind in POD_TEMPLATE_KINDS and old is None, effect=effect)
