@@ -86,6 +86,25 @@ def test_the_report_shows_each_team(browser, plan, tmp_path):
     assert "training-gpudirect/training-queue" in graph and "cohort ml-prod" in graph
 
 
+def test_each_queue_graph_edge_runs_from_its_own_label_to_its_own_label(browser, plan, tmp_path):
+    """Issue 49: the ClusterQueue -> flavor edges started about 230 px right of their labels, a fixed 300 px from
+    the column's start whatever the label's width. Checked on the positions Chromium drew."""
+    open_page(browser, write_report(tmp_path, "prod", plan("prod")))
+    drawn = browser.execute_script("""
+        const box = n => document.querySelector(`#graph text[data-node="${CSS.escape(n)}"]`).getBBox();
+        return [...document.querySelectorAll('#graph line')].map(l => {
+          const a = box(l.dataset.from), b = box(l.dataset.to);
+          return {edge: l.dataset.from + ' -> ' + l.dataset.to, x1: +l.getAttribute('x1'), x2: +l.getAttribute('x2'),
+                  y1: +l.getAttribute('y1'), y2: +l.getAttribute('y2'), fromEnd: a.x + a.width, toStart: b.x,
+                  fromTop: a.y, fromBottom: a.y + a.height, toTop: b.y, toBottom: b.y + b.height};
+        });""")
+    assert len(drawn) >= 10
+    for e in drawn:
+        assert 0 < e["x1"] - e["fromEnd"] <= 10 and 0 < e["toStart"] - e["x2"] <= 10, e
+        assert e["fromTop"] <= e["y1"] <= e["fromBottom"] and e["toTop"] <= e["y2"] <= e["toBottom"], e
+        assert e["x1"] < e["x2"], e
+
+
 def test_the_report_shows_quotas_before_and_after(browser, plan, tmp_path):
     regs = plan("prod")
     old = copy.deepcopy([r.as_json() for r in regs])
