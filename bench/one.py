@@ -15,9 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-from gke_ai_batch.offline.check import violations
-from gke_ai_batch.offline.runtime import close_thread_loops, record, run_program
-from gke_ai_batch.offline.stackfile import StackFile, project
+from gke_ai_batch.offline.engine.runtime import close_thread_loops, record, run_program
+from gke_ai_batch.offline.engine.stackfile import StackFile, project
+from gke_ai_batch.offline.views.check import violations
 
 from .synthetic import platform
 

@@ -3,9 +3,9 @@ Run after an intended change: `make docs` (then review the diff)."""
 import re
 from pathlib import Path
 
-from gke_ai_batch.offline.render import summary
-from gke_ai_batch.offline.runtime import close_thread_loops, run_program
-from gke_ai_batch.offline.stackfile import resolve
+from gke_ai_batch.offline.engine.runtime import close_thread_loops, run_program
+from gke_ai_batch.offline.engine.stackfile import resolve
+from gke_ai_batch.offline.views.render import summary
 
 for page in sorted((Path(__file__).parent / "scenarios").glob("*.md")):
     block = summary(run_program(resolve(page.stem)))

@@ -22,7 +22,7 @@ from google.protobuf import empty_pb2, struct_pb2  # type: ignore[import-untyped
 from pulumi.runtime.proto import analyzer_pb2 as pb
 from pulumi.runtime.proto import analyzer_pb2_grpc
 
-from gke_ai_batch.offline.runtime import Registration
+from gke_ai_batch.offline.engine.runtime import Registration
 
 LEVELS = {pb.ADVISORY: "advisory", pb.MANDATORY: "mandatory", pb.DISABLED: "disabled", pb.REMEDIATE: "remediate"}
 

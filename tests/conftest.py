@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gke_ai_batch.offline.runtime import Planned, run_program
-from gke_ai_batch.offline.stackfile import StackFile, resolve
+from gke_ai_batch.offline.engine.runtime import Planned, run_program
+from gke_ai_batch.offline.engine.stackfile import StackFile, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
@@ -87,7 +87,7 @@ def platform_of(stack: str) -> dict:
 def fleet_outputs(fleet) -> dict:
     """A fleet manager's workers' `fleetWorker` outputs, derived from their stack files without a program run
     (the control plane's address and CA as the offline plan gives them)."""
-    from gke_ai_batch.offline.runtime import MOCK_CA, MOCK_ENDPOINT
+    from gke_ai_batch.offline.engine.runtime import MOCK_CA, MOCK_ENDPOINT
     from gke_ai_batch.plan.fleet_worker import worker_facts
     from gke_ai_batch.plan.platform import build_platform
     out = {}
@@ -118,7 +118,7 @@ def dev_diff(cfg: dict, acknowledged: tuple[tuple[str, str], ...] = ()
              ) -> tuple[dict[str, tuple[str, list[str]]], list[str]]:
     """`make diff` from dev's stack to `cfg`: each changed resource's step and lines by Pulumi name, and the
     refusals, with `acknowledged` as the stack file's decisions."""
-    from gke_ai_batch.offline.decisions import Decisions
+    from gke_ai_batch.offline.changes.decisions import Decisions
     from gke_ai_batch.offline.diff import compare, judge
     old = json.loads(json.dumps(_dev_resources()))
     new = [r.as_json() for r in run_config(cfg, "dev")]

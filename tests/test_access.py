@@ -9,7 +9,7 @@ import yaml
 from gke_ai_batch.apiserver.access import CHECKS, OTHER, OWN, StackAccess, UnknownTeam, may
 from gke_ai_batch.apiserver.rbac import CLUSTER, Authorizer, parse_resource, upstream_objects
 from gke_ai_batch.offline import access
-from gke_ai_batch.offline.render import is_manifest, manifest_of
+from gke_ai_batch.offline.views.render import is_manifest, manifest_of
 
 from .conftest import ROOT, planned
 
@@ -188,7 +188,7 @@ def test_a_refusal_says_whose_verb_it_is(prod, capsys):
 
 def test_a_team_without_groups_is_told_so_and_is_an_advisory(monkeypatch, capsys):
     """A team block without `groups` binds its role to no one: `make access` said only `no`, `make check` nothing."""
-    from gke_ai_batch.offline.check import violations
+    from gke_ai_batch.offline.views.check import violations
 
     from .conftest import platform_of, run_config
     cfg = platform_of("dev")

@@ -3,7 +3,7 @@ then moves the class's running pods to the way now ranked higher, evicting them;
 update of the ComputeClass and exited 0. Each case edits dev's stack config and asserts the refusal's words."""
 from __future__ import annotations
 
-from gke_ai_batch.offline.decisions import Decisions
+from gke_ai_batch.offline.changes.decisions import Decisions
 from gke_ai_batch.offline.diff import compare, judge
 
 from .conftest import platform_of, run_config

@@ -16,8 +16,8 @@ from gke_ai_batch.components.platform import Platform, PlatformArgs
 from gke_ai_batch.components.system_pool import SystemNodePool, SystemNodePoolArgs
 from gke_ai_batch.components.tpu_slice_pool import TpuSlicePool
 from gke_ai_batch.model import cluster_config, config, pool_config, team_config
-from gke_ai_batch.offline.check import violations
-from gke_ai_batch.offline.runtime import record
+from gke_ai_batch.offline.engine.runtime import record
+from gke_ai_batch.offline.views.check import violations
 from gke_ai_batch.plan.gke_inputs import node_pool_inputs
 from gke_ai_batch.plan.platform import build_platform
 

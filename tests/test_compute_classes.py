@@ -202,7 +202,7 @@ def test_the_policy_pack_runs_the_class_rules_over_any_programs_compute_classes(
 
 
 def quota_findings(v6e_quota):
-    from gke_ai_batch.offline.check import violations
+    from gke_ai_batch.offline.views.check import violations
 
     from .conftest import run_config
     cfg = dev(lambda c: c["teams"][0]["queue"]["quotas"].update({"v6e-2x4": {"google.com/tpu": v6e_quota}}))
@@ -224,8 +224,8 @@ def test_a_classs_guaranteed_capacity_is_its_reserved_priority_only():
 
 
 def test_the_summary_shows_each_chain_and_counts_only_the_reservation_as_guaranteed(plan):
-    from gke_ai_batch.offline.summary import compute_class_table, quota_table
-    from gke_ai_batch.offline.view import stack_view
+    from gke_ai_batch.offline.views.summary import compute_class_table, quota_table
+    from gke_ai_batch.offline.views.view import stack_view
     table = quota_table(stack_view(plan("dev")))
     row = next(r for r in table.rows if r[:2] == ("v6e-2x4", "google.com/tpu"))
     assert row[2:5] == ("32", "16 *", "16")
@@ -251,7 +251,7 @@ def test_make_admit_admits_a_jobset_on_a_class_and_says_which_way_serves_it():
 
 def test_nodes_past_the_reservation_depend_on_obtainability():
     from gke_ai_batch.model.promises import ClassFacts
-    from gke_ai_batch.offline.class_admission import served_by
+    from gke_ai_batch.offline.placement.class_admission import served_by
     from gke_ai_batch.vocabulary import Capacity
     cc = ClassFacts("c", "google.com/tpu", 8, "ct6e-standard-8t",
                     (Capacity.RESERVATION, Capacity.SPOT, Capacity.ON_DEMAND), 4, 2)

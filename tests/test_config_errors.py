@@ -161,7 +161,7 @@ def test_bad_input_is_one_clear_error(label, change, path, fragment):
 
 def test_bad_stack_registers_nothing(plan):
     """The error comes before any resource: the program stops at validation."""
-    from gke_ai_batch.offline.runtime import PlanError
+    from gke_ai_batch.offline.engine.runtime import PlanError
     with pytest.raises(PlanError, match=r"platform.tpu_pools\[0\].topology"):
         run_config(mutate(lambda c: c["tpu_pools"][0].update(topology="2x3")))
 

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from gke_ai_batch.offline.__main__ import main
-from gke_ai_batch.offline.stackfile import StackFile
+from gke_ai_batch.offline.engine.stackfile import StackFile
 from gke_ai_batch.plan.platform import build_platform
 from gke_ai_batch.plan.scheduling import overruled_quota_orders
 

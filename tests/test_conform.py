@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from gke_ai_batch.conform.documents import Document, judge
-from gke_ai_batch.offline.render import is_object, manifest_of
+from gke_ai_batch.offline.views.render import is_object, manifest_of
 
 from .conftest import ROOT, STACKS, planned
 

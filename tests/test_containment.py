@@ -15,8 +15,8 @@ from gke_ai_batch.apiserver.cel_policies import evaluate
 from gke_ai_batch.apiserver.job_defaults import as_validated
 from gke_ai_batch.apiserver.tenant_path import TenantPath
 from gke_ai_batch.offline.admit import cluster_of, describe
-from gke_ai_batch.offline.render import is_manifest, manifest_of
-from gke_ai_batch.offline.runtime import PlanError
+from gke_ai_batch.offline.engine.runtime import PlanError
+from gke_ai_batch.offline.views.render import is_manifest, manifest_of
 from gke_ai_batch.plan import monitoring, queries
 
 from .conftest import ROOT, STACKS, by_type, planned, platform_of, run_config
@@ -235,7 +235,7 @@ def test_the_other_namespace_of_the_team_is_not_bound():
 
 def test_a_privileged_exception_without_flavors_plans_and_is_a_mandatory_violation():
     """A stack file written before `flavors` keeps planning; the policy pack stops `pulumi up` until it names them."""
-    from gke_ai_batch.offline.check import violations
+    from gke_ai_batch.offline.views.check import violations
     platform = platform_of("prod")
     training = next(t for t in platform["teams"] if t["name"] == "training")
     for e in training["pod_security"]:
@@ -437,7 +437,7 @@ def test_a_stack_file_with_a_ratio_is_told_to_drop_it(key):
 # --- after the first create ---------------------------------------------------------------------------
 
 def prod_policies(ns: str) -> tuple[list, list, dict]:
-    from gke_ai_batch.offline.render import is_manifest, manifest_of
+    from gke_ai_batch.offline.views.render import is_manifest, manifest_of
     manifests = [manifest_of(r) for r in planned("prod") if is_manifest(r)]
     namespace = next(m for m in manifests if m["kind"] == "Namespace" and m["metadata"]["name"] == ns)
     return ([m for m in manifests if m["kind"] == "ValidatingAdmissionPolicy"],

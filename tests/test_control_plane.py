@@ -8,7 +8,7 @@ import pytest
 from gke_ai_batch.model.cluster_config import DNS_ENDPOINT_REASON_LABEL
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.model.gke_rules import RULES, cluster_findings
-from gke_ai_batch.offline.check import violations
+from gke_ai_batch.offline.views.check import violations
 from gke_ai_batch.plan.platform import build_platform
 from gke_ai_batch.policies import resource_rules as rr
 from gke_ai_batch.policies.pack import RESOURCE_POLICIES
@@ -74,7 +74,7 @@ def test_a_production_kubeconfig_names_the_internal_endpoint_with_the_cluster_ca
     """With the DNS-based endpoint closed, the program (and so the deploying runner) reaches the control
     plane at the address GKE reports as the cluster's endpoint: the internal one, the external being off."""
     from gke_ai_batch.components.gke_cluster import GkeCluster
-    from gke_ai_batch.offline.runtime import MOCK_DNS_ENDPOINT, MOCK_ENDPOINT, record
+    from gke_ai_batch.offline.engine.runtime import MOCK_DNS_ENDPOINT, MOCK_ENDPOINT, record
     args = {"project": "acme-ml", "region": "us-east5", "environment": "prod", "owner": "ml",
             "cluster": {"name": "solo", "private_nodes": True,
                         "master_authorized_networks": [{"cidr": "10.30.0.0/24", "name": "ci-runners"}]}}

@@ -1,10 +1,10 @@
 """`make diff` refuses deleting or replacing what holds running work or data unless the stack file decides on
-it (gke_ai_batch.offline.decisions), judged here on resources as resources.json records them."""
+it (gke_ai_batch.offline.changes.decisions), judged here on resources as resources.json records them."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from gke_ai_batch.offline.decisions import Decisions, read_decisions, refusals
+from gke_ai_batch.offline.changes.decisions import Decisions, read_decisions, refusals
 
 POOL_PARENT = "urn:pulumi:prod::gke-ai-batch::pulumi:pulumi:Stack$gke-ai-batch:index:TpuSlicePool::v5e-spot"
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from gke_ai_batch.offline.changes.kueue_restart import RESTART
+from gke_ai_batch.offline.changes.renames import RenameError, follow_rename
 from gke_ai_batch.offline.diff import (
     SIGNS,
     DiffError,
@@ -29,8 +31,6 @@ from gke_ai_batch.offline.diff import (
     show,
     update_or_replace,
 )
-from gke_ai_batch.offline.kueue_restart import RESTART
-from gke_ai_batch.offline.renames import RenameError, follow_rename
 
 from .conftest import planned
 
@@ -488,7 +488,7 @@ def test_a_mandatory_violation_the_change_brings_is_listed_as_new() -> None:
         "  advisory a: gcp:container/cluster:Cluster gke-cluster: m (gone)"]
 
 
-# --- renames (gke_ai_batch.offline.renames) --------------------------------------------------------------------
+# --- renames (gke_ai_batch.offline.changes.renames) ------------------------------------------------------------
 
 def test_a_renamed_stack_is_a_pulumi_stack_rename_not_deletes_and_creates(runs: dict[str, Run]) -> None:
     run = runs["renamed"]
@@ -563,8 +563,8 @@ def test_secrets_are_compared_by_digest_and_a_base_without_digests_reads_as_unch
 
 def test_a_plain_plan_records_no_secret_digests(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only `make diff` sets a key (one per run): resources.json from `make plan` holds no digest of a secret."""
-    from gke_ai_batch.offline.inputs import DIGEST_KEY
-    from gke_ai_batch.offline.runtime import secret_digests
+    from gke_ai_batch.offline.changes.inputs import DIGEST_KEY
+    from gke_ai_batch.offline.engine.runtime import secret_digests
     wire = {"kubeconfig": {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "tok"}}
     monkeypatch.delenv(DIGEST_KEY, raising=False)
     assert secret_digests(wire) == {}
@@ -574,7 +574,7 @@ def test_a_plain_plan_records_no_secret_digests(monkeypatch: pytest.MonkeyPatch)
     assert set(first) == {"kubeconfig"} and secret_digests(wire) != first and "tok" not in first["kubeconfig"]
 
 
-# --- a team's limits tightened under running work (offline.limit_changes) ------------------------------------
+# --- a team's limits tightened under running work (offline.changes.limit_changes) ------------------------------------
 
 def _planned_object(stack: str, type_: str, namespace: str) -> dict:
     r = next(r for r in planned(stack) if r.type == type_ and

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from gke_ai_batch.offline.api_refusals import refused as api_refused
-from gke_ai_batch.offline.decisions import read_decisions
+from gke_ai_batch.offline.changes.api_refusals import refused as api_refused
+from gke_ai_batch.offline.changes.decisions import read_decisions
 from gke_ai_batch.offline.diff import compare, judge
 
 from .conftest import platform_of, run_config
@@ -358,7 +358,7 @@ def test_every_provider_has_the_identity_of_its_cluster():
 
 
 def test_a_protected_network_object_needs_the_clusters_acknowledgement_landed_first():
-    from gke_ai_batch.offline.decisions import Decisions, refusals
+    from gke_ai_batch.offline.changes.decisions import Decisions, refusals
     nat = {"urn": "n", "type": "gcp:compute/routerNat:RouterNat", "name": "gke-network-nat",
            "inputs": {"name": "ml-prod-nat"}, "options": {"protect": True}}
     [line] = refusals([("delete", nat)], [nat], [], Decisions(), Decisions((("network", "ml-prod-nat"),)))

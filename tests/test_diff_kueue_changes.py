@@ -1,15 +1,15 @@
 """Attack (operator, day two): Kueue objects changed under running work. Each case edits dev's stack config as an
 operator would, plans both sides and asserts what `make diff` says on the changed line: what Kueue v0.19.2 does
-to running and waiting work (offline.queue_changes), and that Kueue's controller restarts when its pod template
-changes (offline.kueue_restart). Before these notes each line was a bare value change."""
+to running and waiting work (offline.changes.queue_changes), and that Kueue's controller restarts when its pod template
+changes (offline.changes.kueue_restart). Before these notes each line was a bare value change."""
 from __future__ import annotations
 
 import functools
 import json
 
+from gke_ai_batch.offline.changes.kueue_restart import POD_RESTART, RESTART
+from gke_ai_batch.offline.changes.queue_changes import COHORT, FLAVOR_NOTES, LEFT_COHORT, QUOTA_CUT, QUOTA_RUNBOOK
 from gke_ai_batch.offline.diff import compare
-from gke_ai_batch.offline.kueue_restart import POD_RESTART, RESTART
-from gke_ai_batch.offline.queue_changes import COHORT, FLAVOR_NOTES, LEFT_COHORT, QUOTA_CUT, QUOTA_RUNBOOK
 
 from .conftest import platform_of, run_config
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gke_ai_batch.offline.render import summary
+from gke_ai_batch.offline.views.render import summary
 
 from .conftest import ROOT, STACKS
 

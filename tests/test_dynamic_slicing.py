@@ -213,7 +213,7 @@ def test_the_component_door_refuses_dynamic_slicing_which_its_cluster_could_not_
     KueueLayer that asked for dynamic slicing would get sub-blocks and a check no controller answers."""
     from gke_ai_batch.components.kueue_layer import KueueLayer
     from gke_ai_batch.components.tpu_slice_pool import TpuSlicePool
-    from gke_ai_batch.offline.runtime import record
+    from gke_ai_batch.offline.engine.runtime import record
 
     from .test_components import TARGET
     sliced = {"generation": "tpu7x", "topology": "4x4x4", "capacity": "reservation", "reservation": "r",
@@ -237,7 +237,7 @@ def test_the_component_door_refuses_dynamic_slicing_which_its_cluster_could_not_
 
 def test_a_slice_check_on_a_cluster_without_the_slice_controller_is_a_mandatory_violation():
     from gke_ai_batch.model.promises import Res
-    from gke_ai_batch.offline.check import violations
+    from gke_ai_batch.offline.views.check import violations
     from gke_ai_batch.policies import stack_rules
 
     from .conftest import run_config

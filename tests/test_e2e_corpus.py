@@ -8,7 +8,7 @@ import dataclasses
 
 from gke_ai_batch.apiserver.tenant_path import TenantPath
 from gke_ai_batch.offline.admit import cluster_of
-from gke_ai_batch.offline.render import is_manifest, manifest_of
+from gke_ai_batch.offline.views.render import is_manifest, manifest_of
 from gke_ai_batch.sandbox.e2e_corpus import Case, corpus
 from gke_ai_batch.sandbox.e2e_harvest import _canonical, fingerprint
 

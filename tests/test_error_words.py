@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from gke_ai_batch.model.errors import ConfigError
-from gke_ai_batch.offline.check import load_levels
-from gke_ai_batch.offline.stackfile import read_stack_file
+from gke_ai_batch.offline.engine.stackfile import read_stack_file
+from gke_ai_batch.offline.views.check import load_levels
 from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import ROOT, platform_of
@@ -117,7 +117,7 @@ def test_a_topology_says_its_chip_count_and_the_nearest_shapes():
 def test_a_violation_over_many_teams_is_summarized():
     """The quota advisories name the queues promised a flavor; with 40 teams they list a dozen (40 teams'
     quotas are above h100-dws's full size: quota-over-capacity)."""
-    from gke_ai_batch.offline.check import violations
+    from gke_ai_batch.offline.views.check import violations
 
     from .conftest import run_config
     cfg = platform_of("dev")

@@ -16,8 +16,8 @@ from gke_ai_batch.apiserver.access import StackAccess
 from gke_ai_batch.apiserver.cel_policies import evaluate
 from gke_ai_batch.apiserver.tenant_path import TenantPath
 from gke_ai_batch.offline.admit import cluster_of, describe, objects_in
-from gke_ai_batch.offline.render import is_manifest, manifest_of
-from gke_ai_batch.offline.runtime import PlanError
+from gke_ai_batch.offline.engine.runtime import PlanError
+from gke_ai_batch.offline.views.render import is_manifest, manifest_of
 from gke_ai_batch.vocabulary import MAX_EXEC_TIME_LABEL
 
 from .conftest import ROOT, STACKS, planned, platform_of, run_config

@@ -8,8 +8,8 @@ import yaml
 
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.offline import admit
-from gke_ai_batch.offline.summary import team_table
-from gke_ai_batch.offline.view import stack_view
+from gke_ai_batch.offline.views.summary import team_table
+from gke_ai_batch.offline.views.view import stack_view
 from gke_ai_batch.plan.installs import kueue_manager_config, kueue_values
 from gke_ai_batch.plan.platform import build_platform
 

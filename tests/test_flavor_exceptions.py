@@ -3,7 +3,7 @@ privileged-flavors policy would refuse the replacement of a running head pod the
 decided, and names the two steps."""
 from __future__ import annotations
 
-from gke_ai_batch.offline.decisions import Decisions
+from gke_ai_batch.offline.changes.decisions import Decisions
 from gke_ai_batch.offline.diff import compare, judge
 
 from .conftest import platform_of, run_config

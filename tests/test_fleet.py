@@ -13,8 +13,8 @@ import yaml
 
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.offline import admit
-from gke_ai_batch.offline.render import worker_manifests
-from gke_ai_batch.offline.runtime import PlanError
+from gke_ai_batch.offline.engine.runtime import PlanError
+from gke_ai_batch.offline.views.render import worker_manifests
 from gke_ai_batch.plan.platform import build_platform
 from policies import fleet_rules
 from policies.pack import STACK_POLICIES
@@ -296,7 +296,7 @@ def test_admit_dispatches_each_sample_workload_to_the_expected_worker_and_says_w
 
 def test_incremental_dispatch_says_how_long_a_workload_waits_on_the_workers_before(tmp_path, capsys):
     from gke_ai_batch.admission.results import AdmissionResult
-    from gke_ai_batch.offline.dispatch import Dispatch
+    from gke_ai_batch.offline.placement.dispatch import Dispatch
     no, yes = AdmissionResult("JobSet", "t", "j", reason="no room"), AdmissionResult("JobSet", "t", "j", "cq")
     lines = admit.dispatched(Dispatch("incremental", ("east", "west"), (("east", no), ("west", yes))))
     assert lines[-1].startswith("  dispatched (incremental: east, west, after 1 round of 5 minutes): worker west")
@@ -381,7 +381,7 @@ def test_a_worker_stack_named_twice_in_two_spellings_is_refused():
 
 
 def test_the_summary_counts_every_registered_resource_and_lists_the_workers(plan):
-    from gke_ai_batch.offline.render import summary
+    from gke_ai_batch.offline.views.render import summary
     shown = summary(plan(MANAGER))
     assert f"{len(plan(MANAGER))} resources registered" in shown
     assert "east    fleet-east  0.19.2  training (v5p-res)" in shown
@@ -414,7 +414,7 @@ def test_a_per_zone_flavor_of_a_total_autoscaling_pool_holds_what_all_its_nodes_
 def test_the_platform_component_reads_its_workers_as_the_program_does(plan):
     """The component builds its plan from the same StackReferences, in its program's project."""
     from gke_ai_batch.components.platform import Platform, PlatformArgs
-    from gke_ai_batch.offline.runtime import record
+    from gke_ai_batch.offline.engine.runtime import record
     references = {w: plan(w) for w in ("fleet-east", "fleet-west")}
     regs = record(lambda: Platform("ml", PlatformArgs(manager())), MANAGER, references=references)
     assert {r.inputs["metadata"]["name"] for r in regs if r.type.endswith(":MultiKueueCluster")} == {"east", "west"}
@@ -422,7 +422,7 @@ def test_the_platform_component_reads_its_workers_as_the_program_does(plan):
 
 def test_the_platform_component_refuses_to_be_a_worker_it_cannot_export():
     from gke_ai_batch.components.platform import Platform, PlatformArgs
-    from gke_ai_batch.offline.runtime import record
+    from gke_ai_batch.offline.engine.runtime import record
     with pytest.raises(Exception, match=r"platform.fleet.role: a fleet worker's stack exports"):
         record(lambda: Platform("ml", PlatformArgs(platform_of("fleet-east"))), "fleet-east")
 
@@ -441,7 +441,7 @@ def test_a_flavor_label_on_two_workers_is_refused():
 
 
 def _manager_policies(raw: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    from gke_ai_batch.offline.render import is_manifest, manifest_of
+    from gke_ai_batch.offline.views.render import is_manifest, manifest_of
     manifests = [manifest_of(r) for r in run_config(raw, MANAGER)
                  if is_manifest(r) and r.inputs["metadata"]["name"] == "gke-ai-batch-fleet-flavor"]
     return ([m for m in manifests if m["kind"] == "ValidatingAdmissionPolicy"],
@@ -529,7 +529,7 @@ def test_a_workers_queue_holding_more_than_the_managers_is_a_violation(plan):
 def test_a_worker_that_would_take_a_workload_whose_pods_find_no_nodes_is_refused_after_dispatch():
     """Kueue dispatches on quota; the pods then wait on the worker, which `make admit` says, as in one cluster."""
     from gke_ai_batch.admission.results import AdmissionResult
-    from gke_ai_batch.offline.dispatch import Dispatch
+    from gke_ai_batch.offline.placement.dispatch import Dispatch
     stuck = AdmissionResult("JobSet", "t", "j", "cq", warnings=("no node pool fits",))
     d = Dispatch("all-at-once", ("east", "west"), (("east", stuck), ("west", stuck)))
     lines = admit.dispatched(d)
@@ -540,7 +540,7 @@ def test_a_worker_that_would_take_a_workload_whose_pods_find_no_nodes_is_refused
 
 def test_a_workers_summary_says_its_queues_are_its_managers(plan):
     """A worker's plan showed 0 ClusterQueues and nothing more, as if it had no teams at all."""
-    from gke_ai_batch.offline.render import summary
+    from gke_ai_batch.offline.views.render import summary
     assert "fleet: a worker (stack output fleetWorker); its teams' namespaces, LocalQueues and ClusterQueues are " \
            "declared by its manager's stack" in summary(plan("fleet-west"))
 
@@ -549,7 +549,7 @@ def test_a_worker_stack_without_a_kubeconfig_output_is_refused_at_its_reference(
     """A provider without a kubeconfig would have declared the worker's objects on the deployer's current context."""
     from gke_ai_batch.components.fleet import WorkerStacks
     from gke_ai_batch.model.fleet_config import FleetConfig
-    from gke_ai_batch.offline.runtime import Planned, record
+    from gke_ai_batch.offline.engine.runtime import Planned, record
     east = plan("fleet-east")
     without = Planned(list(east), {k: v for k, v in east.outputs.items() if k != "kubeconfig"})
     fleet = FleetConfig.model_validate({"role": "manager", "workers": [{"name": "east", "stack": "fleet-east"}]})

@@ -97,7 +97,7 @@ def test_pulumis_install_step_lets_the_program_import_in_a_fresh_clone(tmp_path)
 def test_the_pages_cloud_commands_are_the_ones_the_plan_prints():
     """The page's `get-credentials ml-dev --location us-east5 --dns-endpoint` failed on a real project (dev is
     zonal, in us-east5-b); its kubectl line and prod's first-deploy exclusion are now the plan's own."""
-    from gke_ai_batch.offline.summary import plan_summary
+    from gke_ai_batch.offline.views.summary import plan_summary
 
     from .conftest import planned
     page = PAGE.read_text()

@@ -248,14 +248,14 @@ def tpu7x(c, topology="4x4x4", version="1.34.1-gke.1000000"):
 
 
 def test_tpu7x_slice_plans_as_a_workload_policy_and_pools_that_name_it():
-    from gke_ai_batch.offline.runtime import run_program
-    from gke_ai_batch.offline.stackfile import StackFile
+    from gke_ai_batch.offline.engine.runtime import run_program
+    from gke_ai_batch.offline.engine.stackfile import StackFile
     cfg = variant("flex-start", tpu7x)
     regs = run_program(StackFile("iron", None, {"gke-ai-batch:platform": cfg}))
     (policy,) = by_type(regs, "resourcePolicy:ResourcePolicy")
     assert policy.inputs["workloadPolicy"] == {"type": "HIGH_THROUGHPUT", "acceleratorTopology": "4x4x4"}
     assert policy.inputs["region"] == "us-east5" and policy.inputs["name"] == "flex-start-iron-wp"
-    from gke_ai_batch.offline.check import violations
+    from gke_ai_batch.offline.views.check import violations
     assert [v for v in violations(regs) if v["level"] == "mandatory"] == []
     pools = {r.inputs["name"]: r for r in by_type(regs, "nodePool:NodePool")}
     for name in ("iron-0", "iron-1"):

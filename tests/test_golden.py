@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gke_ai_batch.offline.render import is_manifest, manifest_of
+from gke_ai_batch.offline.views.render import is_manifest, manifest_of
 
 from .conftest import STACKS
 

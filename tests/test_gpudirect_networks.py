@@ -9,8 +9,8 @@ import yaml
 
 from gke_ai_batch.components.gpu_pool import GpuPool
 from gke_ai_batch.model.errors import ConfigError
-from gke_ai_batch.offline.check import violations
-from gke_ai_batch.offline.runtime import record
+from gke_ai_batch.offline.engine.runtime import record
+from gke_ai_batch.offline.views.check import violations
 from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import platform_of, run_config

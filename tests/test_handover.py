@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gke_ai_batch.offline.decisions import Decisions
+from gke_ai_batch.offline.changes.decisions import Decisions
 from gke_ai_batch.offline.diff import Side, compare, judge, report
 
 from .conftest import platform_of, run_config

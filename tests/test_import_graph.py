@@ -94,3 +94,21 @@ def test_the_model_and_the_plans_read_nothing_above_them():
                     if name.startswith(layer + ".") for target in _imports(name, path, modules)
                     if not target.startswith((layer, *allowed)))
     assert upward == []
+
+
+ENTRY_POINTS = {"__init__", "__main__", "admit", "diff", "report", "access"}  # python -m gke_ai_batch.offline[.x]
+
+
+def test_offline_keeps_only_its_entry_points_at_the_top_and_the_rest_in_rooms():
+    """Issue 51: offline/ was 38 modules at one level; what a change does, the views, the runtime and where admitted
+    work goes are rooms of their own (docs/architecture.md)."""
+    offline = ROOT / "gke_ai_batch" / "offline"
+    assert {p.stem for p in offline.glob("*.py")} == ENTRY_POINTS
+    assert {p.name for p in offline.iterdir() if p.is_dir() and p.name != "__pycache__"} == {
+        "changes", "views", "engine", "placement"}
+
+
+def test_no_module_is_over_600_lines():
+    long = {str(p.relative_to(ROOT)): n for package in PACKAGES for p in (ROOT / package).rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > 600}
+    assert long == {}

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gke_ai_batch.offline.render import is_manifest, manifest_of
-from gke_ai_batch.offline.runtime import PlanError, run_program
-from gke_ai_batch.offline.stackfile import StackFile
+from gke_ai_batch.offline.engine.runtime import PlanError, run_program
+from gke_ai_batch.offline.engine.stackfile import StackFile
+from gke_ai_batch.offline.views.render import is_manifest, manifest_of
 from gke_ai_batch.vocabulary import HELM_RELEASE, K8S_PROVIDER
 
 from .conftest import planned, platform_of
@@ -125,6 +125,6 @@ def test_the_policy_pack_passes_a_kubernetes_only_stack(tmp_path):
     """The real `pulumi preview --policy-pack` of the sandbox's dev stack reported every Kueue object as
     kueue-after-release (no dependsOn the release), though a kubernetesOnly stack declares no release by design,
     and each compute class as needing a pinned version, judged against no cluster at all."""
-    from gke_ai_batch.offline.check import violations
+    from gke_ai_batch.offline.views.check import violations
 
     assert [v["policy"] for v in violations(layer("dev", str(tmp_path))) if v["level"] == "mandatory"] == []

@@ -3,7 +3,7 @@ nodes, or adopted (a shared VPC's included) with nothing created; bad ranges ref
 import pytest
 
 from gke_ai_batch.model.errors import ConfigError
-from gke_ai_batch.offline.check import violations
+from gke_ai_batch.offline.views.check import violations
 from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import by_type, platform_of, run_config
@@ -117,7 +117,7 @@ CLUSTER_ARGS = {"project": "acme-ml", "region": "us-east5", "environment": "dev"
 
 def test_a_gke_cluster_on_its_own_creates_its_network_before_itself():
     from gke_ai_batch.components.gke_cluster import GkeCluster
-    from gke_ai_batch.offline.runtime import record
+    from gke_ai_batch.offline.engine.runtime import record
     regs = record(lambda: GkeCluster("solo", {**CLUSTER_ARGS, "network": {}}), "direct")
     nat, cluster = one(regs, ":RouterNat"), one(regs, "container/cluster:Cluster")
     assert nat.urn in cluster.dependencies and cluster.inputs["network"] == "solo-net"
@@ -125,7 +125,7 @@ def test_a_gke_cluster_on_its_own_creates_its_network_before_itself():
 
 def test_a_gke_cluster_names_the_argument_of_a_bad_range():
     from gke_ai_batch.components.gke_cluster import GkeCluster
-    from gke_ai_batch.offline.runtime import record
+    from gke_ai_batch.offline.engine.runtime import record
     with pytest.raises(Exception, match=r"invalid GkeCluster 'solo' arguments at network.pods_cidr: 10.0.0.0/14 "
                                         r"overlaps the node range"):
         record(lambda: GkeCluster("solo", {**CLUSTER_ARGS, "network": {"pods_cidr": "10.0.0.0/14"}}), "direct")
@@ -133,7 +133,7 @@ def test_a_gke_cluster_names_the_argument_of_a_bad_range():
 
 def kubeconfig_of(cluster_settings):
     from gke_ai_batch.components.gke_cluster import GkeCluster
-    from gke_ai_batch.offline.runtime import MOCK_DNS_ENDPOINT, MOCK_ENDPOINT, record
+    from gke_ai_batch.offline.engine.runtime import MOCK_DNS_ENDPOINT, MOCK_ENDPOINT, record
     seen = []
     regs = record(lambda: GkeCluster("solo", {**CLUSTER_ARGS, "cluster": cluster_settings}).kubeconfig.apply(
         seen.append), "direct")

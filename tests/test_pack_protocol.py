@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 import gke_ai_batch.policies.pack as pack_module
-from gke_ai_batch.offline.check import violations
-from gke_ai_batch.offline.runtime import RESOURCE_SIG, SECRET_VALUE_SIG, SIG_KEY, analyzer_form
-from gke_ai_batch.offline.stackfile import project
+from gke_ai_batch.offline.engine.runtime import RESOURCE_SIG, SECRET_VALUE_SIG, SIG_KEY, analyzer_form
+from gke_ai_batch.offline.engine.stackfile import project
+from gke_ai_batch.offline.views.check import violations
 from gke_ai_batch.policies.pack import PACK_NAME, RESOURCE_POLICIES, STACK_POLICIES
 from gke_ai_batch.policies.props import as_declared
 

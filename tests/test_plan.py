@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from gke_ai_batch.offline.render import is_manifest, write_outputs
+from gke_ai_batch.offline.views.render import is_manifest, write_outputs
 
 from .conftest import ROOT, STACKS, by_type, platform_of, run_config
 
@@ -147,8 +147,8 @@ def test_every_declared_node_pool_reads_back_to_its_plan(plan, stack):
     """Node pool inputs are written in one place (plan.gke_inputs) and read back in one place
     (model.pool_facts), which the plan summary and the policies use: the two must agree."""
     from gke_ai_batch.model.pool_facts import pool_facts
-    from gke_ai_batch.offline.render import cluster_zones
-    from gke_ai_batch.offline.stackfile import resolve
+    from gke_ai_batch.offline.engine.stackfile import resolve
+    from gke_ai_batch.offline.views.render import cluster_zones
     from gke_ai_batch.plan.platform import build_platform
 
     from .conftest import fleet_outputs
@@ -234,7 +234,7 @@ def test_each_registration_keeps_its_own_options_when_another_lands_in_between(m
     """The SDK sends registrations from an executor's threads. CI once planned prod's JobSetInstall without
     its protection: the monitor set a registration's options after appending it, on `registrations[-1]`, which
     another thread's registration could be by then."""
-    from gke_ai_batch.offline import runtime
+    from gke_ai_batch.offline.engine import runtime
     monitor = runtime.RecordingMonitor(runtime.PlanMocks({}))
 
     def request(name: str, protect: bool):

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from gke_ai_batch.model import promises
-from gke_ai_batch.offline.check import violations
+from gke_ai_batch.offline.views.check import violations
 from gke_ai_batch.policies import resource_rules as rr
 from gke_ai_batch.policies import stack_rules as sr
 from gke_ai_batch.policies.pack import RESOURCE_POLICIES, STACK_POLICIES, policies
@@ -244,7 +244,7 @@ def test_example_stacks_pass_every_mandatory_policy(plan, stack_name):
 
 
 def test_levels_are_configurable(plan, tmp_path):
-    from gke_ai_batch.offline.check import load_levels
+    from gke_ai_batch.offline.views.check import load_levels
     f = tmp_path / "levels.json"
     f.write_text('{"hardening-advisory": "disabled", "quota-idle-capacity": {"enforcementLevel": "mandatory"}}')
     found = violations(plan("hotswap"), load_levels(str(f)))
@@ -342,7 +342,7 @@ def test_on_demand_quota_is_judged_against_on_demand_pools_only():
 def test_default_flavor_cpu_quota_needs_nodes_of_its_own():
     """A label-less default flavor on Standard let cpu work land on any node it tolerated, the system
     pool's included; now it selects only pools that name it, and a quota with none is refused."""
-    from gke_ai_batch.offline.runtime import PlanError
+    from gke_ai_batch.offline.engine.runtime import PlanError
 
     from .conftest import platform_of, run_config
     cfg = platform_of("multislice")

@@ -10,9 +10,9 @@ import pytest
 from gke_ai_batch.model import prices
 from gke_ai_batch.model.prices import PriceTableError, node_hourly, parse_prices, price_table
 from gke_ai_batch.model.promises import Res, StackIndex
-from gke_ai_batch.offline.price_view import diff_price_lines, price_line, team_price_rows
-from gke_ai_batch.offline.runtime import PlanError
-from gke_ai_batch.offline.summary import plan_summary
+from gke_ai_batch.offline.engine.runtime import PlanError
+from gke_ai_batch.offline.views.price_view import diff_price_lines, price_line, team_price_rows
+from gke_ai_batch.offline.views.summary import plan_summary
 from policies import stack_rules as sr
 
 from .conftest import planned, platform_of, run_config

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import json
 
-from gke_ai_batch.offline.decisions import Decisions
+from gke_ai_batch.offline.changes.decisions import Decisions
 from gke_ai_batch.offline.diff import compare, judge
 
 from .conftest import by_type, dev_diff, platform_of, run_config

@@ -26,7 +26,7 @@ from pulumi.runtime.proto import (
 )
 
 from gke_ai_batch import provider
-from gke_ai_batch.offline.runtime import record
+from gke_ai_batch.offline.engine.runtime import record
 
 from .conftest import ROOT
 

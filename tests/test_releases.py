@@ -8,7 +8,7 @@ import pytest
 from gke_ai_batch.model import releases
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.model.releases import KUEUE_RELEASES, upgrade
-from gke_ai_batch.offline.upgrades import upgrades
+from gke_ai_batch.offline.changes.upgrades import upgrades
 from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import by_type, platform_of, run_config
@@ -133,7 +133,7 @@ def test_with_the_migration_recorded_its_proof_comes_first_before_the_chart(monk
 
 
 def test_make_diff_reads_the_recorded_migration_from_the_stack_file(tmp_path):
-    from gke_ai_batch.offline.decisions import read_decisions
+    from gke_ai_batch.offline.changes.decisions import read_decisions
     stack = tmp_path / "Pulumi.x.yaml"
     stack.write_text("config:\n  gke-ai-batch:platform:\n    kueue: {v1beta1_migrated: true}\n")
     assert read_decisions(stack).v1beta1_migrated

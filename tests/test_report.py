@@ -13,9 +13,9 @@ import pytest
 
 from gke_ai_batch.model.promises import show_amount
 from gke_ai_batch.offline.report import render_report, write_report
-from gke_ai_batch.offline.report_data import report_data
-from gke_ai_batch.offline.summary import guaranteed_text, promised_text
-from gke_ai_batch.offline.view import stack_view
+from gke_ai_batch.offline.views.report_data import report_data
+from gke_ai_batch.offline.views.summary import guaranteed_text, promised_text
+from gke_ai_batch.offline.views.view import stack_view
 
 DRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(DRIVER is None and not os.environ.get("CI"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gke_ai_batch.model.config import PlatformConfig
-from gke_ai_batch.offline.decisions import Decisions
+from gke_ai_batch.offline.changes.decisions import Decisions
 from gke_ai_batch.offline.diff import compare, judge
 
 from .conftest import dev_diff, platform_of, run_config

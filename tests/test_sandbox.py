@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gke_ai_batch.offline.stackfile import resolve
+from gke_ai_batch.offline.engine.stackfile import resolve
 from gke_ai_batch.sandbox import build, controllers
 from gke_ai_batch.sandbox.errors import SandboxError
 from gke_ai_batch.sandbox.gke_crds import _from_extract, _structural

@@ -5,9 +5,9 @@ import re
 import yaml
 
 from gke_ai_batch.offline.__main__ import main
-from gke_ai_batch.offline.render import summary, write_outputs
-from gke_ai_batch.offline.summary import CONSOLE_TEAMS, plan_summary, pool_table, quota_table, team_table
-from gke_ai_batch.offline.view import stack_view
+from gke_ai_batch.offline.views.render import summary, write_outputs
+from gke_ai_batch.offline.views.summary import CONSOLE_TEAMS, plan_summary, pool_table, quota_table, team_table
+from gke_ai_batch.offline.views.view import stack_view
 
 from .conftest import planned, platform_of, run_config
 
@@ -103,7 +103,7 @@ def test_a_promise_above_the_full_size_is_marked_whatever_the_capacity_mode():
 def test_the_report_marks_capacity_as_the_console_does():
     """Issue 49: the console marked what is not guaranteed with `*` and the report did not; a promise above the
     full size is `!` in both."""
-    from gke_ai_batch.offline.report_data import flavor_rows
+    from gke_ai_batch.offline.views.report_data import flavor_rows
     rows = {(r["flavor"], r["resource"]): r for r in flavor_rows(stack_view(planned("prod")))}
     v5e, v5p = rows[("v5e-spot", "google.com/tpu")], rows[("v5p-res", "google.com/tpu")]
     assert (v5e["guaranteedText"], v5e["promisedText"], v5e["over"]) == ("0 *", "32 !", True)

@@ -10,9 +10,9 @@ from gke_ai_batch.apiserver.cel_policies import evaluate
 from gke_ai_batch.apiserver.tenant_path import TenantPath
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.offline.admit import cluster_of, describe
-from gke_ai_batch.offline.render import is_manifest, manifest_of
-from gke_ai_batch.offline.summary import team_table
-from gke_ai_batch.offline.view import stack_view
+from gke_ai_batch.offline.views.render import is_manifest, manifest_of
+from gke_ai_batch.offline.views.summary import team_table
+from gke_ai_batch.offline.views.view import stack_view
 from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import ROOT, planned, platform_of, run_config

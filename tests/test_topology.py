@@ -12,7 +12,7 @@ from gke_ai_batch.admission.decision import admit_in
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.model.topologies import BLOCK, GPU_LEVELS, HOST, HOSTNAME, SUBBLOCK
 from gke_ai_batch.offline.admit import cluster_of
-from gke_ai_batch.offline.check import violations
+from gke_ai_batch.offline.views.check import violations
 from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import ROOT, by_type, platform_of, run_config

@@ -41,7 +41,7 @@ class Cluster:
     @classmethod
     def build(cls, manifests: Iterable[Obj], config: Obj | None = None,
               pools: Iterable[PoolFacts] = ()) -> Cluster:
-        """Index manifests (as `offline.render.manifest_of` gives them) by kind and name."""
+        """Index manifests (as `offline.views.render.manifest_of` gives them) by kind and name."""
         objects: dict[Any, dict[Any, dict[str, Any]]] = defaultdict(dict)
         for m in manifests:
             meta = m.get("metadata") or {}

@@ -75,7 +75,7 @@ def _rules(type_: str, why: str, *paths: str) -> tuple[Rule, ...]:
 # immutable"; gke_ai_batch/conform/schemas/kueue-v0.19.2). pulumi-kubernetes does not know them, so an update would be
 # refused by the API server: the program declares them as replaceOnChanges (plan.lifecycle.manifest), except
 # on the objects Kueue holds while in use (HELD_IN_USE), whose delete-first replacement would hang:
-# `make diff` refuses those changes instead, judged from the old object (offline.api_refusals).
+# `make diff` refuses those changes instead, judged from the old object (offline.changes.api_refusals).
 CRD_IMMUTABLE: dict[str, tuple[str, ...]] = {
     "LocalQueue": ("spec.clusterQueue",),
     "AdmissionCheck": ("spec.controllerName",),

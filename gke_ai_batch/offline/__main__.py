@@ -6,12 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from .check import load_levels, run_checks
-from .quota_order import quota_order_notes
-from .render import remove_outputs, write_outputs
-from .runtime import PlanError, close_thread_loops, run_program
-from .stackfile import project, resolve, stack_name
-from .summary import plan_summary
+from .changes.quota_order import quota_order_notes
+from .engine.runtime import PlanError, close_thread_loops, run_program
+from .engine.stackfile import project, resolve, stack_name
+from .views.check import load_levels, run_checks
+from .views.render import remove_outputs, write_outputs
+from .views.summary import plan_summary
 
 
 def main(argv: list[str] | None = None) -> int:

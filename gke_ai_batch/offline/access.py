@@ -23,9 +23,9 @@ import sys
 from gke_ai_batch.apiserver.access import NO_GROUPS, StackAccess
 from gke_ai_batch.apiserver.rbac import parse_resource
 
-from .render import is_manifest, manifest_of
-from .runtime import PlanError, close_thread_loops, run_program
-from .stackfile import resolve
+from .engine.runtime import PlanError, close_thread_loops, run_program
+from .engine.stackfile import resolve
+from .views.render import is_manifest, manifest_of
 
 
 def line(allowed: bool, verb: str, resource: str, namespace: str, why: str = "") -> str:

@@ -76,12 +76,12 @@ from gke_ai_batch.apiserver.updates import identity
 from gke_ai_batch.model.promises import ClassFacts
 from gke_ai_batch.vocabulary import Obj
 
-from .class_admission import class_lines, flavor_classes
-from .dispatch import Dispatch, Fleet, cluster_of
-from .render import is_manifest, manifest_of
-from .runtime import PlanError, close_thread_loops, run_program
-from .stackfile import project, resolve
-from .usage_order import UsageOrder
+from .engine.runtime import PlanError, close_thread_loops, run_program
+from .engine.stackfile import project, resolve
+from .placement.class_admission import class_lines, flavor_classes
+from .placement.dispatch import Dispatch, Fleet, cluster_of
+from .placement.usage_order import UsageOrder
+from .views.render import is_manifest, manifest_of
 
 YAML_SUFFIXES = (".yaml", ".yml")
 OTHER_STACKS = "named after another stack of the project (judge each with STACK=<its name>)"

@@ -5,21 +5,21 @@ at the git ref BASE (extracted with `git archive`) and as it is in the working t
 by URN and prints the resources to create, import (`adopt:`), update, replace and delete, each change's input paths
 with old and new values (secrets compared by a keyed digest of this run, never shown; YAML held in a string key by
 key), and the counts; a dependency or parent change alone is listed, not counted. URNs that differ only in stack and
-project are a rename (gke_ai_batch.offline.renames), compared under the new names. Offline there is no provider to say
+project are a rename (changes.renames), compared under the new names. Offline there is no provider to say
 which changes force a replacement: gke_ai_batch.model.replacement's table (the providers' ForceNew fields,
 Kubernetes' immutable fields, the program's replaceOnChanges) says it, with the path that forces it and the
 order the engine would replace in; in-place node pool updates that GKE applies by recreating the nodes are
 marked. A created or deleted resource shows what a reviewer approves or loses (its quotas, its shape and
-size: gke_ai_batch.offline.essentials). A Kubernetes provider replaced takes every object on it with it
+size: changes.essentials). A Kubernetes provider replaced takes every object on it with it
 (cascade). A change of Kueue's configuration or of its controller's pod template says that Kueue's controller
-restarts, and what running workloads see (gke_ai_batch.offline.kueue_restart); a flavor's labels, taints or
+restarts, and what running workloads see (changes.kueue_restart); a flavor's labels, taints or
 tolerations, a queue's cohort or a lower quota say what Kueue does to running and waiting work
-(gke_ai_batch.offline.queue_changes). A deletion or replacement of what holds running
-work or data needs the stack file's decision (gke_ai_batch.offline.decisions), and what the API server, GKE
-or the engine would refuse is refused with the way to do it (gke_ai_batch.offline.api_refusals): each one is
-named after the diff. A list item is named by its key (gke_ai_batch.offline.inputs), the dashboard by its panels
-(gke_ai_batch.offline.dashboard_changes). After the diff come both sides' policy results, with the violations the
-change brings or removes by name (gke_ai_batch.offline.policy_changes), and each team's accelerator quotas before
+(changes.queue_changes). A deletion or replacement of what holds running
+work or data needs the stack file's decision (changes.decisions), and what the API server, GKE
+or the engine would refuse is refused with the way to do it (changes.api_refusals): each one is
+named after the diff. A list item is named by its key (changes.inputs), the dashboard by its panels
+(changes.dashboard_changes). After the diff come both sides' policy results, with the violations the
+change brings or removes by name (changes.policy_changes), and each team's accelerator quotas before
 and after. Exit 0 with the diff, 1 with the diff and the refused changes (undecided deletions and replacements,
 changes the API server or GKE would refuse, a downgrade or skipped upgrade step), 2 if BASE or the stack cannot
 be planned.
@@ -43,20 +43,20 @@ from typing import Any
 from gke_ai_batch.model.replacement import BLOCK_KEPT, evicting_taints, kept_blocks, recreating_nodes, replacing
 from gke_ai_batch.vocabulary import CLUSTER, DASHBOARD, HELM_RELEASE, K8S_PROVIDER, NODE_POOL
 
-from . import api_refusals, class_migration, flavor_exceptions, handover, running_work
-from .dashboard_changes import DASHBOARD_JSON, dashboard_lines
-from .decisions import WORDS, Decisions, protected_at, read_decisions, refusals
-from .essentials import essentials
-from .inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
-from .kueue_restart import restart_lines
-from .limit_changes import tightened
-from .policy_changes import policy_lines
-from .price_view import diff_price_lines
-from .queue_changes import queue_notes
-from .quota_changes import quota_lines
-from .renames import RenameError, follow_rename, short
-from .stackfile import project
-from .upgrades import upgrades
+from .changes import api_refusals, class_migration, flavor_exceptions, handover, running_work
+from .changes.dashboard_changes import DASHBOARD_JSON, dashboard_lines
+from .changes.decisions import WORDS, Decisions, protected_at, read_decisions, refusals
+from .changes.essentials import essentials
+from .changes.inputs import ABSENT, DIGEST_KEY, SECRET, Hidden, changes, join, with_digests
+from .changes.kueue_restart import restart_lines
+from .changes.limit_changes import tightened
+from .changes.policy_changes import policy_lines
+from .changes.queue_changes import queue_notes
+from .changes.quota_changes import quota_lines
+from .changes.renames import RenameError, follow_rename, short
+from .changes.upgrades import upgrades
+from .engine.stackfile import project
+from .views.price_view import diff_price_lines
 
 PACKAGE = "gke_ai_batch"
 WIDTH = 80  # printed values are cut at about this many characters, between tokens

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from . import diff
-from .quota_changes import team_quotas
-from .report_data import quota_changes, report_data
-from .runtime import PlanError, Registration, close_thread_loops, run_program
-from .stackfile import project, resolve, stack_name
+from .changes.quota_changes import team_quotas
+from .engine.runtime import PlanError, Registration, close_thread_loops, run_program
+from .engine.stackfile import project, resolve, stack_name
+from .views.report_data import quota_changes, report_data
 
 PAGE = "report_page.html"
 REPORT = "report.html"
@@ -24,7 +24,7 @@ REPORT = "report.html"
 
 def render_report(data: dict[str, Any]) -> str:
     """The page with the plan's data in its JSON script (a `</` could close the script: escaped)."""
-    page = resources.files("gke_ai_batch.offline").joinpath(PAGE).read_text()
+    page = resources.files("gke_ai_batch.offline.views").joinpath(PAGE).read_text()
     return page.replace("/*PLAN*/", json.dumps(data, sort_keys=True).replace("</", "<\\/"))
 
 

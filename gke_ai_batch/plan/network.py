@@ -218,5 +218,5 @@ def nat_id(project: str, region: str, router: str, name: str) -> str:
     """pulumi-gcp's ID of a RouterNat, the one it gives a NAT it creates and takes to import or read one:
     {{project}}/{{region}}/{{router}}/{{name}} (terraform-provider-google-beta resource_compute_router_nat.go,
     resourceComputeRouterNatCreate "Store the ID now" and resourceComputeRouterNatImport). A created NAT read
-    under the same ID is relinquished by the engine, not deleted (offline.handover)."""
+    under the same ID is relinquished by the engine, not deleted (offline.changes.handover)."""
     return f"{project}/{region}/{router}/{name}"

@@ -183,7 +183,7 @@ def _quota_entry(resource: str, q: QuotaSpec | None) -> dict[str, Any]:
 # kueue.wait_for_pods_ready_timeout; spot last, as it may be reclaimed mid-run. Within a capacity, the order the
 # flavors are declared in (tpu_pools, gpu_pools, cpu_pools, compute_classes, autopilot_flavors, a fleet's
 # workers, each as listed; a per-zone flavor by its pool's zones), never the order of a queue's `quotas`: the
-# CLI hands the program that mapping with its keys sorted (gke_ai_batch.offline.stackfile.engine_json).
+# CLI hands the program that mapping with its keys sorted (gke_ai_batch.offline.engine.stackfile.engine_json).
 # What the order means when a flavor fits only by borrowing or by preempting (Kueue v0.19.2 ClusterQueue CRD,
 # flavorFungibility): borrowing a cohort's idle reserved capacity beats moving on to costlier or less certain
 # capacity (whenCanBorrow MayStopSearch), and trying the next flavor beats evicting someone's running work

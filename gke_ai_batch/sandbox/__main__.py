@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     except SandboxError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except SystemExit as e:  # the stack file's own one-line refusal (offline.stackfile)
+    except SystemExit as e:  # the stack file's own one-line refusal (offline.engine.stackfile)
         if isinstance(e.code, str):
             print(f"error: {e.code}", file=sys.stderr)
             return 2

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from gke_ai_batch.model.kubernetes_only import KUBERNETES_ONLY_KEY
-from gke_ai_batch.offline.stackfile import project, resolve
+from gke_ai_batch.offline.engine.stackfile import project, resolve
 
 from .errors import SandboxError
 

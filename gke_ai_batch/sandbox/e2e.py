@@ -22,10 +22,10 @@ from gke_ai_batch.admission.terms import FRAMEWORKS
 from gke_ai_batch.apiserver.rbac import AUTHENTICATED
 from gke_ai_batch.apiserver.tenant_path import TenantPath
 from gke_ai_batch.apiserver.updates import identity
-from gke_ai_batch.offline.dispatch import cluster_of
-from gke_ai_batch.offline.render import is_manifest, manifest_of
-from gke_ai_batch.offline.runtime import PlanError, Planned, close_thread_loops, run_program
-from gke_ai_batch.offline.stackfile import project, resolve
+from gke_ai_batch.offline.engine.runtime import PlanError, Planned, close_thread_loops, run_program
+from gke_ai_batch.offline.engine.stackfile import project, resolve
+from gke_ai_batch.offline.placement.dispatch import cluster_of
+from gke_ai_batch.offline.views.render import is_manifest, manifest_of
 from gke_ai_batch.vocabulary import HELM_RELEASE
 
 from . import e2e_engine, why_cases

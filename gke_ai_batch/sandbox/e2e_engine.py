@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gke_ai_batch.offline.check import violations
-from gke_ai_batch.offline.runtime import run_program
-from gke_ai_batch.offline.stackfile import StackFile, resolve
+from gke_ai_batch.offline.engine.runtime import run_program
+from gke_ai_batch.offline.engine.stackfile import StackFile, resolve
+from gke_ai_batch.offline.views.check import violations
 from gke_ai_batch.policies.pack import policies
 
 from . import deploy, engine_compare

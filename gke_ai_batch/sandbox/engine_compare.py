@@ -28,9 +28,9 @@ import yaml
 
 from gke_ai_batch.model.config import CONFIG_KEY
 from gke_ai_batch.model.kubernetes_only import KUBERNETES_ONLY_KEY
+from gke_ai_batch.offline.changes.inputs import DIGEST_KEY
 from gke_ai_batch.offline.diff import SAME, Step, compare
-from gke_ai_batch.offline.inputs import DIGEST_KEY
-from gke_ai_batch.offline.stackfile import project
+from gke_ai_batch.offline.engine.stackfile import project
 
 from . import deploy
 from .errors import SandboxError

@@ -10,7 +10,7 @@ from pathlib import Path
 from gke_ai_batch.model.config import CONFIG_KEY
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.model.input_limits import parse_config
-from gke_ai_batch.offline.stackfile import StackFile, project, resolve
+from gke_ai_batch.offline.engine.stackfile import StackFile, project, resolve
 from gke_ai_batch.plan.platform import Platform, build_platform
 
 from . import control_plane, controllers

@@ -12,7 +12,7 @@ from gke_ai_batch.model.promises import Res, StackIndex
 from gke_ai_batch.model.quota_prices import PlatformPrice, TeamPrice, platform_price, team_prices
 from gke_ai_batch.model.words import name_list
 
-from .runtime import Registration
+from ..engine.runtime import Registration
 
 LISTED = 4  # unpriced pools named on the line; the rest counted
 NO_PRICE = "no price known"

@@ -1,5 +1,5 @@
 """What the HTML plan report shows, read back from a plan's registrations with the summary's own view
-(offline.view), so the page and `make check` never disagree: per flavor and resource what its pools hold
+(offline.views.view), so the page and `make check` never disagree: per flavor and resource what its pools hold
 (at full size and guaranteed) against each team's nominal quota; per team its queues, priorities, buckets,
 alerts and its promised quota's list price; the queue graph; and, against a BASE, each team's quotas before and
 after."""
@@ -13,9 +13,9 @@ from typing import Any
 from gke_ai_batch.model.promises import FlavorCapacity, show_amount
 from gke_ai_batch.vocabulary import ALERT_POLICY, BUCKET, TEAM_COST_LABEL
 
+from ..changes.quota_changes import Key, either_side
+from ..engine.runtime import Registration
 from .price_view import team_price_rows
-from .quota_changes import Key, either_side
-from .runtime import Registration
 from .summary import guaranteed_text, over_capacity, promised_text
 from .view import StackView, natural, stack_view
 

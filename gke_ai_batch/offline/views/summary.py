@@ -31,10 +31,10 @@ from gke_ai_batch.vocabulary import (
     kueue_type,
 )
 
+from ..engine.runtime import Registration
 from .credentials import first_deploy, get_credentials, reached_from
 from .mermaid import Diagram, diagram
 from .price_view import price_line
-from .runtime import Registration
 from .text import FULL_AT, Block, Row, Table, console, markdown
 from .view import ClusterQueue, Flavor, LocalQueue, Pool, QueueQuota, StackView, Team, stack_view
 

@@ -1,5 +1,5 @@
 """What a change of Kueue's configuration does on the cluster, for `make diff`: the diff shows the configuration
-key by key (offline.inputs), and a reviewer must also know that applying it restarts Kueue's controller.
+key by key (offline.changes.inputs), and a reviewer must also know that applying it restarts Kueue's controller.
 
 Kueue reads its Configuration once, at startup: cmd/kueue/main.go (kubernetes-sigs/kueue v0.19.2) loads the file
 named by `--config` (`apply(configFile)`, pkg/config `Load`) before it builds the manager, and the chart mounts

@@ -12,9 +12,9 @@ import yaml
 from gke_ai_batch.model.promises import worker_of
 from gke_ai_batch.vocabulary import HELM_RELEASE
 
+from ..engine.runtime import Registration
+from ..report import write_report
 from . import view
-from .report import write_report
-from .runtime import Registration
 from .summary import PlanSummary, plan_summary
 
 # kubectl apply -f <dir> applies files in name order: namespaces and CRD-free kinds first.

@@ -30,7 +30,7 @@ from gke_ai_batch.vocabulary import (
     PoolKind,
 )
 
-from .runtime import Registration
+from ..engine.runtime import Registration
 
 # GKE's accelerator label -> the TPU generation as the stack config names it (tpu-v5-lite-podslice -> v5e).
 TPU_GENERATION_OF = {g.accelerator: g.name for g in catalog.TPU_GENERATIONS.values()}

@@ -11,7 +11,7 @@ from gke_ai_batch.admission.results import AdmissionResult
 from gke_ai_batch.model.promises import ClassFacts, class_facts, class_of
 from gke_ai_batch.vocabulary import COMPUTE_CLASS, Capacity, Obj
 
-from .runtime import Registration
+from ..engine.runtime import Registration
 
 
 def flavor_classes(regs: Sequence[Registration]) -> dict[str, ClassFacts]:

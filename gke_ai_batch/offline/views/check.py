@@ -22,9 +22,9 @@ from pulumi_policy.proxy import unknown_checking_proxy
 from gke_ai_batch.model.words import closest, shorten
 from gke_ai_batch.policies.pack import policies
 
-from .heap import long_lived_heap
-from .runtime import Registration
-from .stackfile import StackFile
+from ..engine.heap import long_lived_heap
+from ..engine.runtime import Registration
+from ..engine.stackfile import StackFile
 
 LEVELS = tuple(level.value for level in EnforcementLevel)
 ALL = "all"  # Pulumi's key for every policy of the pack (docs: Configuring policy packs, Enforcement Level)

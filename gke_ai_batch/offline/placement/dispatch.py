@@ -28,8 +28,8 @@ from gke_ai_batch.vocabulary import (
     Obj,
 )
 
-from .render import cluster_zones, is_manifest, manifest_of, worker_manifests
-from .runtime import Planned, Registration, reference_key
+from ..engine.runtime import Planned, Registration, reference_key
+from ..views.render import cluster_zones, is_manifest, manifest_of, worker_manifests
 
 
 @dataclass(frozen=True)

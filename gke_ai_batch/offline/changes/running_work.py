@@ -2,7 +2,7 @@
 itself is harmless to the API server, but what Kueue then does loses jobs. Read at kubernetes-sigs/kueue v0.19.2:
 
 - Retention shortened or turned on (`objectRetentionPolicies.workloads.afterDeactivatedByKueue`). Kueue reads
-  its configuration at startup (offline.kueue_restart), and its job reconciler then meets every Job and JobSet
+  its configuration at startup (offline.changes.kueue_restart), and its job reconciler then meets every Job and JobSet
   again: `handleWorkloadAfterDeactivatedPolicy` (pkg/controller/jobframework/reconciler.go) deletes, with
   background propagation, each job whose Workload Kueue deactivated (Evicted, reason prefix `Deactivated`:
   pkg/workload/evict `IsEvictedDueToDeactivationByKueue`) longer ago than the retention. So a shorter value

@@ -8,9 +8,9 @@ from typing import Any
 
 from gke_ai_batch.vocabulary import ACCELERATOR_RESOURCES
 
-from .runtime import Registration
-from .text import aligned
-from .view import natural, stack_view
+from ..engine.runtime import Registration
+from ..views.text import aligned
+from ..views.view import natural, stack_view
 
 Key = tuple[str, str, str, str]  # team, ClusterQueue, flavor, resource
 

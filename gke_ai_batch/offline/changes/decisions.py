@@ -15,7 +15,7 @@ its pods (GKE recreates the nodes, the pool shrinks, or a NoExecute taint is add
   while a team namespace at BASE may name it (the teams stop naming it in one change, it goes in the next);
 - Kueue's retention for deactivated workloads shortened, and an admission check a queue gains on a flavor it
   had, need `acknowledge: [{retention: ...}]` and `[{admission_check: ...}]` in this change (judged in
-  offline.running_work: Kueue then deletes or suspends work already on the cluster);
+  offline.changes.running_work: Kueue then deletes or suspends work already on the cluster);
 - anything else needs `acknowledge:` naming it: in this change for a replacement or an evicting update (the
   engine allows unprotecting and replacing in one update), at BASE or in this change for a deletion, and at
   BASE if BASE protected it (the engine deletes only what the last update left unprotected).
@@ -56,10 +56,10 @@ from gke_ai_batch.vocabulary import (
     TEAM_LABEL,
 )
 
+from ..engine.stackfile import read_stack_file
 from .handover import FORGET
 from .inputs import changes
 from .running_work import ADMISSION_CHECK, RETENTION_KEY
-from .stackfile import read_stack_file
 
 Resource = dict[str, Any]
 NAMESPACE = "kubernetes:core/v1:Namespace"

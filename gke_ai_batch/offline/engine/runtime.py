@@ -24,8 +24,8 @@ from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 from gke_ai_batch.model.fleet_config import stack_parts
 from gke_ai_batch.vocabulary import SECRET, SERVICE_ACCOUNT_TOKEN
 
+from ..changes.inputs import DIGEST_KEY, READ, join
 from .heap import long_lived_heap
-from .inputs import DIGEST_KEY, READ, join
 from .stackfile import StackFile, project, resolve
 
 SECRET_SIG = "4dabf18193072939515e22adb298388d"

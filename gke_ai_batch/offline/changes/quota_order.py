@@ -1,6 +1,6 @@
 """The note `make plan` and `make check` give a stack whose `quotas` are written in another order than Kueue
 tries their flavors in, among flavors of one capacity. The program cannot give it: `pulumi up` hands it the
-config with every mapping's keys sorted (gke_ai_batch.offline.stackfile.engine_json), so a queue's flavors
+config with every mapping's keys sorted (gke_ai_batch.offline.engine.stackfile.engine_json), so a queue's flavors
 are tried in the order they are declared (gke_ai_batch.plan.scheduling.CAPACITY_ORDER), and the order a user
 wrote them in is seen only here, in the stack file. Until this rule, the offline plan followed the written
 order while `pulumi up` followed the sorted one: such a stack is told which order it now gets."""
@@ -13,8 +13,8 @@ from gke_ai_batch.model.fleet_facts import WORKER_OUTPUT
 from gke_ai_batch.plan.platform import build_platform
 from gke_ai_batch.plan.scheduling import overruled_quota_orders
 
-from .runtime import Planned, reference_key
-from .stackfile import StackFile, project
+from ..engine.runtime import Planned, reference_key
+from ..engine.stackfile import StackFile, project
 
 ORDER_RULE = ("flavors of one capacity are tried in the order they are declared (tpu_pools, gpu_pools, cpu_pools, "
               "compute_classes, each as listed), not in the order of `quotas`, whose keys `pulumi up` hands the "

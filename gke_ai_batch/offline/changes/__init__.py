@@ -1,0 +1,1 @@
+"""What a change does to the platform: everything `make diff` consults."""
