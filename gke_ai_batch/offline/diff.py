@@ -536,7 +536,7 @@ def _refused(steps: list[tuple[str, Resource]], old: list[Resource], new: list[R
             *api_refusals.refused(steps, old, new, now.acknowledged),
             *running_work.refused(steps, old, new, now.acknowledged), *handover.refused(steps, now.acknowledged),
             *class_migration.refused(steps, old, now.acknowledged),
-            *flavor_exceptions.refused(steps, old, now.acknowledged)]
+            *flavor_exceptions.refused(steps, old, new, now.acknowledged)]
 
 
 def stale(steps: list[tuple[str, Resource]], old: list[Resource], new: list[Resource], base: Decisions,
