@@ -371,3 +371,46 @@ def test_gkes_cel_rules_refuse_flex_start_with_spot(plan):
     bad["priorities"][1]["spot"] = True  # the flex-start priority
     assert cel_violations(SCHEMA["properties"]["spec"], bad) == [
         "spec.priorities[1]: Flex Start provisioning model is incompatible with Spot"]
+
+
+V6E_2X4 = {"cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice", "cloud.google.com/gke-tpu-topology": "2x4"}
+
+
+def _class_job(**selector: str) -> dict:
+    from .test_escape import container, job
+    return job("research", "mixed", "research-queue", containers=[container({"google.com/tpu": "8"})],
+               nodeSelector={"cloud.google.com/compute-class": "v6e-2x4", **V6E_2X4, **selector},
+               tolerations=[{"key": "cloud.google.com/compute-class", "operator": "Equal", "value": "v6e-2x4",
+                             "effect": "NoSchedule"}, {"key": "google.com/tpu", "operator": "Exists",
+                                                       "effect": "NoSchedule"}])
+
+
+def test_a_job_selecting_a_class_and_a_pools_flavor_is_refused_where_kueue_would_admit_it():
+    """Issue 47: Kueue matches the class's flavor on its own keys and admits; the pods then need the class's nodes
+    and the pool's label at once, which no node has. `make admit` admitted it."""
+    from .test_escape import verdict
+    assert verdict("dev", _class_job()).startswith("admitted: research/mixed -> ClusterQueue research, pod set main: "
+                                                   "flavor v6e-2x4")
+    said = verdict("dev", _class_job(**{"gke-ai-batch.io/flavor": "v6e-flex"}))
+    assert said.startswith("refused: research/mixed: Kueue: pod set main got flavor v6e-2x4, and its pods then select "
+                           "cloud.google.com/compute-class=v6e-2x4, gke-ai-batch.io/flavor=v6e-flex, which no node "
+                           "carries together (GKE only schedules Pods that request a specific ComputeClass on nodes "
+                           "in node pools that you associate with that ComputeClass")
+    assert said.endswith("select the compute class alone to run on its nodes, or the pool's flavor alone to run on "
+                         "that pool")
+
+
+def test_a_job_selecting_only_the_class_name_gets_another_flavor_and_is_told_to_select_the_class_labels():
+    """Kueue v0.19.2 matches each flavor on its own label keys (flavorassigner.go: `flavorLabelKeys :=
+    sets.KeySet(flavor.Spec.NodeLabels)`): v5e-train names no compute class, so a selector of the class's name
+    alone matches it first, and the pods then need v5e-train's labels and the class's nodes."""
+    from .test_escape import verdict
+    j = _class_job()
+    for key in V6E_2X4:
+        j["spec"]["template"]["spec"]["nodeSelector"].pop(key)
+    said = verdict("dev", j)
+    assert said.startswith("refused: research/mixed: Kueue: pod set main got flavor v5e-train")
+    assert ("evicts the workload; Kueue matched flavor v5e-train on its own labels, which do not name "
+            "cloud.google.com/compute-class: select the class's other labels too "
+            "(cloud.google.com/gke-tpu-topology=2x4, cloud.google.com/gke-tpu-accelerator=tpu-v6e-slice), so that only "
+            "its flavor matches;") in said

@@ -17,6 +17,7 @@ from gke_ai_batch.vocabulary import (
 )
 
 from .flavors import applicable_checks
+from .landing import landing_warnings
 from .matching import untolerated_taint
 from .results import PodSet, PodSetAssignment
 from .terms import ISSUE_5129
@@ -239,6 +240,6 @@ def physical_warnings(cluster: Cluster, cq: Obj, pod_sets: Sequence[PodSet],
     """Problems Kueue's quota check cannot see, per assigned pod set: they make it inadmissible too."""
     out: list[str] = []
     for ps, psa in zip(pod_sets, assignments, strict=True):
-        out += (accelerator_taint_warnings(cluster, ps, psa) + tpu_slice_warnings(cluster, cq, ps, psa)
-                + provisioning_warnings(cluster, cq, ps, psa))
+        out += (accelerator_taint_warnings(cluster, ps, psa) + landing_warnings(cluster, ps, psa)
+                + tpu_slice_warnings(cluster, cq, ps, psa) + provisioning_warnings(cluster, cq, ps, psa))
     return tuple(out)
