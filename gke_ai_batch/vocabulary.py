@@ -68,6 +68,7 @@ ZONE_LABEL = "topology.kubernetes.io/zone"  # Kubernetes' well-known label: per-
 # workload's Pods", its admission policy matching the toleration by key cloud.google.com/compute-class and the
 # class's name as value.
 COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
+NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"  # GKE labels every node with its pool's name
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"  # source page 003: workloads select it
 QUEUED_TAINT = {"key": "cloud.google.com/gke-queued", "value": "true", "effect": "NoSchedule"}  # page 004
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"  # reservationAffinity key for a named reservation

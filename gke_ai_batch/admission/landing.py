@@ -14,14 +14,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gke_ai_batch.model.pool_facts import PoolFacts
-from gke_ai_batch.vocabulary import COMPUTE_CLASS_LABEL, FLAVOR_LABEL, Obj
+from gke_ai_batch.vocabulary import COMPUTE_CLASS_LABEL, FLAVOR_LABEL, NODE_POOL_LABEL, Obj
 
 from .results import PodSet, PodSetAssignment
 
 if TYPE_CHECKING:
     from .cluster import Cluster
 
-NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"  # GKE labels every node with its pool's name
 KNOWN = (COMPUTE_CLASS_LABEL, FLAVOR_LABEL, NODE_POOL_LABEL)
 SOURCE = ("GKE only schedules Pods that request a specific ComputeClass on nodes in node pools that you associate "
           "with that ComputeClass (GKE: About custom compute classes)")

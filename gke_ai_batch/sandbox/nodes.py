@@ -23,9 +23,8 @@ from gke_ai_batch.model.pool_facts import PoolFacts, pool_facts
 from gke_ai_batch.model.topologies import DOMAIN_NODES, HOST, HOSTNAME, SHORT_NAMES
 from gke_ai_batch.plan.gke_inputs import engine_form, node_pool_inputs
 from gke_ai_batch.plan.pools import PoolPlan
-from gke_ai_batch.vocabulary import ZONE_LABEL
+from gke_ai_batch.vocabulary import NODE_POOL_LABEL, ZONE_LABEL
 
-NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"  # GKE's label of a node's pool
 NOT_READY_TAINT = "node.kubernetes.io/not-ready"  # the API server's TaintNodesByCondition puts it on a new node
 REGION_LABEL = "topology.kubernetes.io/region"
 MAX_PODS = "110"  # GKE Standard's default maximum pods per node

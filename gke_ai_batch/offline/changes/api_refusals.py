@@ -20,6 +20,8 @@ from typing import Any
 from gke_ai_batch.model.replacement import CRD_IMMUTABLE, HELD_IN_USE, TAS_FLAVOR_IMMUTABLE, field_at, shrinks
 from gke_ai_batch.vocabulary import CLUSTER, K8S_PROVIDER, KUEUE_TYPE_PREFIX, SUBNETWORK
 
+from .inputs import object_name
+
 Resource = dict[str, Any]
 FINALIZER = "kueue.x-k8s.io/resource-in-use"
 # GKE docs, "Manually upgrading a cluster or node pool"
@@ -59,10 +61,6 @@ def _kind(r: Resource) -> str | None:
     return r["type"].removeprefix(KUEUE_TYPE_PREFIX) if r["type"].startswith(KUEUE_TYPE_PREFIX) else None
 
 
-def _name(r: Resource) -> str:
-    return str(((r.get("inputs") or {}).get("metadata") or {}).get("name", r["name"]))
-
-
 def _kueue_immutable(was: Resource, now: Resource) -> list[str]:
     """The fields the old object's CRD rules forbid changing: a flavor's labels, tolerations and topology
     once it HAD a topologyName (turning topology-aware scheduling on is an update), and the others always."""
@@ -79,9 +77,9 @@ def _kueue_immutable(was: Resource, now: Resource) -> list[str]:
     field = changed[0].removeprefix("spec.")
     rule = (f"{field} are immutable when topologyName is set" if field in ("nodeLabels", "tolerations") else
             f"{field} is immutable when topologyName is set" if kind == "ResourceFlavor" else "field is immutable")
-    return [f"update {kind} {_name(now)}: the API server refuses {changed[0]} "
+    return [f"update {kind} {object_name(now)}: the API server refuses {changed[0]} "
             f"({_value(a, changed[0])} -> {_value(b, changed[0])}): \"{rule}\" (Kueue v0.19.2 CRD "
-            f"kueue.x-k8s.io_{(kind or '').lower()}s.yaml); {_way(kind or '', _name(now))}"]
+            f"kueue.x-k8s.io_{(kind or '').lower()}s.yaml); {_way(kind or '', object_name(now))}"]
 
 
 def _value(inputs: dict[str, Any], path: str) -> str:
@@ -97,16 +95,16 @@ def _way(kind: str, name: str) -> str:
 
 def in_use(r: Resource, plan: list[Resource]) -> list[str]:
     """What in the plan names this ResourceFlavor, Topology or AdmissionCheck (Kueue holds its finalizer)."""
-    kind, name = _kind(r), _name(r)
+    kind, name = _kind(r), object_name(r)
     if kind not in HELD_IN_USE:
         return []
     users = []
     for other in plan:
         spec = (other.get("inputs") or {}).get("spec") or {}
         if kind == "Topology" and _kind(other) == "ResourceFlavor" and spec.get("topologyName") == name:
-            users.append(f"ResourceFlavor {_name(other)}")
+            users.append(f"ResourceFlavor {object_name(other)}")
         elif _kind(other) == "ClusterQueue" and name in _named_by_queue(spec, kind or ""):
-            users.append(f"ClusterQueue {_name(other)}")
+            users.append(f"ClusterQueue {object_name(other)}")
     return users
 
 
@@ -119,8 +117,8 @@ def _named_by_queue(spec: dict[str, Any], kind: str) -> set[str]:
 
 def _two_steps(r: Resource, users: list[str]) -> str:
     kind = _kind(r) or ""
-    return (f"replace {kind} {_name(r)}: it is in use ({', '.join(users)}), and Kueue keeps its {FINALIZER} "
-            f"finalizer while a queue names it, so a delete-first replacement hangs; {_way(kind, _name(r))}")
+    return (f"replace {kind} {object_name(r)}: it is in use ({', '.join(users)}), and Kueue keeps its {FINALIZER} "
+            f"finalizer while a queue names it, so a delete-first replacement hangs; {_way(kind, object_name(r))}")
 
 
 def _versions(was: Resource, now: Resource) -> list[str]:

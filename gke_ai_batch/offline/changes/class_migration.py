@@ -16,6 +16,8 @@ from typing import Any
 
 from gke_ai_batch.vocabulary import COMPUTE_CLASS, Capacity
 
+from .inputs import object_name
+
 Resource = dict[str, Any]
 SOURCE = ("activeMigration.optimizeRulePriority: \"workloads ... should be migrated to nodepool defined by higher "
           "priority rule, if possible\" (ComputeClass CRD cloud.google.com/v1; GKE docs, About custom ComputeClasses)")
@@ -40,10 +42,6 @@ def _migrating(r: Resource) -> bool:
     return bool((spec.get("activeMigration") or {}).get("optimizeRulePriority"))
 
 
-def _name(r: Resource) -> str:
-    return str(((r.get("inputs") or {}).get("metadata") or {}).get("name", r["name"]))
-
-
 def refused(steps: Iterable[tuple[str, Resource]], old: list[Resource],
             acknowledged: tuple[tuple[str, str], ...]) -> list[str]:
     """One line per compute class whose running pods GKE would move after this change, unless decided."""
@@ -53,9 +51,9 @@ def refused(steps: Iterable[tuple[str, Resource]], old: list[Resource],
         was = before.get(r["urn"])
         if op != "update" or r["type"] != COMPUTE_CLASS or was is None or not _migrating(r):
             continue
-        if ("compute_class", _name(r)) in acknowledged:
+        if ("compute_class", object_name(r)) in acknowledged:
             continue
-        if line := _line(_name(r), _ways(was), _ways(r)):
+        if line := _line(object_name(r), _ways(was), _ways(r)):
             out.append(line)
     return out
 

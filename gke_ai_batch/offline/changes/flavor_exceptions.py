@@ -15,6 +15,8 @@ from typing import Any
 
 from gke_ai_batch.vocabulary import FLAVORS_ANNOTATION, NAMESPACE, kueue_type
 
+from .inputs import object_name
+
 Resource = dict[str, Any]
 FLAVOR = kueue_type("ResourceFlavor")
 
@@ -24,25 +26,21 @@ def _flavors(r: Resource) -> list[str]:
     return [f for f in str(annotations.get(FLAVORS_ANNOTATION, "")).split(",") if f]
 
 
-def _name(r: Resource) -> str:
-    return str(((r.get("inputs") or {}).get("metadata") or {}).get("name", r["name"]))
-
-
 def refused(steps: Iterable[tuple[str, Resource]], old: list[Resource], new: list[Resource],
             acknowledged: tuple[tuple[str, str], ...]) -> list[str]:
     """One line per privileged namespace whose running jobs could no longer replace a pod on a flavor that stays,
     unless decided. A flavor renamed or removed is not counted here: its nodes lose its label with it, and
     changes.queue_changes and the flavor's own deletion say what that does."""
     before = {r["urn"]: r for r in old}
-    staying = {_name(r) for r in new if r["type"] == FLAVOR}
+    staying = {object_name(r) for r in new if r["type"] == FLAVOR}
     out = []
     for op, r in steps:
         was = before.get(r["urn"])
-        if op != "update" or r["type"] != NAMESPACE or was is None or ("namespace", _name(r)) in acknowledged:
+        if op != "update" or r["type"] != NAMESPACE or was is None or ("namespace", object_name(r)) in acknowledged:
             continue
         now = _flavors(r)
         if now and (lost := [f for f in _flavors(was) if f not in now and f in staying]):
-            out.append(_line(_name(r), lost, now))
+            out.append(_line(object_name(r), lost, now))
     return out
 
 

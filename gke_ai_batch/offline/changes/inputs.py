@@ -146,3 +146,8 @@ def with_digests(value: Any, digests: dict[str, str], path: str = "") -> Any:
     if isinstance(value, list):
         return [with_digests(v, digests, f"{path}[{i}]") for i, v in enumerate(value)]
     return Hidden(digests.get(path)) if value == SECRET else value
+
+
+def object_name(r: dict[str, Any]) -> str:
+    """A Kubernetes object's own name (its metadata's), else the resource's Pulumi name."""
+    return str(((r.get("inputs") or {}).get("metadata") or {}).get("name", r["name"]))

@@ -26,7 +26,7 @@ from typing import Any
 
 from gke_ai_batch.vocabulary import HELM_RELEASE, PROVISIONING_CONTROLLER, kueue_type
 
-from .inputs import ABSENT, embedded
+from .inputs import ABSENT, embedded, object_name
 
 Resource = dict[str, Any]
 CONFIGURATION = ("values", "managerConfig", "controllerManagerConfigYaml")
@@ -91,7 +91,8 @@ def refused(steps: Iterable[tuple[str, Resource]], old: list[Resource], new: lis
     """One line per change Kueue turns against existing work that the stack file does not decide on (a queue
     held at BASE, `stopPolicy` set by draining its team, is left to the change that held it)."""
     before = {r["urn"]: r for r in old}
-    provisioning = {_name(r) for r in new if r["type"] == ADMISSION_CHECK and _controller(r) == PROVISIONING_CONTROLLER}
+    provisioning = {object_name(r) for r in new
+                    if r["type"] == ADMISSION_CHECK and _controller(r) == PROVISIONING_CONTROLLER}
     out: list[str] = []
     for op, r in steps:
         was = before.get(r["urn"])
@@ -100,7 +101,7 @@ def refused(steps: Iterable[tuple[str, Resource]], old: list[Resource], new: lis
         if r["type"] == HELM_RELEASE and ("retention", RETENTION_KEY) not in acknowledged:
             out += _retention(was, r)
         if r["type"] == CLUSTER_QUEUE and not _spec(was).get("stopPolicy"):
-            out += [_check_line(_name(r), check, flavors, had, check in provisioning)
+            out += [_check_line(object_name(r), check, flavors, had, check in provisioning)
                     for check, flavors, had in _new_checks(was, r) if ("admission_check", check) not in acknowledged]
     return out
 
@@ -162,10 +163,6 @@ def _check_line(queue: str, check: str, flavors: list[str], had: list[str], prov
 
 def _spec(r: Resource) -> dict[str, Any]:
     return ((r.get("inputs") or {}).get("spec")) or {}
-
-
-def _name(r: Resource) -> str:
-    return str(((r.get("inputs") or {}).get("metadata") or {}).get("name", r["name"]))
 
 
 def _controller(r: Resource) -> str | None:
