@@ -380,7 +380,8 @@ def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions, releases: bo
     Without `releases` (a cluster that runs its own Kueue and JobSet, the stack's `kubernetesOnly` key) the
     objects wait on no install: the controllers and their CRDs are there before the deploy."""
     tenancy_opts = pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers)  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
-    tenancy = Tenancy("tenancy", plan_tenancy(platform.config.cluster.version), tenancy_opts)
+    groups = tuple(g for t in platform.scheduling.teams for g in t.groups)
+    tenancy = Tenancy("tenancy", plan_tenancy(platform.config.cluster.version, groups), tenancy_opts)
     kueue, jobset = _installs(platform, opts, tenancy) if releases else (None, None)
     after_kueue: list[pulumi.Resource] = [kueue.release] if kueue else []
     after_both = [*after_kueue, *([jobset.release] if jobset else [])]

@@ -1,6 +1,6 @@
 """Tenancy: what every team namespace is held to, declared once for the cluster: the team role its
-groups are bound to, the admission policies on team pods and jobs, and the PriorityClass that keeps
-the platform's controllers above every team's pods."""
+groups are bound to, the admission policies on team pods and jobs, the PriorityClass that keeps
+the platform's controllers above every team's pods, and the read of the quota tree team groups get."""
 from __future__ import annotations
 
 import pulumi
@@ -19,4 +19,5 @@ class Tenancy(pulumi.ComponentResource):
         self.team_role = declare(f"{name}-team-role", plan.team_role, child)
         self.policies = [declare(f"{name}-{m['kind'].removeprefix('ValidatingAdmission').lower()}-"
                                  f"{m['metadata']['name']}", m, child) for m in plan.admission_policies]
+        self.queue_viewer = [declare(f"{name}-queue-viewer-{m['kind'].lower()}", m, child) for m in plan.queue_viewer]
         self.register_outputs({"teamRole": plan.team_role["metadata"]["name"]})

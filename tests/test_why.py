@@ -140,25 +140,34 @@ NO_POSITION = ("  position unknown: the visibility API did not answer ((NotFound
                "requested resource)")
 
 
-def test_an_admitted_job(monkeypatch, capsys):
+def test_an_admitted_job_and_what_its_team_holds_uses_and_borrows(monkeypatch, capsys):
     assert run_cli(monkeypatch, capsys, "admitted") == (0, [
-        "research/job-why-big-5679a: admitted",
+        "research/job-why-big-e3454: admitted",
         "  queue: LocalQueue research-queue -> ClusterQueue research, priority 1000000",
+        "  quota of research in v5e-train, cpu: holds 223.3 (may borrow up to 223.3), uses 4; free to it now: 442.6 "
+        "(223.3 to borrow from cohort ml)",
+        "  quota of research in v5e-train, memory: holds 371307Mi (may borrow up to 371307Mi), uses 16Gi; free to it "
+        "now: 726230Mi (371307Mi to borrow from cohort ml)",
+        "  quota of research in v5e-train, google.com/tpu: holds 8 (may borrow up to 8), uses 16 (8 borrowed); free "
+        "to it now: 0",
         "  pods not ready: WaitForStart: Not all pods are ready or succeeded"], "")
 
 
-def test_a_job_pending_for_quota_names_each_flavor_tried(monkeypatch, capsys):
+def test_a_job_pending_for_quota_names_each_flavor_tried_and_the_quota_its_team_lent(monkeypatch, capsys):
     code, out, err = run_cli(monkeypatch, capsys, "pending-quota")
     assert (code, err) == (0, "")
-    assert out[:2] == ["training/job-why-low-wait-683be: pending",
+    assert out[:2] == ["training/job-why-low-wait-90444: pending",
                        "  queue: LocalQueue training-queue -> ClusterQueue training, priority 1000000"]
     assert "  Kueue's reason: WaitingForQuota" in out
     assert ("  pod set main, flavor v5e-train: insufficient unused quota for google.com/tpu in flavor v5e-train, "
             "16 more needed") in out
     assert "  pod set main, flavor t4-notebooks: flavor t4-notebooks doesn't match node affinity" in out
+    assert [line for line in out if line.startswith("  quota")] == [
+        "  quota of training in v5e-train, google.com/tpu: holds 8 (may borrow up to 8), uses 0; free to it now: 0 "
+        "(8 of its own lent to others in cohort ml)"]
     assert NO_POSITION in out
-    assert out[-1] == ("  estimate: median wait 0m00s (creation to quota reserved) of the 1 Workload(s) of LocalQueue "
-                       "training-queue that reserved quota in the last 24 h; this one has waited 1m56s")
+    assert out[-1] == ("  estimate: no estimate: no Workload of LocalQueue training-queue reserved quota in the "
+                       "last 24 h")
     assert not any(line.startswith("  pods not ready") for line in out)
 
 
@@ -171,24 +180,40 @@ def test_a_job_preempted_by_cohort_reclamation(monkeypatch, capsys):
     assert "preemptor path: /ml/training; preemptee path: /ml/research" in answer["preempted"]
     assert answer["misfits"][0]["by_flavor"]["v5e-train"] == [
         "insufficient unused quota for google.com/tpu in flavor v5e-train, 8 more needed"]
+    assert answer["quota"] == [{"flavor": "v5e-train", "resource": "google.com/tpu", "borrowing_limit": "8",
+                                "nominal": "8", "used": "0", "borrowed": "0", "free_now": "8", "lent_out": "0",
+                                "to_borrow": "0"}]
+    assert answer["ahead"] == ["job-why-no-flavor-65a95 (priority 1000000)"]
+    assert answer["estimate"] == ("median wait 0m00s (creation to quota reserved) of the 1 Workload(s) of LocalQueue "
+                                  "research-queue that reserved quota in the last 24 h; this one has waited 0m05s")
+
+
+def test_the_reclaimer_borrows_what_research_no_longer_uses(monkeypatch, capsys):
+    code, out, _ = run_cli(monkeypatch, capsys, "reclaimer")
+    assert (code, out[0]) == (0, "training/job-why-reclaim-9d867: admitted")
+    assert ("  quota of training in v5e-train, google.com/tpu: holds 8 (may borrow up to 8), uses 8; free to it now: "
+            "8 (8 to borrow from cohort ml)") in out
 
 
 def test_a_dws_check_that_never_provisions(monkeypatch, capsys):
-    assert run_cli(monkeypatch, capsys, "dws-check") == (0, [
-        "research/job-why-dws-77cad: waiting for checks",
-        "  queue: LocalQueue research-queue -> ClusterQueue research, priority 1000000",
+    code, out, err = run_cli(monkeypatch, capsys, "dws-check")
+    assert (code, err) == (0, "")
+    assert out[:2] == ["research/job-why-dws-c50d1: waiting for checks",
+                       "  queue: LocalQueue research-queue -> ClusterQueue research, priority 1000000"]
+    assert out[-5:] == [
+        "  quota of research in v6e-queued, google.com/tpu: holds 16 (no borrowing limit), uses 16; free to it now: 0",
         "  admission check dws-prov-tpu-4x4: Pending",
-        "  ProvisioningRequest job-why-dws-77cad-dws-prov-tpu-4x4-1: no conditions yet",
+        "  ProvisioningRequest job-why-dws-c50d1-dws-prov-tpu-4x4-1: no conditions yet",
         "  pods not ready: WaitForStart: Not all pods are ready or succeeded",
         "  estimate: no estimate: waiting on admission check dws-prov-tpu-4x4, capacity that comes when the cloud "
-        "has it (a ProvisioningRequest may never be provisioned)"], "")
+        "has it (a ProvisioningRequest may never be provisioned)"]
 
 
-def test_a_node_selector_matching_no_flavor_has_no_estimate(monkeypatch, capsys):
+def test_a_node_selector_matching_no_flavor_has_no_estimate_and_no_quota_line(monkeypatch, capsys):
     code, out, _ = run_cli(monkeypatch, capsys, "no-flavor")
     assert code == 0
     assert "  pod set main, flavor v5e-train: flavor v5e-train doesn't match node affinity" in out
-    assert ("  ahead of it in the LocalQueue, of this namespace: job-why-low-wait-9bab9 (priority 1000000)" in out)
+    assert not any(line.startswith("  quota") for line in out)  # no flavor of research can ever give it v4 chips
     assert out[-1] == ("  estimate: no estimate: as written, the job fits no flavor of its ClusterQueue; waiting will "
                        "not change that")
 
@@ -197,7 +222,7 @@ def test_kueue_writing_no_reason_shows_the_requests_against_the_queues_flavors(m
     code, out, _ = run_cli(monkeypatch, capsys, "no-reason")
     assert code == 0
     assert out[:5] == [
-        "training/job-why-no-reason-d95f2: pending",
+        "training/job-why-no-reason-6ce3b: pending",
         "  queue: LocalQueue preprocessing -> ClusterQueue cpu-batch, priority 1000000",
         "  note: Kueue has not written a reason",
         "  requests of pod set main: pods=1, nvidia.com/gpu=1, cpu=1, memory=4Gi",
@@ -205,19 +230,42 @@ def test_kueue_writing_no_reason_shows_the_requests_against_the_queues_flavors(m
 
 
 def test_queue_lists_the_namespaces_workloads_with_a_reason_each(monkeypatch, capsys):
-    assert run_cli(monkeypatch, capsys, "queue") == (0, [
-        "WORKLOAD                                         STATE              POS     AGE LOCALQUEUE       REASON",
-        "job-why-big-5679a                                evicted              -   0m09s research-queue   pod set "
-        "main, flavor v5e-train: insufficient unused quota for google.com/tpu in flavor v5e-train, 8 more needed"],
-        "")
+    code, out, err = run_cli(monkeypatch, capsys, "queue")
+    assert (code, err) == (0, "")
+    assert [line[:71] for line in out[1:4]] == [
+        "job-why-no-flavor-65a95                          pending              -",
+        "job-why-dws-c50d1                                waiting for checks   -",
+        "job-why-big-e3454                                evicted              -"]
+    assert out[3].endswith("research-queue   pod set main, flavor v5e-train: insufficient unused quota for "
+                           "google.com/tpu in flavor v5e-train, 8 more needed")
+    assert out[2].endswith("admission check dws-prov-tpu-4x4: Pending")
 
 
 def test_a_missing_job_and_a_missing_permission_are_one_line_and_exit_2(monkeypatch, capsys):
     assert run_cli(monkeypatch, capsys, "not-found") == (2, [], "error: job research/nope does not exist (no Job, "
                                                          "JobSet, Pod, Deployment or StatefulSet of that name)")
     assert run_cli(monkeypatch, capsys, "forbidden") == (2, [], (
-        "error: no access: finding job research/why-big needs 'get' on jobs (batch API group) in namespace research, "
-        "which your account lacks; the platform's team role grants it (make access)"))
+        "error: no access: finding job research/why-dws needs 'get' on jobs (batch API group) in namespace research, "
+        "which your account lacks; the platform grants it to its teams' groups (make access)"))
+
+
+def test_unreadable_cluster_queues_leave_the_rest_of_the_answer(monkeypatch, capsys):
+    """A member whose account lacks the queue-viewer binding gets the answer with `quota unknown`."""
+    _, argv, _ = replay(monkeypatch, "admitted")
+    answered = Kube.raw
+
+    def raw(self, args):
+        if args[1] == "clusterqueues.kueue.x-k8s.io":
+            return False, "", ('Error from server (Forbidden): clusterqueues.kueue.x-k8s.io is forbidden: User "u" '
+                               'cannot list resource "clusterqueues" in API group "kueue.x-k8s.io" at the cluster '
+                               'scope')
+        return answered(self, args)
+
+    monkeypatch.setattr(Kube, "raw", raw)
+    assert cli.main(argv) == 0
+    assert ("  quota unknown: no access: what the team holds and could borrow needs 'list' on clusterqueues "
+            "(kueue.x-k8s.io API group), which your account lacks; the platform grants it to its teams' groups (make access)"
+            ) in capsys.readouterr().out.splitlines()
 
 
 def test_a_job_kueue_does_not_manage_is_one_line_and_exit_2(monkeypatch, capsys):

@@ -96,6 +96,30 @@ class QuotaTree:
                 avail = min(self.subtree(n, fr) + limit, avail)
         return avail
 
+    def usage(self, node: Node, fr: tuple[str, str], used: Mapping[str, Mapping[tuple[str, str], int]],
+              seen: frozenset[Node] = frozenset()) -> int:
+        """`Usage`: a ClusterQueue's own (`used`, by ClusterQueue name); a Cohort's, what each child uses past
+        the part its lendingLimit keeps local (`accumulateFromChild`)."""
+        if node[0] == "cq":
+            return used.get(node[1], {}).get(fr, 0)
+        seen = seen | {node}
+        return sum(max(0, self.usage(c, fr, used, seen) - self.local(c, fr)) for c in self.children.get(node, [])
+                   if c not in seen)
+
+    def available(self, node: Node, fr: tuple[str, str], used: Mapping[str, Mapping[tuple[str, str], int]]) -> int:
+        """`available`: what the node can take now, given what every ClusterQueue uses: its local part left, plus
+        what its parent has left, capped by its borrowingLimit past what it already keeps in the parent.
+        Negative where more is admitted than the tree now holds (quota removed, a queue moved)."""
+        chain = self.chain(node)
+        avail = self.subtree(chain[-1], fr) - self.usage(chain[-1], fr, used)
+        for n in reversed(chain[:-1]):
+            local, use = self.local(n, fr), self.usage(n, fr, used)
+            limit = self.quota(n, fr).borrowing_limit
+            if limit is not None:
+                avail = min(self.subtree(n, fr) - local - max(0, use - local) + limit, avail)
+            avail = max(0, local - use) + avail
+        return avail
+
     def height(self, node: Node) -> int:
         """hierarchical_preemption.go `getNodeHeight`: 1 for a cohort of ClusterQueues, +1 per level."""
         kids = self.children.get(node, [])

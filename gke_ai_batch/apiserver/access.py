@@ -50,6 +50,8 @@ CHECKS: tuple[Check, ...] = (
     # `gke-ai-batch why` and `queue` (docs/why-pending.md): a pending job's place and its DWS request's state.
     *_checks("get", "localqueues.visibility.kueue.x-k8s.io/pendingworkloads", OWN, True),
     *_checks("get list", "provisioningrequests.autoscaling.x-k8s.io", OWN, True),
+    # ... and what the team holds, uses and could borrow now: the quota tree, read only.
+    *_checks("get list", "clusterqueues.kueue.x-k8s.io cohorts.kueue.x-k8s.io", CLUSTER, True),
     *_checks("create get", "configmaps services persistentvolumeclaims", OWN, True),
     *_checks("get", "secrets", OWN, True),
     *_checks("create patch", "rolebindings.rbac.authorization.k8s.io roles.rbac.authorization.k8s.io", OWN, False),

@@ -34,6 +34,7 @@ from gke_ai_batch.vocabulary import (
     POD_MONITORING_COUNT,
     POD_SECURITY_LABEL,
     PRIORITIES_ANNOTATION,
+    QUEUE_VIEWER,
     RBAC_GROUP,
     REPLICASET_COUNT,
     SCRAPE_INTERVAL_ANNOTATION,
@@ -92,6 +93,32 @@ def team_role() -> Manifest:
     return {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRole",
             "metadata": {"name": TEAM_ROLE, "labels": {"app.kubernetes.io/managed-by": "gke-ai-batch"}},
             "rules": [dict(r) for r in TEAM_RULES]}
+
+
+# `gke-ai-batch why` says what a team holds of its ClusterQueue, uses, and could borrow now from its cohort
+# (docs/why-pending.md). That reads the cluster-scoped ClusterQueues and Cohorts, which no RoleBinding can grant.
+# The rules are those of Kueue's own roles for end users (kueue v0.19.2 config/components/rbac/
+# clusterqueue_viewer_role.yaml, "permissions for end users to view clusterqueues", and cohort_viewer_role.yaml):
+# reading only. A member thus sees every team's quotas and usage, never another team's Workloads or pods.
+QUEUE_VIEWER_RULES: tuple[dict[str, list[str]], ...] = (
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["clusterqueues", "cohorts"], "verbs": _READ},
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["clusterqueues/status"], "verbs": ["get"]},
+)
+
+
+def queue_viewer(groups: tuple[str, ...]) -> tuple[Manifest, ...]:
+    """The quota-tree reader and one binding of every team's groups to it: two objects for the platform, none
+    per team (a team added changes the binding's subjects in place)."""
+    if not groups:
+        return ()
+    labels = {"app.kubernetes.io/managed-by": "gke-ai-batch"}
+    role = {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRole",
+            "metadata": {"name": QUEUE_VIEWER, "labels": labels}, "rules": [dict(r) for r in QUEUE_VIEWER_RULES]}
+    binding = {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "ClusterRoleBinding",
+               "metadata": {"name": QUEUE_VIEWER, "labels": labels},
+               "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": QUEUE_VIEWER},
+               "subjects": [{"apiGroup": RBAC_GROUP, "kind": "Group", "name": g} for g in sorted(set(groups))]}
+    return role, binding
 
 
 def role_binding(team: TeamConfig, ns: str) -> Manifest:
@@ -235,6 +262,7 @@ class TenancyPlan:
     controller_priority: Manifest
     team_role: Manifest
     admission_policies: tuple[Manifest, ...]
+    queue_viewer: tuple[Manifest, ...] = ()  # the quota-tree reader and its binding, where teams have groups
 
 
 def controller_priority() -> Manifest:
@@ -245,9 +273,9 @@ def controller_priority() -> Manifest:
             "description": "The platform's controllers (Kueue, JobSet): never preempted by team pods"}
 
 
-def plan_tenancy(version: str | None = None) -> TenancyPlan:
+def plan_tenancy(version: str | None, groups: tuple[str, ...]) -> TenancyPlan:
     """`version`: the cluster's pinned Kubernetes version, which decides whether time limits get their
-    default by a MutatingAdmissionPolicy (plan.runtime_limits)."""
+    default by a MutatingAdmissionPolicy (plan.runtime_limits); `groups`: every team's groups."""
     return TenancyPlan(controller_priority(), team_role(),
                        admission_policies() + namespace_policies() + pod_spec_policies() +
-                       runtime_limits.policies(version))
+                       runtime_limits.policies(version), queue_viewer(groups))

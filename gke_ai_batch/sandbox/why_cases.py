@@ -1,7 +1,7 @@
 """The six live cases of issue 50, on dev's sandbox with real Kueue v0.19.2: `gke-ai-batch why` run as a research
 member (impersonated, with the team role's rights only) on jobs brought into each state, its --json answer held to
-the facts: the state, the queues, the flavor Kueue names and why, the check, the eviction. A case whose facts differ
-is a disagreement of `make e2e` (exit 1).
+the facts: the state, the queues, the flavor Kueue names and why, the check, the eviction, what the team holds, uses
+and has free. A case whose facts differ is a disagreement of `make e2e` (exit 1).
 
 research's and training's ClusterQueues each hold 8 v5e chips in cohort ml and may borrow 8 (stacks/Pulumi.dev.yaml),
 so: a research job of 16 chips is admitted by borrowing; a second one waits for quota; a training job of 8 then
@@ -48,6 +48,11 @@ def job(name: str, priority: str, pods: int, selector: dict[str, str], ns: str =
 Answer = dict[str, Any]
 
 
+def tpu_quota(answer: Answer) -> dict[str, str]:
+    """The answer's quota row of v5e-train's chips."""
+    return next((r for r in answer["quota"] if (r["flavor"], r["resource"]) == ("v5e-train", "google.com/tpu")), {})
+
+
 def why(kc: Kubectl, member: Member, name: str) -> tuple[int, Answer | str]:
     command = [sys.executable, "-m", "gke_ai_batch.why", f"--kubeconfig={kc.kubeconfig}", f"--kubectl={kc.kubectl}",
                *member.flags(), "--json", "why", f"{NS}/{name}"]
@@ -78,17 +83,22 @@ Fact = tuple[str, Callable[[Answer], bool]]
 CASES: list[tuple[str, str, list[Fact]]] = [
     ("admitted", "why-big", [
         ("state admitted", lambda a: a["state"] == "admitted"),
-        ("queues", lambda a: (a["local_queue"], a["cluster_queue"]) == (QUEUE, CQ))]),
+        ("queues", lambda a: (a["local_queue"], a["cluster_queue"]) == (QUEUE, CQ)),
+        ("holds 8, uses 16 with 8 borrowed", lambda a: (tpu_quota(a)["nominal"], tpu_quota(a)["used"],
+                                                        tpu_quota(a)["borrowed"]) == ("8", "16", "8"))]),
     ("pending for quota", "why-quota", [
         ("state pending", lambda a: a["state"] == "pending"),
         ("no quota in v5e-train", lambda a: a["misfits"][0]["by_flavor"]["v5e-train"] == [
             "insufficient unused quota for google.com/tpu in flavor v5e-train, 16 more needed"]),
         ("position unknown without the visibility API", lambda a: a["position"] is None
-         and a["position_unknown"].startswith("the visibility API did not answer"))]),
+         and a["position_unknown"].startswith("the visibility API did not answer")),
+        ("nothing free", lambda a: tpu_quota(a)["free_now"] == "0")]),
     ("preempted", "why-big", [
         ("evicted, by preemption", lambda a: a["state"] == "evicted" and a["evicted"].startswith("Preempted: ")),
         ("reclaimed by training", lambda a: a["preempted"].startswith("InCohortReclamation: ")
-         and "preemptor path: /ml/training" in a["preempted"])]),
+         and "preemptor path: /ml/training" in a["preempted"]),
+        ("8 free, its own", lambda a: (tpu_quota(a)["used"], tpu_quota(a)["free_now"], tpu_quota(a)["to_borrow"])
+         == ("0", "8", "0"))]),
     ("pending behind another", "why-quota", [
         ("behind why-big", lambda a: any(x.startswith("job-why-big-") for x in a["ahead"]))]),
     ("DWS check never provisions", "why-dws", [

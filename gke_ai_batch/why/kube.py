@@ -70,5 +70,5 @@ def refusal(err: str, need: str) -> WhyError:
         verb, resource, group, ns = m.groups()
         where = f" in namespace {ns}" if ns else ""
         return Forbidden(f"no access: {need} needs '{verb}' on {resource} ({group or 'core'} API group){where}, "
-                         "which your account lacks; the platform's team role grants it (make access)")
+                         "which your account lacks; the platform grants it to its teams' groups (make access)")
     return WhyError(f"{need}: {last_line(err)}")

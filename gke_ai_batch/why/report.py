@@ -10,11 +10,12 @@ from .estimate import estimate, span, when
 from .facts import Obj, conditions, explain, state_of
 from .find import local_queue, positions, provisioning_requests
 from .kube import Kube
+from .quota import asked, cohort_of, quota_lines, quota_tree, rows
 
 
 def queue_flavors(lq: Obj | None) -> dict[str, list[str]]:
     """The flavors the LocalQueue's ClusterQueue offers and the resources each covers, as Kueue reports them in
-    the LocalQueue's status.flavorsReservation (a team member may not read the cluster-scoped ClusterQueue)."""
+    the LocalQueue's status.flavorsReservation (read where the ClusterQueues may not be)."""
     return {f.get("name", ""): [r.get("name", "") for r in f.get("resources") or []]
             for f in ((lq or {}).get("status") or {}).get("flavorsReservation") or []}
 
@@ -26,6 +27,7 @@ class Session:
     kube: Kube
     queues: dict[tuple[str, str], Obj | None] = field(default_factory=dict)
     places: dict[tuple[str, str], tuple[dict[str, tuple[int, int]], str]] = field(default_factory=dict)
+    tree: tuple[list[Obj], list[Obj], str] | None = None
 
     def local_queue(self, ns: str, name: str) -> Obj | None:
         if (ns, name) not in self.queues:
@@ -36,6 +38,11 @@ class Session:
         if (ns, name) not in self.places:
             self.places[ns, name] = positions(self.kube, ns, name)
         return self.places[ns, name]
+
+    def quota_tree(self) -> tuple[list[Obj], list[Obj], str]:
+        if self.tree is None:
+            self.tree = quota_tree(self.kube)
+        return self.tree
 
 
 def clock() -> datetime:
@@ -67,9 +74,26 @@ def gather(session: Session, wl: Obj, all_workloads: list[Obj]) -> dict[str, Any
                                 "conditions": [f"{c.get('type')}={c.get('status')} {c.get('reason', '')}".strip()
                                                for c in (p.get("status") or {}).get("conditions") or []]}
                                for p in prs]
+    out["quota"], out["quota_unknown"], out["cohort"] = [], "", ""
+    if answer.state != "finished" and answer.cluster_queue:
+        reasons = [r for m in answer.misfits for rs in m.by_flavor.values() for r in rs]
+        out["quota"], out["quota_unknown"], out["cohort"] = quota(session, answer.cluster_queue, asked(wl, reasons))
     out["ahead"] = ahead(wl, all_workloads) if _waiting(wl) else []
     out["estimate"] = estimate(answer, all_workloads, clock())
     return out
+
+
+def quota(session: Session, cluster_queue: str, wanted: set[tuple[str, str]]) -> tuple[list[Any], str, str]:
+    """(rows, why unknown, cohort) of what the ClusterQueue holds, uses and could take now of the (flavor, resource)
+    pairs `wanted`; nothing is read when none is."""
+    if not wanted:
+        return [], "", ""
+    cluster_queues, cohorts, why = session.quota_tree()
+    if why:
+        return [], why, ""
+    if not any(cq["metadata"]["name"] == cluster_queue for cq in cluster_queues):
+        return [], f"ClusterQueue {cluster_queue} does not exist", ""
+    return rows(cluster_queue, cluster_queues, cohorts, wanted), "", cohort_of(cluster_queue, cluster_queues)
 
 
 def ahead(wl: Obj, all_workloads: list[Obj]) -> list[str]:
@@ -120,6 +144,9 @@ def lines(r: dict[str, Any]) -> list[str]:
         out.append(f"  Kueue says: {r['message']}")
     if r["waiting_for_preemption"]:
         out.append(f"  preemption: {r['waiting_for_preemption']}")
+    out += quota_lines(r["cluster_queue"], r["cohort"], r["quota"])
+    if r["quota_unknown"]:
+        out.append(f"  quota unknown: {r['quota_unknown']}")
     for c in r["checks"]:
         out.append(f"  admission check {c['name']}: {c['state']}" + (f" ({c['message']})" if c["message"] else ""))
     for p in r["provisioning"]:
@@ -141,13 +168,15 @@ def lines(r: dict[str, Any]) -> list[str]:
     return out
 
 
+_NOT_A_REASON = ("queue:", "estimate:", "position", "Kueue's reason:", "ahead of it", "quota")
+
+
 def one_line(r: dict[str, Any]) -> str:
     """`queue`'s row: name, state, place, age and the first reason."""
     now = clock()
     born = when(r["created"])
     place = str(r["position"]["local_queue"] + 1) if r["position"] else "-"
-    said = [ln.strip() for ln in lines(r)[2:] if not ln.strip().startswith(("queue:", "estimate:", "position",
-                                                                             "Kueue's reason:", "ahead of it"))]
+    said = [ln.strip() for ln in lines(r)[2:] if not ln.strip().startswith(_NOT_A_REASON)]
     first = next((ln for ln in said if "doesn't match node affinity" not in ln), said[0] if said else "")
     return (f"{r['workload']:<48} {r['state']:<18} {place:>3} {span(now - born) if born else '-':>7} "
             f"{r['local_queue']:<16} {first}").rstrip()
