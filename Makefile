@@ -108,6 +108,8 @@ reuse: setup  ## build the sdist and wheel, install the wheel in a fresh virtual
 	sed 's/"capacity": "spot"/"capacty": "spot"/' examples/reuse/__main__.py > $(REUSE)/misspelt/__main__.py
 	cd $(REUSE)/misspelt && { $(CURDIR)/$(REUSE)/venv/bin/python -m gke_ai_batch.offline plan dev 2>&1; test $$? -eq 2; }
 	$(REUSE)/venv/bin/python -c "import importlib.resources as r; r.files('gke_ai_batch').joinpath('schema.json').read_text()"
+	@# the installed command, outside the checkout: a reference without a namespace is one error line, exit 2
+	cd $(REUSE) && { venv/bin/gke-ai-batch why train-llm 2>&1 | grep -x "error: 'train-llm': name the job as <namespace>/<job>, for example research/train-llm"; }
 
 PROVIDER ?= provider
 provider: setup  ## build the package's wheel into provider/ (PROVIDER=dir), beside PulumiPlugin.yaml: its requirements.txt installs it, so the folder works outside this checkout

@@ -1,8 +1,7 @@
-"""Team: one tenant's namespaces (with their Pod Security level and allowed priorities), its
-LocalQueues, the team role for its Google groups, in each namespace an object quota and a
-default-deny network policy, and the policies that hold its members' jobs in Kueue's hands and their
-deletes to taking their pods along. Onboarding a team is one block of stack config; this component is what
-that block becomes."""
+"""Team: one tenant's namespaces (with their Pod Security level, allowed priorities and groups, which the
+platform's admission policies read), its LocalQueues, the team role for its Google groups, and in each namespace
+an object quota, container defaults and a default-deny network policy. Onboarding a team is one block of stack
+config; this component is what that block becomes."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,7 +25,6 @@ class TeamArgs:
 
 
 _GUARD_SUFFIX = {"ResourceQuota": "quota", "LimitRange": "limits", "NetworkPolicy": "netpol"}
-_HOLD_SUFFIX = {"ValidatingAdmissionPolicy": "policy", "ValidatingAdmissionPolicyBinding": "binding"}
 
 
 class Team(pulumi.ComponentResource):
@@ -49,12 +47,6 @@ class Team(pulumi.ComponentResource):
             declare(f"{name}-{_GUARD_SUFFIX[m['kind']]}-{m['metadata']['namespace']}", m,
                     in_namespace(m["metadata"]["namespace"]))
             for m in t.guard_manifests]
-        self.holds = [declare(f"{name}-holds-{_HOLD_SUFFIX[m['kind']]}", m, pulumi.ResourceOptions(parent=self))
-                      for m in t.hold_manifests]
-        self.no_orphans = [declare(f"{name}-no-orphans-{_HOLD_SUFFIX[m['kind']]}", m,
-                                   pulumi.ResourceOptions(parent=self)) for m in t.orphan_manifests]
-        self.delete_grace = [declare(f"{name}-delete-grace-{_HOLD_SUFFIX[m['kind']]}", m,
-                                     pulumi.ResourceOptions(parent=self)) for m in t.delete_grace_manifests]
         self.register_outputs({"namespaces": list(t.namespaces), "localQueue": t.local_queue,
                                "localQueues": [lq for lq, _ in t.local_queues]})
 

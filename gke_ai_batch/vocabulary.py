@@ -104,6 +104,7 @@ SCRAPE_SAMPLES_ANNOTATION = "gke-ai-batch.io/scrape-samples"  # on team namespac
 SCRAPE_INTERVAL_ANNOTATION = "gke-ai-batch.io/scrape-interval"  # on team namespaces: shortest scrape interval, seconds
 FLAVORS_ANNOTATION = "gke-ai-batch.io/flavors"  # on privileged team namespaces: the only flavors its pods may use
 GRACE_ANNOTATION = "gke-ai-batch.io/termination-grace"  # on team namespaces: longest pod grace period, seconds
+GROUPS_ANNOTATION = "gke-ai-batch.io/groups"  # on team namespaces: the team's groups, whom the holds bind
 TEAM_ROLE = "gke-ai-batch-team"  # the ClusterRole team groups are bound to in their namespaces
 QUEUE_VIEWER = "gke-ai-batch-queue-viewer"  # the ClusterRole and binding that let team groups read the quota tree
 CONTROLLER_PRIORITY = "gke-ai-batch-controllers"  # the PriorityClass of Kueue and JobSet, above every team's

@@ -568,7 +568,7 @@ def deletion(obj: dict, options: dict | None = None) -> str:
     return describe(tenant_path("prod").judge_delete(obj, options))
 
 
-NO_ORPHANS = "refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-no-orphans-research: deleting a {} {} "
+NO_ORPHANS = "refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-no-orphans: deleting a {} {} "
 LEFT = ("would leave its pods running after Kueue releases its quota: delete with propagationPolicy Background "
         "(kubectl delete sends it) or Foreground")
 
@@ -615,7 +615,7 @@ def test_a_delete_that_takes_the_pods_along_passes(obj, options, line):
 def test_a_member_cannot_add_the_orphan_finalizer():
     """Attack (issue 47): the `orphan` finalizer, added by update, makes a later DELETE without a policy orphan the
     pods; `make admit` called that update "left running"."""
-    line = ("refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-no-orphans-research: the orphan finalizer "
+    line = ("refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-no-orphans: the orphan finalizer "
             "makes a delete without a propagationPolicy leave the job's pods running after Kueue releases its quota: "
             "the API server sets it itself, on a delete that asks to orphan")
     for make in (tpu_job, tpu_jobset):
@@ -652,7 +652,7 @@ def test_rbac_refuses_a_delete_the_team_may_not_do(obj, line):
     assert deletion(obj) == line
 
 
-DELETE_GRACE = ("refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-delete-grace-research: namespace "
+DELETE_GRACE = ("refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-delete-grace: namespace "
                 "research gives a pod at most 600 s to stop (teams[].max_termination_grace): a pod deleted with a "
                 "longer grace period keeps its node all that time, while its Job counts it gone and makes another, "
                 "which Kueue's quota holds instead; delete with --grace-period=600 or less, not {}")

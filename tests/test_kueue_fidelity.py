@@ -40,10 +40,10 @@ def judged_elastic(stack: str, obj: dict, old: dict | None = None) -> str:
 
 
 def kueue_alone(path: TenantPath) -> TenantPath:
-    """The path without the teams' kueue-holds policies, which refuse a member growing a running Job before Kueue
+    """The path without the kueue-holds policy, which refuse a member growing a running Job before Kueue
     sees it: what Kueue itself does with such a change (as it would with one that policy does not judge)."""
     alone = copy.copy(path)
-    alone.policies = [p for p in path.policies if not p["metadata"]["name"].startswith("gke-ai-batch-kueue-holds-")]
+    alone.policies = [p for p in path.policies if p["metadata"]["name"] != "gke-ai-batch-kueue-holds"]
     return alone
 
 
@@ -102,7 +102,7 @@ def test_with_the_gate_off_kueue_ignores_the_elastic_annotation():
     assert describe(kueue_alone(with_elastic_jobs("dev")).judge(grown, running)).startswith(
         "admitted: training/shards -> ClusterQueue cpu-batch")
     assert describe(tenant_path("dev").judge(grown, running)).startswith(
-        "refused: training/shards: ValidatingAdmissionPolicy gke-ai-batch-kueue-holds-training: a running job's "
+        "refused: training/shards: ValidatingAdmissionPolicy gke-ai-batch-kueue-holds: a running job's "
         "parallelism grows only while it is suspended")
 
 

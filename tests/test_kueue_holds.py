@@ -18,7 +18,7 @@ from .test_escape import container, job, pod, tenant_path
 from .test_kueue_fidelity import deployment, judged_elastic, kueue_alone, with_elastic_jobs
 
 NS, QUEUE = "research", "research-queue"  # dev's research team
-HOLDS = "refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-kueue-holds-research: "
+HOLDS = "refused: research/{}: ValidatingAdmissionPolicy gke-ai-batch-kueue-holds: "
 GATES = ("only Kueue removes its scheduling gates (kueue.x-k8s.io/admission, /topology, /elastic-job): it does "
          "when the pod's workload is admitted, on the nodes it was given; without them the pod would run outside "
          "its team's quota")
@@ -259,7 +259,7 @@ def test_a_deployment_or_statefulset_cannot_be_given_a_jobs_controller_owner(kin
     plain = deployment(kind)
     owned = copy.deepcopy(plain)
     owned["metadata"]["ownerReferences"] = [JOB_OWNER]
-    refusal = "refused: training/d: ValidatingAdmissionPolicy gke-ai-batch-kueue-holds-training: " + OWNER
+    refusal = "refused: training/d: ValidatingAdmissionPolicy gke-ai-batch-kueue-holds: " + OWNER
     real_job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": JOB_OWNER["name"],
                                                                       "namespace": "training", "uid": "other"}}
     there = {("Job", "training", JOB_OWNER["name"]): real_job}

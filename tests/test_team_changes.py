@@ -27,13 +27,12 @@ def plan_with(change) -> dict:
 
 def test_adding_a_team_adds_only_its_resources():
     before, after = plan_with(lambda c: None), plan_with(lambda c: c["teams"].append(NEW_TEAM))
-    # its objects, its alerts, its dashboard section and its namespace in the cost view
+    # its objects, its groups in the queue viewers' binding, its alerts, its dashboard section and its namespace
+    # in the cost view
     assert changed(before, after) == {"team-vision", "team-vision-ns-vision", "team-vision-lq-vision",
                                       "team-vision-rb-vision", "team-vision-quota-vision", "team-vision-limits-vision",
-                                      "team-vision-netpol-vision", "queues-cq-vision", "team-vision-holds-policy",
-                                      "team-vision-holds-binding", "team-vision-no-orphans-policy",
-                                      "team-vision-no-orphans-binding", "team-vision-delete-grace-policy",
-                                      "team-vision-delete-grace-binding",
+                                      "team-vision-netpol-vision", "queues-cq-vision",
+                                      "tenancy-queue-viewer-clusterrolebinding",
                                       "observability-vision-team-workloads-stuck",
                                       "observability-vision-team-at-quota", "observability-vision-team-eviction-burst",
                                       "observability-dashboard", "team-cost-view"}
@@ -43,9 +42,11 @@ def test_adding_a_team_adds_only_its_resources():
 def test_removing_a_team_removes_only_its_resources():
     before = plan_with(lambda c: None)
     after = plan_with(lambda c: c["teams"].pop(2))
-    # and the dashboard's section, the cost view's namespace, the ProvisioningRequest alert's queue
+    # and its groups in the queue viewers' binding, the dashboard's section, the cost view's namespace, the
+    # ProvisioningRequest alert's queue
     assert changed(before, after) == {n for n in before if "inference-eval" in n} | {
-        "observability-dashboard", "team-cost-view", "observability-platform-provisioning-request-failing"}
+        "tenancy-queue-viewer-clusterrolebinding", "observability-dashboard", "team-cost-view",
+        "observability-platform-provisioning-request-failing"}
 
 
 def test_changing_a_quota_changes_only_that_queue():

@@ -10,18 +10,20 @@ every team namespace to the platform's rules, whatever RBAC lets a member create
 - a team member cannot take a pod or job out of Kueue's hands (`kueue_holds`): Kueue's scheduling gates,
   its `managed` label, `suspend` and controller owners are Kueue's and the workload controllers' to change.
 
-The bindings select namespaces by the team label, so adding a team changes no policy; each team with groups
-has its own kueue-holds policy (`kueue_holds_policy`, declared by its Team), whose matchConditions name its
-groups. `make admit` evaluates these same objects (apiserver.cel_policies).
+The bindings select namespaces by the team label, so adding a team changes no policy; the kueue-holds policy
+judges the requests of the namespace's team groups, read from its `gke-ai-batch.io/groups` annotation.
+`make admit` evaluates these same objects (apiserver.cel_policies).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from gke_ai_batch.vocabulary import (
     FLAVOR_LABEL,
     GPU_RESOURCE,
     GPU_TAINT_KEY,
+    GROUPS_ANNOTATION,
     KUEUE_GROUP,
     MANAGED_LABEL,
     POD_GROUP_LABEL,
@@ -182,13 +184,20 @@ _SUSPENDED = "(has({o}.spec.suspend) && {o}.spec.suspend)"
 _PARALLELISM = "(has({o}.spec.parallelism) ? {o}.spec.parallelism : 1)"  # the API server's default
 
 
-def _team_member(groups: tuple[str, ...]) -> list[dict[str, str]]:
-    """Requests by a member of the team's groups only: Kueue, the Job, JobSet and ReplicaSet controllers and the
-    kubelet run as service accounts or nodes, in none of them, and must still ungate, unsuspend and own."""
-    quoted = (g.replace("\\", "\\\\").replace("'", "\\'") for g in sorted(set(groups)))
-    literal = "[" + ", ".join(f"'{g}'" for g in quoted) + "]"
-    return [{"name": "team-member",
-             "expression": f"has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in {literal})"}]
+# Whether the requester is in a group of the namespace's team, from the namespace's GROUPS_ANNOTATION: the holds
+# judge only those requests. Kueue, the Job, JobSet and ReplicaSet controllers and the kubelet run as service
+# accounts or nodes, in no team group, and must still ungate, unsuspend, own and delete. A variable, not a
+# matchCondition: match conditions cannot read the namespace (only validations and variables get
+# `namespaceObject`), and one policy for every team is what keeps the objects a team costs down (issue 51).
+MEMBER = {"name": "member", "expression": (
+    "has(request.userInfo.groups) && has(namespaceObject.metadata.annotations) && "
+    f"'{GROUPS_ANNOTATION}' in namespaceObject.metadata.annotations && request.userInfo.groups.exists(g, "
+    f"g in namespaceObject.metadata.annotations['{GROUPS_ANNOTATION}'].split(','))")}
+
+
+def members_only(validations: Iterable[Manifest]) -> list[Manifest]:
+    """Each validation, passing every request but a team member's."""
+    return [{**v, "expression": f"!variables.member || ({v['expression']})"} for v in validations]
 
 
 KUEUE_HOLD_VALIDATIONS = (
@@ -261,25 +270,23 @@ KUEUE_HOLD_VALIDATIONS = (
 OWNED_APPS = (("apps", "deployments"), ("apps", "statefulsets"), ("apps", "replicasets"))
 
 
-def kueue_holds_policy(team: str, groups: tuple[str, ...]) -> tuple[Manifest, Manifest]:
-    """A member of the team's groups keeps every pod, Job and JobSet of its namespaces in Kueue's hands: no
-    removing Kueue's scheduling gates or `managed` label, no `pod-suspending-parent` annotation of their own, no
+def kueue_holds_policy() -> tuple[Manifest, Manifest]:
+    """A member of a namespace's team groups keeps every pod, Job and JobSet of it in Kueue's hands: no removing
+    Kueue's scheduling gates or `managed` label, no `pod-suspending-parent` annotation of their own, no
     unsuspending, no growing a running Job, no controller owner set, changed or removed (on Deployments,
-    StatefulSets and ReplicaSets too). Kueue's and the workload controllers' service accounts are in no team
-    group, so they still ungate, unsuspend and own. Each expression is linear in the pod's gates, the object's
-    ownerReferences and the requester's groups times the teams' groups, far inside the API
-    server's CEL cost budget per evaluation."""
+    StatefulSets and ReplicaSets too). Each expression is linear in the pod's gates, the object's ownerReferences
+    and the requester's groups times the team's, far inside the API server's CEL cost budget per evaluation."""
     old = f"{_ON_UPDATE} ? ({{l}}) : []"
-    return _policy(f"{KUEUE_HOLDS}-{team}", [
+    return _policy(KUEUE_HOLDS, [
         *_rules([("", "pods"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"), *OWNED_APPS],
                 ["CREATE", "UPDATE"])], [
+        MEMBER,
         {"name": "gates", "expression": f"object.kind == 'Pod' ? {_GATES.format(o='object')} : []"},
         {"name": "oldGates", "expression": old.format(l=f"object.kind == 'Pod' ? {_GATES.format(o='oldObject')} "
                                                         ": []")},
         {"name": "controllers", "expression": _CONTROLLERS.format(o="object")},
         {"name": "oldControllers", "expression": old.format(l=_CONTROLLERS.format(o="oldObject"))},
-    ], [{**v, "reason": "Forbidden"} for v in KUEUE_HOLD_VALIDATIONS], _team_member(groups),
-        {"matchLabels": {TEAM_LABEL: team}})
+    ], members_only({**v, "reason": "Forbidden"} for v in KUEUE_HOLD_VALIDATIONS))
 
 
 def admission_policies() -> tuple[Manifest, ...]:
@@ -297,4 +304,4 @@ def admission_policies() -> tuple[Manifest, ...]:
             {"name": "allowed", "expression": f"{ALLOWED}.split(',')"},
             {"name": "podSpecs", "expression": specs},
         ], _priority_validations())
-    return tuple(out)
+    return (*out, *kueue_holds_policy())

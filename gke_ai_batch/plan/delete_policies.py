@@ -16,7 +16,7 @@ custom resources, delete in the background). `kubectl delete` always sends a pol
 `--cascade` says otherwise (k8s.io/kubectl v0.33.13 pkg/cmd/delete/delete_flags.go, delete.go), but a bare API
 DELETE of a Job (client-go's `Delete` with empty DeleteOptions, or curl) sends none and orphans.
 
-The policy refuses, for a member of the team's groups: a DELETE of a Job or JobSet that orphans by those rules,
+The policy refuses, for a member of the namespace's team groups: a DELETE of a Job or JobSet that orphans by those rules,
 and a create or update that adds the `orphan` finalizer (which would make a later bare DELETE orphan). The API
 server hands a DELETE's options to admission as `request.options` (endpoints/handlers/delete.go builds the
 attributes with them, admission/plugin/cel/condition.go `CreateAdmissionRequest` passes them on) and the object as
@@ -32,7 +32,7 @@ podReplacementPolicy TerminatingOrFailed (pkg/apis/batch/v1/defaults.go), makes 
 counts in its place, while the first keeps its node for the whole grace period, charged to no queue; a later stop
 by Kueue cannot shorten it (the Job controller and the garbage collector delete with no grace period, and a
 pending graceful delete is only ever shortened: k8s.io/apiserver v0.33.13 pkg/registry/rest/delete.go
-`BeforeDelete`). The policy refuses, for a member of the team's groups, a pod DELETE whose grace period is above
+`BeforeDelete`). The policy refuses, for a member of the namespace's team groups, a pod DELETE whose grace period is above
 both the namespace's bound and the pod's own `terminationGracePeriodSeconds` (a pod made before the bound was
 lowered keeps what it was given). Admission sees the grace period the strategy settled on, not only what the
 member sent: store.go `Delete` runs `BeforeDelete` (which fills `options.gracePeriodSeconds` from the pod spec,
@@ -46,13 +46,12 @@ no pod, so those deletes are not held to it.
 from __future__ import annotations
 
 from gke_ai_batch.model.team_config import MIN_GRACE_SECONDS
-from gke_ai_batch.plan.admission_policies import PREFIX, _policy, _rules, _team_member
+from gke_ai_batch.plan.admission_policies import MEMBER, PREFIX, _policy, _rules, members_only
 from gke_ai_batch.vocabulary import (
     GRACE_ANNOTATION,
     JOBSET_API,
     ORPHAN_BY_DEFAULT,
     ORPHAN_FINALIZER,
-    TEAM_LABEL,
     Manifest,
 )
 
@@ -97,11 +96,11 @@ VALIDATIONS = (
 )
 
 
-def no_orphans_policy(team: str, groups: tuple[str, ...]) -> tuple[Manifest, Manifest]:
-    """The team's policy and binding: its members' Jobs and JobSets go with their pods. Each expression reads a
-    few fields of the request and the object's finalizers, far inside the API server's CEL cost budget."""
-    return _policy(f"{NO_ORPHANS}-{team}", _rules(list(JOBS), ["CREATE", "UPDATE", "DELETE"]), [],
-                   [dict(v) for v in VALIDATIONS], _team_member(groups), {"matchLabels": {TEAM_LABEL: team}})
+def no_orphans_policy() -> tuple[Manifest, Manifest]:
+    """Team members' Jobs and JobSets go with their pods. Each expression reads a few fields of the request and
+    the object's finalizers, far inside the API server's CEL cost budget."""
+    return _policy(NO_ORPHANS, _rules(list(JOBS), ["CREATE", "UPDATE", "DELETE"]), [MEMBER],
+                   members_only(VALIDATIONS))
 
 
 _GRACE = f"{_OPTIONS}.gracePeriodSeconds"
@@ -110,12 +109,13 @@ _OWN = (f"(has(oldObject.spec.terminationGracePeriodSeconds) ? oldObject.spec.te
         f"{MIN_GRACE_SECONDS})")
 
 
-def delete_grace_policy(team: str, groups: tuple[str, ...]) -> tuple[Manifest, Manifest]:
-    """The team's policy and binding: its members delete a pod with a grace period at most the namespace's bound
-    (or the pod's own, where that is longer)."""
-    return _policy(f"{DELETE_GRACE}-{team}", _rules([("", "pods")], ["DELETE"]), [
+def delete_grace_policy() -> tuple[Manifest, Manifest]:
+    """Team members delete a pod with a grace period at most the namespace's bound (or the pod's own, where that
+    is longer)."""
+    return _policy(DELETE_GRACE, _rules([("", "pods")], ["DELETE"]), [
+        MEMBER,
         {"name": "bound", "expression": f"int(namespaceObject.metadata.annotations['{GRACE_ANNOTATION}'])"},
-    ], [
+    ], members_only([
         {"expression": f"!has({_GRACE}) || {_GRACE} <= variables.bound || {_GRACE} <= {_OWN}",
          "messageExpression": "'namespace ' + namespaceObject.metadata.name + ' gives a pod at most ' + "
                               "string(variables.bound) + ' s to stop (teams[].max_termination_grace): a pod "
@@ -124,4 +124,9 @@ def delete_grace_policy(team: str, groups: tuple[str, ...]) -> tuple[Manifest, M
                               "with --grace-period=' + "
                               f"string(variables.bound) + ' or less, not ' + string({_GRACE})",
          "reason": "Forbidden"},
-    ], _team_member(groups), {"matchLabels": {TEAM_LABEL: team}})
+    ]))
+
+
+def delete_policies() -> tuple[Manifest, ...]:
+    """Both policies with their bindings, for every team namespace."""
+    return (*no_orphans_policy(), *delete_grace_policy())

@@ -9,8 +9,6 @@ from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan import lifecycle, runtime_limits, tenancy
-from gke_ai_batch.plan.admission_policies import kueue_holds_policy
-from gke_ai_batch.plan.delete_policies import delete_grace_policy, no_orphans_policy
 from gke_ai_batch.plan.isolation import isolation_policy
 from gke_ai_batch.vocabulary import (
     COST_CENTER_LABEL,
@@ -41,9 +39,6 @@ class TeamPlan:
     local_queue_manifests: tuple[Manifest, ...]
     role_binding_manifests: tuple[Manifest, ...]
     guard_manifests: tuple[Manifest, ...] = ()  # per namespace: object quota, container limits, network isolation
-    hold_manifests: tuple[Manifest, ...] = ()  # its kueue-holds policy and binding (a team with groups)
-    orphan_manifests: tuple[Manifest, ...] = ()  # its no-orphans policy and binding (a team with groups)
-    delete_grace_manifests: tuple[Manifest, ...] = ()  # its delete-grace policy and binding (a team with groups)
     priorities: tuple[str, ...] = ()  # the priorities its pods and jobs may name
     pod_security: tuple[tuple[str, str], ...] = ()  # (namespace, enforced Pod Security level)
     protected: tuple[str, ...] = ()  # created namespaces that refuse deletion (plan.lifecycle.protects)
@@ -103,9 +98,6 @@ def _team_manifests(cfg: PlatformConfig, i: int, team: TeamConfig, namespaces: t
                     role_binding_manifests=tuple(tenancy.role_binding(team, ns) for ns in namespaces)
                     if team.groups else (),
                     guard_manifests=guards, priorities=allowed, pod_security=tuple(levels.items()),
-                    hold_manifests=kueue_holds_policy(team.name, tuple(team.groups)) if team.groups else (),
-                    orphan_manifests=no_orphans_policy(team.name, tuple(team.groups)) if team.groups else (),
-                    delete_grace_manifests=delete_grace_policy(team.name, tuple(team.groups)) if team.groups else (),
                     protected=tuple(ns for ns in created if lifecycle.protects(cfg, "namespace", ns, team)))
 
 

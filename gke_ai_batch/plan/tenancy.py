@@ -18,6 +18,7 @@ from gke_ai_batch.model.team_config import TeamConfig
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan import runtime_limits
 from gke_ai_batch.plan.admission_policies import admission_policies
+from gke_ai_batch.plan.delete_policies import delete_policies
 from gke_ai_batch.plan.namespace_policies import namespace_policies
 from gke_ai_batch.plan.pod_spec_policies import pod_spec_policies
 from gke_ai_batch.vocabulary import (
@@ -28,6 +29,7 @@ from gke_ai_batch.vocabulary import (
     DEPLOYMENT_COUNT,
     FLAVORS_ANNOTATION,
     GRACE_ANNOTATION,
+    GROUPS_ANNOTATION,
     JOB_COUNT,
     JOBSET_COUNT,
     OBJECT_SIZE_ANNOTATION,
@@ -229,11 +231,12 @@ def limit_range(team: TeamConfig, ns: str) -> Manifest:
 
 
 def namespace_annotations(team: TeamConfig, allowed: tuple[str, ...], flavors: tuple[str, ...]) -> dict[str, str]:
-    """What the admission policies read from a namespace (so no policy lists the teams): its priorities, the
-    size cap of one workload object, its pods' longest grace period, its PodMonitorings' scrape bounds, and a
-    privileged namespace's flavors."""
+    """What the admission policies read from a namespace (so no policy lists the teams): its team's groups, whose
+    members' requests the holds judge, its priorities, the size cap of one workload object, its pods' longest
+    grace period, its PodMonitorings' scrape bounds, and a privileged namespace's flavors."""
     q = team.object_quotas
-    return {PRIORITIES_ANNOTATION: ",".join(allowed), OBJECT_SIZE_ANNOTATION: str(q.object_size),
+    return {**({GROUPS_ANNOTATION: ",".join(sorted(set(team.groups)))} if team.groups else {}),
+            PRIORITIES_ANNOTATION: ",".join(allowed), OBJECT_SIZE_ANNOTATION: str(q.object_size),
             GRACE_ANNOTATION: str(duration_seconds(team.max_termination_grace)),
             SCRAPE_SAMPLES_ANNOTATION: str(q.scrape_samples),
             SCRAPE_INTERVAL_ANNOTATION: str(duration_seconds(q.scrape_interval)),
@@ -277,5 +280,5 @@ def plan_tenancy(version: str | None, groups: tuple[str, ...]) -> TenancyPlan:
     """`version`: the cluster's pinned Kubernetes version, which decides whether time limits get their
     default by a MutatingAdmissionPolicy (plan.runtime_limits); `groups`: every team's groups."""
     return TenancyPlan(controller_priority(), team_role(),
-                       admission_policies() + namespace_policies() + pod_spec_policies() +
+                       admission_policies() + delete_policies() + namespace_policies() + pod_spec_policies() +
                        runtime_limits.policies(version), queue_viewer(groups))
