@@ -264,8 +264,8 @@ def test_unreadable_cluster_queues_leave_the_rest_of_the_answer(monkeypatch, cap
     monkeypatch.setattr(Kube, "raw", raw)
     assert cli.main(argv) == 0
     assert ("  quota unknown: no access: what the team holds and could borrow needs 'list' on clusterqueues "
-            "(kueue.x-k8s.io API group), which your account lacks; the platform grants it to its teams' groups (make access)"
-            ) in capsys.readouterr().out.splitlines()
+            "(kueue.x-k8s.io API group), which your account lacks; the platform grants it to its teams' groups "
+            "(make access)") in capsys.readouterr().out.splitlines()
 
 
 def test_a_job_kueue_does_not_manage_is_one_line_and_exit_2(monkeypatch, capsys):

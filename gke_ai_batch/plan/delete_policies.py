@@ -16,8 +16,8 @@ custom resources, delete in the background). `kubectl delete` always sends a pol
 `--cascade` says otherwise (k8s.io/kubectl v0.33.13 pkg/cmd/delete/delete_flags.go, delete.go), but a bare API
 DELETE of a Job (client-go's `Delete` with empty DeleteOptions, or curl) sends none and orphans.
 
-The policy refuses, for a member of the namespace's team groups: a DELETE of a Job or JobSet that orphans by those rules,
-and a create or update that adds the `orphan` finalizer (which would make a later bare DELETE orphan). The API
+The policy refuses, for a member of the namespace's team groups: a DELETE of a Job or JobSet that orphans by those
+rules, and a create or update that adds the `orphan` finalizer (which would make a later bare DELETE orphan). The API
 server hands a DELETE's options to admission as `request.options` (endpoints/handlers/delete.go builds the
 attributes with them, admission/plugin/cel/condition.go `CreateAdmissionRequest` passes them on) and the object as
 `oldObject`, with `object` null; a collection delete is admitted object by object with the same options
@@ -32,8 +32,8 @@ podReplacementPolicy TerminatingOrFailed (pkg/apis/batch/v1/defaults.go), makes 
 counts in its place, while the first keeps its node for the whole grace period, charged to no queue; a later stop
 by Kueue cannot shorten it (the Job controller and the garbage collector delete with no grace period, and a
 pending graceful delete is only ever shortened: k8s.io/apiserver v0.33.13 pkg/registry/rest/delete.go
-`BeforeDelete`). The policy refuses, for a member of the namespace's team groups, a pod DELETE whose grace period is above
-both the namespace's bound and the pod's own `terminationGracePeriodSeconds` (a pod made before the bound was
+`BeforeDelete`). The policy refuses, for a member of the namespace's team groups, a pod DELETE whose grace period is
+above both the namespace's bound and the pod's own `terminationGracePeriodSeconds` (a pod made before the bound was
 lowered keeps what it was given). Admission sees the grace period the strategy settled on, not only what the
 member sent: store.go `Delete` runs `BeforeDelete` (which fills `options.gracePeriodSeconds` from the pod spec,
 0 for an unscheduled or finished pod) before the admission call in `updateForGracefulDeletionAndFinalizers`,

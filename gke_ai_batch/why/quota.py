@@ -57,7 +57,8 @@ def asked(wl: Obj, reasons: Iterable[str]) -> set[tuple[str, str]]:
     return held or {(m.group(2), m.group(1)) for r in reasons if (m := _QUOTA_REASON.search(r))}
 
 
-def rows(name: str, cluster_queues: list[Obj], cohorts: list[Obj], wanted: set[tuple[str, str]]) -> list[dict[str, Any]]:
+def rows(name: str, cluster_queues: list[Obj], cohorts: list[Obj],
+         wanted: set[tuple[str, str]]) -> list[dict[str, Any]]:
     """One row per (flavor, resource) of ClusterQueue `name` in `wanted` that it could ever get any of, in the
     ClusterQueue's order."""
     tree = QuotaTree({"ClusterQueue": {cq["metadata"]["name"]: cq for cq in cluster_queues},
