@@ -11,8 +11,8 @@ from .conftest import platform_of, run_config
 STACK = "dynamic-slicing"
 
 
-def _diff(after: dict, acknowledged: tuple[tuple[str, str], ...] = ()) -> list[str]:
-    old = [r.as_json() for r in run_config(platform_of(STACK), STACK)]
+def _diff(after: dict, acknowledged: tuple[tuple[str, str], ...] = (), before: dict | None = None) -> list[str]:
+    old = [r.as_json() for r in run_config(before or platform_of(STACK), STACK)]
     new = [r.as_json() for r in run_config(after, STACK)]
     steps = compare(old, new).steps
     return judge([(op, r) for op, r, _ in steps], old, new, Decisions(), Decisions(acknowledged))
@@ -35,7 +35,17 @@ def test_moving_pathways_heads_and_dropping_the_old_flavor_is_refused_with_the_t
                            "selects cpu-np, so a running job on cpu-np (a Pathways head before `head_pool` moved) "
                            "cannot replace a failed pod")
     assert "keep cpu-np in the namespace's `pod_security[].flavors` in this change" in line
-    assert line.endswith("`acknowledge: [{namespace: llm, reason: ...}]` to the stack file, with why")
+    assert line.endswith("once the jobs running there have ended, drop cpu-np with `acknowledge: [{namespace: llm, "
+                         "reason: ...}]` saying so (make diff cannot see running jobs, so it asks then too); or add "
+                         "that acknowledgement now to take the risk, with why")
+
+
+def test_the_second_step_is_refused_until_acknowledged_as_its_message_says():
+    """Dropping the old flavor once the heads have moved: make diff cannot tell whether jobs still run there."""
+    moved = _heads_moved(keep_old_flavor=True)
+    dropped = _heads_moved(keep_old_flavor=False)
+    assert [r for r in _diff(dropped, before=moved) if r.startswith("namespace llm")]
+    assert not [r for r in _diff(dropped, (("namespace", "llm"),), before=moved) if r.startswith("namespace llm")]
 
 
 def test_keeping_the_old_flavor_for_one_change_moves_the_heads_without_a_refusal():

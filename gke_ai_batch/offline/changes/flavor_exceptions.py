@@ -50,6 +50,7 @@ def _line(namespace: str, lost: list[str], now: list[str]) -> str:
             f"{flavors}: the gke-ai-batch-privileged-flavors policy then refuses every new pod there that selects "
             f"{flavors}, so a running job on {flavors} (a Pathways head before `head_pool` moved) cannot replace "
             f"a failed pod, and its JobSet fails; the safe way is two steps: keep {flavors} in the namespace's "
-            f"`pod_security[].flavors` in this change (the heads' quota moves with `head_pool`), land it, and "
-            f"drop {flavors} once the jobs running there have ended; or add "
-            f"`acknowledge: [{{namespace: {namespace}, reason: ...}}]` to the stack file, with why")
+            f"`pod_security[].flavors` in this change (the heads' quota moves with `head_pool`) and land it; once "
+            f"the jobs running there have ended, drop {flavors} with `acknowledge: [{{namespace: {namespace}, "
+            f"reason: ...}}]` saying so (make diff cannot see running jobs, so it asks then too); or add that "
+            f"acknowledgement now to take the risk, with why")
