@@ -131,8 +131,10 @@ def test_team_rbac_and_namespaces(plan):
                                         "pod-security.kubernetes.io/warn-version": "v1.33",
                                         "pod-security.kubernetes.io/audit": "restricted",
                                         "pod-security.kubernetes.io/audit-version": "v1.33"}
-    # the global default (low-priority) and below: not high-priority
-    assert ns["metadata"]["annotations"] == {"gke-ai-batch.io/priorities": "low-priority",
+    # the team's groups, whose requests the kueue-holds, no-orphans and delete-grace policies judge; the global
+    # default (low-priority) and below: not high-priority
+    assert ns["metadata"]["annotations"] == {"gke-ai-batch.io/groups": "ml-training@acme.example",
+                                             "gke-ai-batch.io/priorities": "low-priority",
                                              "gke-ai-batch.io/object-size": "16384",
                                              "gke-ai-batch.io/scrape-samples": "10000",
                                              "gke-ai-batch.io/scrape-interval": "30",
