@@ -113,15 +113,15 @@ def _rules(resources: list[tuple[str, str]], operations: list[str]) -> list[dict
 
 
 def _policy(name: str, rules: list[dict[str, Any]], variables: list[dict[str, str]],
-            validations: list[dict[str, str]], conditions: list[dict[str, str]] | None = None,
-            namespaces: dict[str, Any] = TEAM_NAMESPACES) -> tuple[Manifest, Manifest]:
+            validations: list[dict[str, str]], conditions: list[dict[str, str]] | None = None
+            ) -> tuple[Manifest, Manifest]:
     policy = {"apiVersion": API, "kind": "ValidatingAdmissionPolicy", "metadata": {"name": name},
               "spec": {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": rules},
                        **({"matchConditions": conditions} if conditions else {}),
                        "variables": variables, "validations": validations}}
     binding = {"apiVersion": API, "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": name},
                "spec": {"policyName": name, "validationActions": ["Deny"],
-                        "matchResources": {"namespaceSelector": namespaces}}}
+                        "matchResources": {"namespaceSelector": TEAM_NAMESPACES}}}
     return policy, binding
 
 
