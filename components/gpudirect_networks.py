@@ -1,5 +1,5 @@
 """GpuDirectNetworks: the VPCs, subnets and firewall rules a GPU pool's extra NICs attach to, created as
-GKE's GPUDirect pages create them (plan.gpudirect_networks), named after the cluster and the pool so that
+GKE's GPUDirect pages create them (PoolPlan.created_vpcs), named after the cluster and the pool so that
 two clusters in one project do not collide. The pool's additionalNodeNetworkConfigs name them, so the node
 pool is created after them."""
 from typing import Any
@@ -7,10 +7,8 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
-from gke_ai_batch.model.gpudirect import GPUDIRECT
-from gke_ai_batch.plan import gpudirect_networks as plan
 from gke_ai_batch.plan import lifecycle
-from gke_ai_batch.plan.pools import PoolPlan, cluster_scoped_name
+from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import component_type
 
 
@@ -28,19 +26,19 @@ class GpuDirectNetworks(pulumi.ComponentResource):
         cluster = pulumi.Output.from_input(target["cluster"])
 
         def real(suffix: str) -> pulumi.Output[str]:
-            return cluster.apply(lambda c: cluster_scoped_name(c, pool.name, suffix))
+            return cluster.apply(lambda c: pool.scoped_name(c, suffix))
         self.names = {}
-        for vpc in plan.created_vpcs(GPUDIRECT[pool.machine_type]):
+        for vpc in pool.created_vpcs:
             network = gcp.compute.Network(f"{name}-{vpc.suffix}",
-                                          **plan.vpc_inputs(vpc, real(vpc.suffix), project, pool.zones[0]), opts=child)
+                                          **vpc.inputs(real(vpc.suffix), project, pool.zones[0]), opts=child)
             self.names[vpc.suffix] = network.name
             for s in vpc.subnets:
-                subnet = gcp.compute.Subnetwork(f"{name}-{s.suffix}", **plan.subnet_inputs(
-                    s, real(s.suffix), network.id, project, region), opts=child)
+                subnet = gcp.compute.Subnetwork(f"{name}-{s.suffix}", **s.inputs(
+                    real(s.suffix), network.id, project, region), opts=child)
                 self.names[s.suffix] = subnet.name
             if not vpc.roce:
-                gcp.compute.Firewall(f"{name}-{vpc.suffix}-internal", **plan.firewall_inputs(
-                    vpc, real(f"{vpc.suffix}-internal"), network.id, project), opts=child)
+                gcp.compute.Firewall(f"{name}-{vpc.suffix}-internal", **vpc.firewall_inputs(
+                    real(f"{vpc.suffix}-internal"), network.id, project), opts=child)
         self.attached = [{"network": self.names[n.network], "subnetwork": self.names[n.subnetwork]}
                          for n in pool.node_networks]
         self.register_outputs({"names": self.names})

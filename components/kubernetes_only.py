@@ -14,7 +14,6 @@ import pulumi_kubernetes as k8s
 
 from gke_ai_batch.model.kubernetes_only import ExistingCluster
 from gke_ai_batch.plan.platform import Platform
-from gke_ai_batch.plan.pools import created_network_names
 from gke_ai_batch.vocabulary import KUBERNETES_ONLY_PROVIDER, PoolKind
 
 from .compute_classes import ComputeClasses
@@ -34,7 +33,8 @@ def declare_kubernetes_only(platform: Platform, cluster: ExistingCluster) -> Kue
     if platform.scheduling.compute_classes:
         ComputeClasses("compute-classes", platform.scheduling.compute_classes, on)
     gpu = [p for p in platform.pools if p.kind == PoolKind.GPU]
-    declare_pod_networks([(p, created_network_names(p, platform.config.cluster.name), []) for p in gpu], on)
+    declare_pod_networks(platform.gpudirect_installers,
+                         [(p, p.created_network_names(platform.config.cluster.name), []) for p in gpu], on)
     _service_accounts(platform, kueue, on)
     return kueue
 

@@ -100,7 +100,7 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
     if platform.scheduling.compute_classes:
         ComputeClasses("compute-classes", platform.scheduling.compute_classes,
                        pulumi.ResourceOptions(parent=parent, providers=[gke.provider]))
-    _pod_networks(pools, pulumi.ResourceOptions(parent=parent, providers=[gke.provider]))
+    _pod_networks(platform.gpudirect_installers, pools, pulumi.ResourceOptions(parent=parent, providers=[gke.provider]))
     if platform.dashboard is not None or platform.alerts:
         Observability("observability", ObservabilityArgs(cfg.project, platform.dashboard, platform.alerts,
                                                          cfg.resource_labels()), child)
@@ -114,10 +114,11 @@ def declare_platform(platform: PlatformPlan, parent: pulumi.Resource | None = No
         parent=parent, providers=[gke.provider])))
 
 
-def _pod_networks(pools: list[pulumi.ComponentResource], opts: pulumi.ResourceOptions) -> None:
+def _pod_networks(installers: list[dict[str, Any]], pools: list[pulumi.ComponentResource],
+                  opts: pulumi.ResourceOptions) -> None:
     """The GKE network objects of every GPU pool with GPUDirect networks, after the pool (and its networks),
     and GKE's NCCL installers for them."""
-    declare_pod_networks([(p.plan, p.networks.names if p.networks else {}, [p])
+    declare_pod_networks(installers, [(p.plan, p.networks.names if p.networks else {}, [p])
                           for p in pools if isinstance(p, GpuPool)], opts)
 
 

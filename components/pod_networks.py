@@ -6,7 +6,6 @@ from typing import Any
 
 import pulumi
 
-from gke_ai_batch.plan import gpudirect_networks as plan
 from gke_ai_batch.plan.gpudirect_networks import NodeNetwork
 from gke_ai_batch.plan.pools import PoolPlan
 from gke_ai_batch.vocabulary import component_type
@@ -21,7 +20,7 @@ class PodNetworks(pulumi.ComponentResource):
         super().__init__(component_type("PodNetworks"), name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         for net, vpc, subnet in networks:
-            for manifest in plan.pod_network_objects(net, vpc, subnet):
+            for manifest in net.pod_network_objects(vpc, subnet):
                 declare(f"{name}-{net.pod_network}-{manifest['kind'].lower()}", manifest, child)
         self.register_outputs({})
 
@@ -30,10 +29,11 @@ GpuPoolNetworks = tuple[PoolPlan, Mapping[str, Any], list[pulumi.Resource]]  # a
 # its network objects wait for
 
 
-def declare_pod_networks(pools: list[GpuPoolNetworks], opts: pulumi.ResourceOptions) -> None:
-    """GKE's NCCL installers for the GPUDirect pools, and each pool's network objects after what it names (its
-    node pool); a created network's name where `names` has its suffix, else the network's own name."""
-    installers = plan.installers([pool for pool, _, _ in pools])
+def declare_pod_networks(installers: list[dict[str, Any]], pools: list[GpuPoolNetworks],
+                         opts: pulumi.ResourceOptions) -> None:
+    """GKE's NCCL installers for the GPUDirect pools (the platform plan's), and each pool's network objects after
+    what it names (its node pool); a created network's name where `names` has its suffix, else the network's own
+    name."""
     if installers:
         GpuDirectInstaller("gpudirect-installer", installers, opts)
     for pool, names, after in pools:

@@ -17,7 +17,7 @@ from gke_ai_batch.model.gke_rules import (
 )
 from gke_ai_batch.plan.compute_classes import plan_compute_classes
 from gke_ai_batch.plan.gke_inputs import cluster_inputs, engine_form, node_pool_inputs
-from gke_ai_batch.plan.network import NetworkPlan, subnet_inputs
+from gke_ai_batch.plan.network import NetworkPlan
 from gke_ai_batch.plan.pools import PoolPlan
 
 
@@ -52,6 +52,6 @@ def enforce_network_rules(network: NetworkPlan, cluster: Props, pools: Sequence[
     """A created network's ranges against each other and the pools (an adopted one's are not known)."""
     if not network.create:
         return
-    subnet = engine_form(subnet_inputs(network, network.name))
+    subnet = engine_form(network.subnet_inputs(network.name))
     for rule, finding in network_findings(subnet, cluster, pools):
         raise ConfigError(_path(ROOT, rule, finding.at), finding.message)

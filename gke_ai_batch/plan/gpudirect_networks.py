@@ -29,6 +29,9 @@ class Subnet:
     suffix: str  # the name after "<cluster>-<pool>-"
     cidr: str
 
+    def inputs(self, name: Any, network: Any, project: str, region: str) -> dict[str, Any]:
+        return dict(name=name, project=project, region=region, network=network, ip_cidr_range=self.cidr)
+
 
 @dataclass(frozen=True)
 class Vpc:
@@ -39,6 +42,23 @@ class Vpc:
     roce: bool  # created with the zone's RDMA network profile
     subnets: tuple[Subnet, ...]
 
+    def inputs(self, name: Any, project: str, zone: str) -> dict[str, Any]:
+        """A custom-mode VPC with the pages' MTU; the RoCE one with its zone's RDMA network profile."""
+        inputs = dict(name=name, project=project, auto_create_subnetworks=False, routing_mode="REGIONAL",
+                      mtu=self.mtu)
+        if self.roce:
+            inputs["network_profile"] = gpudirect.roce_profile(project, zone)
+        return inputs
+
+    def firewall_inputs(self, name: Any, network: Any, project: str) -> dict[str, Any]:
+        """Traffic between the nodes of a gVNIC or TCPX network: [AIH-A4/A3U] and [AIH-A3HM] create each with
+        "--rules=tcp:0-65535,udp:0-65535,icmp --source-ranges=192.168.0.0/16"; the source here is the
+        network's own subnets, the only addresses in it. The RoCE VPC gets none (the pages create none)."""
+        allow = [{"protocol": "tcp", "ports": ["0-65535"]}, {"protocol": "udp", "ports": ["0-65535"]},
+                 {"protocol": "icmp"}]
+        return dict(name=name, project=project, network=network, direction="INGRESS", allows=allow,
+                    source_ranges=[s.cidr for s in self.subnets])
+
 
 @dataclass(frozen=True)
 class NodeNetwork:
@@ -48,6 +68,17 @@ class NodeNetwork:
     subnetwork: str
     pod_network: str
     device_mode: str  # NetDevice or RDMA
+
+    def pod_network_objects(self, vpc: Any, subnet: Any) -> list[dict[str, Any]]:
+        """The GKENetworkParamSet and Network ([AIH-A4/A3U], "Configure your Pod manifests") that let a pod
+        name the NIC in its networking.gke.io/interfaces annotation."""
+        ref = {"group": "networking.gke.io", "kind": "GKENetworkParamSet", "name": self.pod_network}
+        return [
+            {"apiVersion": GKE_NETWORKING_API, "kind": "GKENetworkParamSet", "metadata": {"name": self.pod_network},
+             "spec": {"vpc": vpc, "vpcSubnet": subnet, "deviceMode": self.device_mode}},
+            {"apiVersion": GKE_NETWORKING_API, "kind": "Network", "metadata": {"name": self.pod_network},
+             "spec": {"type": "Device", "parametersRef": ref}},
+        ]
 
 
 Choice = tuple[str | None, tuple[NodeNetwork, ...]]
@@ -122,40 +153,6 @@ def refuse_overlaps(pools: Sequence[Any], nodes_cidr: str) -> None:
                 raise ConfigError(f"{p.path}.gpudirect", f"the GPUDirect subnet {cidr} GKE's pages use overlaps the "
                                   f"nodes' range {nodes_cidr}, and one VM's NICs may not overlap (see "
                                   f"{gpudirect.MULTI_NIC_PAGE}): move network.nodes_cidr out of 192.168.0.0/16")
-
-
-def vpc_inputs(vpc: Vpc, name: Any, project: str, zone: str) -> dict[str, Any]:
-    """A custom-mode VPC with the pages' MTU; the RoCE one with its zone's RDMA network profile."""
-    inputs = dict(name=name, project=project, auto_create_subnetworks=False, routing_mode="REGIONAL", mtu=vpc.mtu)
-    if vpc.roce:
-        inputs["network_profile"] = gpudirect.roce_profile(project, zone)
-    return inputs
-
-
-def subnet_inputs(subnet: Subnet, name: Any, network: Any, project: str, region: str) -> dict[str, Any]:
-    return dict(name=name, project=project, region=region, network=network, ip_cidr_range=subnet.cidr)
-
-
-def firewall_inputs(vpc: Vpc, name: Any, network: Any, project: str) -> dict[str, Any]:
-    """Traffic between the nodes of a gVNIC or TCPX network: [AIH-A4/A3U] and [AIH-A3HM] create each with
-    "--rules=tcp:0-65535,udp:0-65535,icmp --source-ranges=192.168.0.0/16"; the source here is the
-    network's own subnets, the only addresses in it. The RoCE VPC gets none (the pages create none)."""
-    allow = [{"protocol": "tcp", "ports": ["0-65535"]}, {"protocol": "udp", "ports": ["0-65535"]},
-             {"protocol": "icmp"}]
-    return dict(name=name, project=project, network=network, direction="INGRESS", allows=allow,
-                source_ranges=[s.cidr for s in vpc.subnets])
-
-
-def pod_network_objects(net: NodeNetwork, vpc: Any, subnet: Any) -> list[dict[str, Any]]:
-    """The GKENetworkParamSet and Network ([AIH-A4/A3U], "Configure your Pod manifests") that let a pod
-    name the NIC in its networking.gke.io/interfaces annotation."""
-    ref = {"group": "networking.gke.io", "kind": "GKENetworkParamSet", "name": net.pod_network}
-    return [
-        {"apiVersion": GKE_NETWORKING_API, "kind": "GKENetworkParamSet", "metadata": {"name": net.pod_network},
-         "spec": {"vpc": vpc, "vpcSubnet": subnet, "deviceMode": net.device_mode}},
-        {"apiVersion": GKE_NETWORKING_API, "kind": "Network", "metadata": {"name": net.pod_network},
-         "spec": {"type": "Device", "parametersRef": ref}},
-    ]
 
 
 def installers(pools: Sequence[Any]) -> list[dict[str, Any]]:

@@ -29,6 +29,15 @@ class Ranges:
     services: str
 
 
+# Cloud NAT gives each VM 64 ports unless told otherwise (pulumi-gcp RouterNat.min_ports_per_vm: "Defaults
+# to 64 for static port allocation"), and every pod on a node shares its VM's ports: a node of 100 pods
+# pulling images or reading buckets at once runs out. Dynamic port allocation keeps 64 as the floor and
+# grants more per VM as it needs them, up to 65536 ("If maxPortsPerVm is not set, a maximum of 65536 ports
+# will be allocated"); minPortsPerVm must then be a power of two of at least 32, and it is "mutually
+# exclusive with enableEndpointIndependentMapping", which is therefore stated off.
+NAT_MIN_PORTS_PER_VM = 64
+
+
 @dataclass(frozen=True)
 class NetworkPlan:
     """What the cluster is attached to and what, if anything, the stack creates for it."""
@@ -68,6 +77,40 @@ class NetworkPlan:
         if self.pods_range is None or self.services_range is None:
             return {}
         return {"cluster_secondary_range_name": self.pods_range, "services_secondary_range_name": self.services_range}
+
+    @property
+    def vpc_inputs(self) -> dict[str, Any]:
+        """A custom-mode VPC: subnets only where the platform declares them."""
+        return dict(name=self.name, project=self.project, auto_create_subnetworks=False, routing_mode="REGIONAL")
+
+    def subnet_inputs(self, network: Any) -> dict[str, Any]:
+        """The nodes' subnet with the named Pod and Service ranges, and Private Google Access, so that
+        private nodes reach Google APIs (Artifact Registry, Cloud Storage) without the NAT."""
+        assert self.ranges is not None  # a created network has its ranges
+        return dict(name=self.subnetwork, project=self.project, region=self.region, network=network,
+                    ip_cidr_range=self.ranges.nodes, private_ip_google_access=True,
+                    secondary_ip_ranges=[{"range_name": self.pods_range, "ip_cidr_range": self.ranges.pods},
+                                         {"range_name": self.services_range, "ip_cidr_range": self.ranges.services}])
+
+    def router_inputs(self, network: Any) -> dict[str, Any]:
+        return dict(name=self.router, project=self.project, region=self.region, network=network)
+
+    def nat_inputs(self, router: Any, subnetwork: Any) -> dict[str, Any]:
+        """Cloud NAT for every range of the nodes' subnet (the Pods' too), with automatic addresses and
+        dynamic port allocation (NAT_MIN_PORTS_PER_VM): private nodes have no external address, and pull
+        Kueue's and JobSet's images from registry.k8s.io."""
+        return dict(name=self.nat, project=self.project, region=self.region, router=router,
+                    nat_ip_allocate_option="AUTO_ONLY", source_subnetwork_ip_ranges_to_nat="LIST_OF_SUBNETWORKS",
+                    subnetworks=[{"name": subnetwork, "source_ip_ranges_to_nats": ["ALL_IP_RANGES"]}],
+                    enable_dynamic_port_allocation=True, enable_endpoint_independent_mapping=False,
+                    min_ports_per_vm=NAT_MIN_PORTS_PER_VM, log_config={"enable": True, "filter": "ERRORS_ONLY"})
+
+    @property
+    def existing_nat_id(self) -> str:
+        """The ID the stack reads an adopted network's Cloud NAT by (nat_id)."""
+        assert self.existing_nat is not None
+        router, name = self.existing_nat
+        return nat_id(self.project, self.region, router, name)
 
 
 def _where(key: str) -> str:
@@ -166,52 +209,6 @@ def plan_network(cfg: PlatformConfig) -> NetworkPlan:
             raise ConfigError(path_of("cluster", key), "the platform's `network` block names the network; drop "
                               f"cluster.{key} (use network.{'name' if key == 'network' else key})")
     return _adopted(cfg, net) if net.adopt else _created(cfg, net)
-
-
-def network_inputs(plan: NetworkPlan) -> dict[str, Any]:
-    """A custom-mode VPC: subnets only where the platform declares them."""
-    return dict(name=plan.name, project=plan.project, auto_create_subnetworks=False, routing_mode="REGIONAL")
-
-
-def subnet_inputs(plan: NetworkPlan, network: Any) -> dict[str, Any]:
-    """The nodes' subnet with the named Pod and Service ranges, and Private Google Access, so that
-    private nodes reach Google APIs (Artifact Registry, Cloud Storage) without the NAT."""
-    assert plan.ranges is not None  # a created network has its ranges
-    return dict(name=plan.subnetwork, project=plan.project, region=plan.region, network=network,
-                ip_cidr_range=plan.ranges.nodes, private_ip_google_access=True,
-                secondary_ip_ranges=[{"range_name": plan.pods_range, "ip_cidr_range": plan.ranges.pods},
-                                     {"range_name": plan.services_range, "ip_cidr_range": plan.ranges.services}])
-
-
-def router_inputs(plan: NetworkPlan, network: Any) -> dict[str, Any]:
-    return dict(name=plan.router, project=plan.project, region=plan.region, network=network)
-
-
-# Cloud NAT gives each VM 64 ports unless told otherwise (pulumi-gcp RouterNat.min_ports_per_vm: "Defaults
-# to 64 for static port allocation"), and every pod on a node shares its VM's ports: a node of 100 pods
-# pulling images or reading buckets at once runs out. Dynamic port allocation keeps 64 as the floor and
-# grants more per VM as it needs them, up to 65536 ("If maxPortsPerVm is not set, a maximum of 65536 ports
-# will be allocated"); minPortsPerVm must then be a power of two of at least 32, and it is "mutually
-# exclusive with enableEndpointIndependentMapping", which is therefore stated off.
-NAT_MIN_PORTS_PER_VM = 64
-
-
-def nat_inputs(plan: NetworkPlan, router: Any, subnetwork: Any) -> dict[str, Any]:
-    """Cloud NAT for every range of the nodes' subnet (the Pods' too), with automatic addresses and
-    dynamic port allocation: private nodes have no external address, and pull Kueue's and JobSet's
-    images from registry.k8s.io."""
-    return dict(name=plan.nat, project=plan.project, region=plan.region, router=router,
-                nat_ip_allocate_option="AUTO_ONLY", source_subnetwork_ip_ranges_to_nat="LIST_OF_SUBNETWORKS",
-                subnetworks=[{"name": subnetwork, "source_ip_ranges_to_nats": ["ALL_IP_RANGES"]}],
-                enable_dynamic_port_allocation=True, enable_endpoint_independent_mapping=False,
-                min_ports_per_vm=NAT_MIN_PORTS_PER_VM, log_config={"enable": True, "filter": "ERRORS_ONLY"})
-
-
-def existing_nat_id(plan: NetworkPlan) -> str:
-    """The ID the stack reads an adopted network's Cloud NAT by (nat_id)."""
-    assert plan.existing_nat is not None
-    router, name = plan.existing_nat
-    return nat_id(plan.project, plan.region, router, name)
 
 
 def nat_id(project: str, region: str, router: str, name: str) -> str:

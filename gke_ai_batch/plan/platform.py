@@ -24,7 +24,7 @@ from gke_ai_batch.plan.dashboard import plan_dashboard
 from gke_ai_batch.plan.fleet_worker import check_worker
 from gke_ai_batch.plan.gke_check import enforce_gke_rules
 from gke_ai_batch.plan.gke_inputs import cluster_location
-from gke_ai_batch.plan.gpudirect_networks import refuse_overlaps
+from gke_ai_batch.plan.gpudirect_networks import installers, refuse_overlaps
 from gke_ai_batch.plan.identity import NodeIdentity, node_identity
 from gke_ai_batch.plan.network import NetworkPlan, plan_network
 from gke_ai_batch.plan.pools import PoolPlan, plan_pools
@@ -62,6 +62,11 @@ class Platform:
     @property
     def frameworks(self) -> list[str]:
         return frameworks(self.install_jobset)
+
+    @property
+    def gpudirect_installers(self) -> list[dict[str, Any]]:
+        """GKE's NCCL installer DaemonSets its GPUDirect pools need."""
+        return installers(self.pools)
 
 
 def multi_host(cfg: PlatformConfig, pools: Sequence[PoolPlan]) -> bool:

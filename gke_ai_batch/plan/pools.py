@@ -73,17 +73,6 @@ def cluster_scoped_name(cluster: str, pool: str, suffix: str) -> str:
     return f"{name[:GCP_NAME_MAX - 11].rstrip('-')}-{digest}"
 
 
-def created_network_names(pool: PoolPlan, cluster: str) -> dict[str, str]:
-    """The names of the networks and subnets the stack creates for a pool's GPUDirect NICs, by their suffix in
-    the plan (components.gpudirect_networks creates them so named): what its pod network objects name where no
-    network resource is declared (a Kubernetes-only stack)."""
-    if pool.gpudirect != CREATE:
-        return {}
-    vpcs = gpudirect_networks.created_vpcs(GPUDIRECT[pool.machine_type])
-    return {suffix: cluster_scoped_name(cluster, pool.name, suffix)
-            for v in vpcs for suffix in (v.suffix, *(s.suffix for s in v.subnets))}
-
-
 @dataclass(frozen=True)
 class PoolPlan(PoolCapacity):
     """Everything a GKE node pool needs, and what it provides to Kueue."""
@@ -148,6 +137,22 @@ class PoolPlan(PoolCapacity):
     def zone_nodes(self) -> int:
         """Most nodes one zone can have: its fixed size, or the autoscaling maximum (a total one may all be there)."""
         return self.node_count if self.node_count is not None else (self.max_nodes or 0)
+
+    @property
+    def created_vpcs(self) -> tuple[gpudirect_networks.Vpc, ...]:
+        """The VPCs the stack creates for the pool's GPUDirect NICs (none where it names existing ones)."""
+        return gpudirect_networks.created_vpcs(GPUDIRECT[self.machine_type]) if self.gpudirect == CREATE else ()
+
+    def scoped_name(self, cluster: str, suffix: str) -> str:
+        """The Compute Engine name of something the stack creates for this pool of the cluster."""
+        return cluster_scoped_name(cluster, self.name, suffix)
+
+    def created_network_names(self, cluster: str) -> dict[str, str]:
+        """The names of the networks and subnets the stack creates for the pool's GPUDirect NICs, by their suffix in
+        the plan (components.gpudirect_networks creates them so named): what its pod network objects name where no
+        network resource is declared (a Kubernetes-only stack)."""
+        return {suffix: self.scoped_name(cluster, suffix)
+                for v in self.created_vpcs for suffix in (v.suffix, *(s.suffix for s in v.subnets))}
 
     @property
     def nodes(self) -> int:
