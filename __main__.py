@@ -14,7 +14,7 @@ from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.model.fleet_facts import WORKER_OUTPUT
 from gke_ai_batch.model.input_limits import parse_config
 from gke_ai_batch.model.kubernetes_only import KUBERNETES_ONLY_KEY, read_kubernetes_only, refuse_fleet
-from gke_ai_batch.plan.platform import build_platform
+from gke_ai_batch.plan.component_plans import platform as plan_platform
 
 workers = WorkerStacks()  # a fleet manager's worker stacks, read before anything is planned
 try:
@@ -22,20 +22,21 @@ try:
     raw = parse_config(pulumi.Config().get(CONFIG_KEY))
     if existing is not None:
         refuse_fleet(raw)
-    platform = build_platform(raw, pulumi.get_project(), CONFIG.get(), worker_outputs=workers)
+    declared = plan_platform(raw, pulumi.get_project(), CONFIG.get(), worker_outputs=workers)
+    platform = declared.platform
 except ConfigError as e:
     raise pulumi.RunError(str(e)) from None
 
 if existing is None:
-    declared = declare_platform(platform, workers=workers)
-    pulumi.export("cluster", declared.cluster.name)
-    pulumi.export("endpoint", declared.cluster.endpoint)
-    pulumi.export("kubeconfig", declared.cluster.kubeconfig)
+    resources = declare_platform(declared, workers=workers)
+    pulumi.export("cluster", resources.cluster.name)
+    pulumi.export("endpoint", resources.cluster.endpoint)
+    pulumi.export("kubeconfig", resources.cluster.kubeconfig)
     pulumi.export("nodePools", [p.name for p in platform.pools])
     if platform.config.fleet is not None and platform.config.fleet.role == "worker":
-        pulumi.export(WORKER_OUTPUT, worker_output(platform, declared.cluster))
+        pulumi.export(WORKER_OUTPUT, worker_output(platform, resources.cluster))
 else:
-    declare_kubernetes_only(platform, existing)
+    declare_kubernetes_only(declared.kueue, existing)
     pulumi.export("endpoint", existing.server)
 pulumi.export("localQueues", {t.name: {"namespaces": list(t.namespaces), "queue": t.local_queue}
                               for t in platform.scheduling.teams})

@@ -6,7 +6,7 @@ No `from __future__ import annotations`: the component analyzer reads the annota
 import pulumi
 
 from gke_ai_batch.plan import component_plans
-from gke_ai_batch.plan.pools import PoolPlan
+from gke_ai_batch.plan.declarations import NodePoolDeclaration
 from gke_ai_batch.vocabulary import component_type
 
 from .args import CpuPoolSpec, CpuShape, NodePoolTarget, pool_spec
@@ -25,11 +25,11 @@ class CpuPool(pulumi.ComponentResource):
     """The GKE node pool."""
 
     def __init__(self, name: str, args: CpuPoolArgs, opts: pulumi.ResourceOptions | None = None, *,
-                 planned: PoolPlan | None = None):
-        plan = own_plan("CpuPool", name, args, CpuPoolArgs,
+                 planned: NodePoolDeclaration | None = None):
+        pool = own_plan("CpuPool", name, args, CpuPoolArgs,
                         lambda: component_plans.cpu_pool(name, args), planned)
         super().__init__(component_type("CpuPool"), name, None, opts)
         self.spec: CpuPoolSpec = pool_spec(name, args, CpuShape)  # type: ignore[assignment]  # built from the TypedDict's own keys
-        self.pool = declare_node_pool(f"{name}-pool", plan, args, self)
+        self.pool = declare_node_pool(f"{name}-pool", pool, args, self)
         self.pool_name = self.pool.name
         self.register_outputs({"pool_name": self.pool_name})

@@ -10,7 +10,8 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from gke_ai_batch.model.replacement import cluster_identifier
-from gke_ai_batch.plan import component_plans, lifecycle
+from gke_ai_batch.plan import component_plans
+from gke_ai_batch.plan.declarations import ClusterDeclaration
 from gke_ai_batch.plan.identity import REPOSITORY_READER, NodeIdentity
 from gke_ai_batch.vocabulary import component_type
 
@@ -236,16 +237,16 @@ class GkeCluster(pulumi.ComponentResource):
     """The nodes' IAM service account: node pools run as it."""
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None, *,
-                 planned: component_plans.ClusterPlan | None = None):
-        identity, network, inputs = own_plan("GkeCluster", name, args, GkeClusterArgs,
-                                             lambda: component_plans.cluster(name, args), planned)
+                 planned: ClusterDeclaration | None = None):
+        plan = own_plan("GkeCluster", name, args, GkeClusterArgs, lambda: component_plans.cluster(name, args), planned)
         super().__init__(component_type("GkeCluster"), name, None, opts)
-        first = self._node_identity(name, str(args["project"]), identity)
+        inputs, network = plan.inputs, plan.network
+        first = self._node_identity(name, str(args["project"]), plan.identity)
         if network.create or network.existing_nat:
             first.append(ClusterNetwork(f"{name}-network", network, pulumi.ResourceOptions(parent=self)))
         self.cluster = gcp.container.Cluster(f"{name}-cluster", **inputs, opts=pulumi.ResourceOptions(
-            parent=self, depends_on=first, **lifecycle.cluster(args["cluster"].get("adopt")).options()))
-        self.node_service_account = pulumi.Output.from_input(identity.email)
+            parent=self, depends_on=first, **plan.lifecycle.options()))
+        self.node_service_account = pulumi.Output.from_input(plan.identity.email)
         self.name, self.location, self.endpoint = self.cluster.name, self.cluster.location, self.cluster.endpoint
         dns = inputs["control_plane_endpoints_config"]["dns_endpoint_config"]["allow_external_traffic"]
         self.kubeconfig = pulumi.Output.secret(self._kubeconfig(dns))

@@ -10,7 +10,7 @@ import pulumi
 
 from gke_ai_batch.model.gpudirect import CREATE
 from gke_ai_batch.plan import component_plans
-from gke_ai_batch.plan.pools import PoolPlan
+from gke_ai_batch.plan.declarations import NodePoolDeclaration
 from gke_ai_batch.vocabulary import component_type
 
 from .args import GpuPoolSpec, GpuShape, NodePoolTarget, pool_spec
@@ -32,19 +32,19 @@ class GpuPool(pulumi.ComponentResource):
     """GPUs at full size."""
 
     def __init__(self, name: str, args: GpuPoolArgs, opts: pulumi.ResourceOptions | None = None, *,
-                 planned: PoolPlan | None = None):
-        plan = own_plan("GpuPool", name, args, GpuPoolArgs,
+                 planned: NodePoolDeclaration | None = None):
+        pool = own_plan("GpuPool", name, args, GpuPoolArgs,
                         lambda: component_plans.gpu_pool(name, args), planned)
         super().__init__(component_type("GpuPool"), name, None, opts)
         self.networks = None
         overrides: dict[str, Any] = {}
-        if plan.gpudirect == CREATE:
-            self.networks = GpuDirectNetworks(f"{name}-networks", plan, dict(args),
+        if pool.plan.gpudirect == CREATE:
+            self.networks = GpuDirectNetworks(f"{name}-networks", pool.plan, dict(args),
                                               pulumi.ResourceOptions(parent=self))
             overrides["network_config"] = {"additional_node_network_configs": self.networks.attached}
         self.spec: GpuPoolSpec = pool_spec(name, args, GpuShape)  # type: ignore[assignment]  # built from the TypedDict's own keys
-        self.pool = declare_node_pool(f"{name}-pool", plan, args, self, **overrides)
-        self.plan = plan
+        self.pool = declare_node_pool(f"{name}-pool", pool, args, self, **overrides)
+        self.plan = pool.plan
         self.pool_name = self.pool.name
-        self.gpus = pulumi.Output.from_input(plan.accelerators)
+        self.gpus = pulumi.Output.from_input(pool.plan.accelerators)
         self.register_outputs({"pool_name": self.pool_name, "gpus": self.gpus})

@@ -13,6 +13,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gke_ai_batch.model.kubernetes_only import ExistingCluster
+from gke_ai_batch.plan.declarations import KueueDeclaration
 from gke_ai_batch.plan.platform import Platform
 from gke_ai_batch.vocabulary import KUBERNETES_ONLY_PROVIDER, PoolKind
 
@@ -24,12 +25,13 @@ from .team_storage import TeamStorage, TeamStorageArgs
 PROVIDER = KUBERNETES_ONLY_PROVIDER
 
 
-def declare_kubernetes_only(platform: Platform, cluster: ExistingCluster) -> KueueResources:
+def declare_kubernetes_only(plan: KueueDeclaration, cluster: ExistingCluster) -> KueueResources:
     """The Kubernetes objects of the platform through one provider on `cluster`."""
+    platform = plan.platform
     provider = k8s.Provider(PROVIDER, kubeconfig=cluster.kubeconfig, context=cluster.context,
                             cluster_identifier=cluster.server)
     on = pulumi.ResourceOptions(providers=[provider])
-    kueue = declare_kueue(platform, on, releases=False)
+    kueue = declare_kueue(plan, on, releases=False)
     if platform.scheduling.compute_classes:
         ComputeClasses("compute-classes", platform.scheduling.compute_classes, on)
     gpu = [p for p in platform.pools if p.kind == PoolKind.GPU]

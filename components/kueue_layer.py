@@ -9,11 +9,8 @@ from typing import NotRequired, TypedDict
 
 import pulumi
 
-from gke_ai_batch.plan import component_plans, lifecycle
-from gke_ai_batch.plan.installs import jobset_values, kueue_values
-from gke_ai_batch.plan.monitoring import kueue_monitoring
-from gke_ai_batch.plan.platform import Platform
-from gke_ai_batch.plan.tenancy import plan_tenancy
+from gke_ai_batch.plan import component_plans
+from gke_ai_batch.plan.declarations import KueueDeclaration, Release
 from gke_ai_batch.vocabulary import component_type
 
 from .args import CpuPoolSpec, GpuPoolSpec, TpuPoolSpec
@@ -374,39 +371,35 @@ class KueueResources:
     monitoring: KueueMonitoring
 
 
-def declare_kueue(platform: Platform, opts: pulumi.ResourceOptions, releases: bool = True) -> KueueResources:
+def declare_kueue(plan: KueueDeclaration, opts: pulumi.ResourceOptions, releases: bool = True) -> KueueResources:
     """The installs, then priorities, queues, teams and the scrape of Kueue's metrics. `opts` carries
     the parent, the Kubernetes provider and what the installs wait for (the pool the controllers run on).
     Without `releases` (a cluster that runs its own Kueue and JobSet, the stack's `kubernetesOnly` key) the
     objects wait on no install: the controllers and their CRDs are there before the deploy."""
     tenancy_opts = pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers)  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
-    groups = tuple(g for t in platform.scheduling.teams for g in t.groups)
-    tenancy = Tenancy("tenancy", plan_tenancy(platform.config.cluster.version, groups), tenancy_opts)
-    kueue, jobset = _installs(platform, opts, tenancy) if releases else (None, None)
+    tenancy = Tenancy("tenancy", plan.tenancy, tenancy_opts)
+    kueue, jobset = _installs(plan, opts, tenancy) if releases else (None, None)
     after_kueue: list[pulumi.Resource] = [kueue.release] if kueue else []
     after_both = [*after_kueue, *([jobset.release] if jobset else [])]
     after = pulumi.ResourceOptions(parent=opts.parent, providers=opts.providers)  # type: ignore[arg-type]  # SDK types its own attribute wider than its argument
-    s = platform.scheduling
+    s = plan.platform.scheduling
     Priorities("priorities", PrioritiesArgs(s.priority_classes, s.workload_priority_classes, after_kueue), after)
     queues = KueueQueues("queues", KueueQueuesArgs(s, after_both), after)
     teams = [Team(f"team-{t.name}", TeamArgs(t, {q: queues.cluster_queues[q] for q in t.cluster_queues},
                                              after_kueue, tenancy.team_role), after) for t in s.teams]
-    monitoring = KueueMonitoring("kueue-monitoring", KueueMonitoringArgs(
-        kueue_monitoring(platform.config.cluster.mode), after_kueue), after)
+    monitoring = KueueMonitoring("kueue-monitoring", KueueMonitoringArgs(plan.monitoring, after_kueue), after)
     return KueueResources(kueue, jobset, queues, teams, monitoring)
 
 
-def _installs(platform: Platform, opts: pulumi.ResourceOptions,
+def _installs(plan: KueueDeclaration, opts: pulumi.ResourceOptions,
               tenancy: Tenancy) -> tuple[KueueInstall, JobSetInstall | None]:
     """The Kueue release, and JobSet's where the platform needs it, after the tenancy objects."""
-    def installs(release: str) -> pulumi.ResourceOptions:
-        kept = lifecycle.release(platform.config, release).options()
-        return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[tenancy], **kept))
-    kueue = KueueInstall("kueue", KueueInstallArgs(platform.config.kueue.chart, platform.config.kueue.version,
-                                                   kueue_values(platform)), installs("kueue"))
-    jobset = (JobSetInstall("jobset", JobSetInstallArgs(platform.config.jobset.chart, platform.config.jobset.version,
-                                                        jobset_values(platform)), installs("jobset"))
-              if platform.install_jobset else None)
+    def installs(release: Release) -> pulumi.ResourceOptions:
+        return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[tenancy],
+                                                                         **release.lifecycle.options()))
+    k, j = plan.kueue, plan.jobset
+    kueue = KueueInstall("kueue", KueueInstallArgs(k.chart, k.version, k.values), installs(k))
+    jobset = JobSetInstall("jobset", JobSetInstallArgs(j.chart, j.version, j.values), installs(j)) if j else None
     return kueue, jobset
 
 
@@ -419,11 +412,11 @@ class KueueLayer(pulumi.ComponentResource):
     """Each team's LocalQueue (its first, where it has several)."""
 
     def __init__(self, name: str, args: KueueLayerArgs, opts: pulumi.ResourceOptions | None = None):
-        platform = own_plan("KueueLayer", name, args, KueueLayerArgs,
-                            lambda: component_plans.scheduling(name, args), None)
+        plan = own_plan("KueueLayer", name, args, KueueLayerArgs, lambda: component_plans.scheduling(name, args), None)
         super().__init__(component_type("KueueLayer"), name, None, opts)
         depends = (opts.depends_on if opts else None)
-        declare_kueue(platform, pulumi.ResourceOptions(parent=self, depends_on=depends))
-        self.cluster_queues = pulumi.Output.from_input([q.name for q in platform.scheduling.cluster_queues])
-        self.local_queues = pulumi.Output.from_input({t.name: t.local_queue for t in platform.scheduling.teams})
+        declare_kueue(plan, pulumi.ResourceOptions(parent=self, depends_on=depends))
+        scheduling = plan.platform.scheduling
+        self.cluster_queues = pulumi.Output.from_input([q.name for q in scheduling.cluster_queues])
+        self.local_queues = pulumi.Output.from_input({t.name: t.local_queue for t in scheduling.teams})
         self.register_outputs({"cluster_queues": self.cluster_queues, "local_queues": self.local_queues})

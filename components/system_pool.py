@@ -7,7 +7,7 @@ from typing import NotRequired
 import pulumi
 
 from gke_ai_batch.plan import component_plans
-from gke_ai_batch.plan.pools import PoolPlan
+from gke_ai_batch.plan.declarations import NodePoolDeclaration
 from gke_ai_batch.vocabulary import component_type
 
 from .args import NodePoolTarget
@@ -38,10 +38,10 @@ class SystemNodePool(pulumi.ComponentResource):
     """The GKE node pool."""
 
     def __init__(self, name: str, args: SystemNodePoolArgs, opts: pulumi.ResourceOptions | None = None, *,
-                 planned: PoolPlan | None = None):
-        plan = own_plan("SystemNodePool", name, args, SystemNodePoolArgs,
+                 planned: NodePoolDeclaration | None = None):
+        pool = own_plan("SystemNodePool", name, args, SystemNodePoolArgs,
                         lambda: component_plans.system_pool(name, args), planned)
         super().__init__(component_type("SystemNodePool"), name, None, opts)
-        self.pool = declare_node_pool(f"{name}-pool", plan, args, self)
+        self.pool = declare_node_pool(f"{name}-pool", pool, args, self)
         self.pool_name = self.pool.name
         self.register_outputs({"pool_name": self.pool_name})

@@ -10,8 +10,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gke_ai_batch.plan import component_plans
-from gke_ai_batch.plan.gke_inputs import workload_placement, workload_policy_inputs
-from gke_ai_batch.plan.pools import PoolPlan, workload_policy_name
+from gke_ai_batch.plan.declarations import NodePoolDeclaration
 from gke_ai_batch.vocabulary import component_type
 
 from .args import NodePoolTarget, TpuPoolSpec, TpuShape, pool_spec
@@ -32,24 +31,24 @@ class TpuSlicePool(pulumi.ComponentResource):
     """TPU chips in all slices."""
 
     def __init__(self, name: str, args: TpuSlicePoolArgs, opts: pulumi.ResourceOptions | None = None, *,
-                 planned: list[PoolPlan] | None = None):
-        plans = own_plan("TpuSlicePool", name, args, TpuSlicePoolArgs,
+                 planned: list[NodePoolDeclaration] | None = None):
+        pools = own_plan("TpuSlicePool", name, args, TpuSlicePoolArgs,
                          lambda: component_plans.tpu_slices(name, args), planned)
         super().__init__(component_type("TpuSlicePool"), name, None, opts)
-        policy_plan = plans[0].workload_policy
+        first = pools[0]
         self.workload_policy = None
         overrides: dict[str, Any] = {}
-        if policy_plan:
-            mode = policy_plan.mode
-            policy_name = pulumi.Output.from_input(args["cluster"]).apply(lambda c: workload_policy_name(c, name, mode))
+        policy = first.plan.workload_policy
+        if policy is not None:  # TPU7x multi-host slices
+            policy_name = pulumi.Output.from_input(args["cluster"]).apply(lambda c: policy.named_for(c, name))
             self.workload_policy = gcp.compute.ResourcePolicy(
-                f"{name}-workload-policy", **{**workload_policy_inputs(policy_plan, args["project"]),
-                                               "name": policy_name},
+                f"{name}-workload-policy", **{**(first.workload_policy or {}), "name": policy_name},
                 opts=pulumi.ResourceOptions(parent=self))
-            overrides["placement_policy"] = {**workload_placement(plans[0]), "policy_name": self.workload_policy.name}
+            overrides["placement_policy"] = {**first.inputs["placement_policy"],
+                                             "policy_name": self.workload_policy.name}
         self.spec: TpuPoolSpec = pool_spec(name, args, TpuShape)  # type: ignore[assignment]  # built from the TypedDict's own keys
         self.pools = [declare_node_pool(f"{name}-slice-{i}", p, args, self, **overrides)
-                      for i, p in enumerate(plans)]
+                      for i, p in enumerate(pools)]
         self.pool_names = pulumi.Output.all(*[p.name for p in self.pools])
-        self.chips = pulumi.Output.from_input(sum(p.accelerators for p in plans))
+        self.chips = pulumi.Output.from_input(sum(p.plan.accelerators for p in pools))
         self.register_outputs({"pool_names": self.pool_names, "chips": self.chips})

@@ -154,7 +154,7 @@ def test_a_kueue_layer_drains_a_team_and_holds_its_pod_security_exception():
     from gke_ai_batch.plan import component_plans
     platform = component_plans.scheduling("layer", {"region": "us-east5", "teams": [
         {"name": "a", "state": "draining", "stop_policy": "Hold", "queue": {"quotas": {}},
-         "pod_security": [{"namespace": "a", "level": "restricted", "reason": "no host paths at all"}]}]})
+         "pod_security": [{"namespace": "a", "level": "restricted", "reason": "no host paths at all"}]}]}).platform
     (team,) = platform.scheduling.teams
     assert {q["spec"].get("stopPolicy") for q in team.local_queue_manifests} == {"Hold"}
     (ns,) = team.namespace_manifests

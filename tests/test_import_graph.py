@@ -4,6 +4,8 @@ which layer decides what."""
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 from pathlib import Path
 
 from .conftest import ROOT
@@ -112,3 +114,41 @@ def test_no_module_is_over_600_lines():
     long = {str(p.relative_to(ROOT)): n for package in PACKAGES for p in (ROOT / package).rglob("*.py")
             if (n := len(p.read_text().splitlines())) > 600}
     assert long == {}
+
+
+def _plan_functions(path: Path) -> set[str]:
+    """The functions of gke_ai_batch.plan a module calls into: imported by name, or read off an imported plan module
+    (classes, their methods and constants are the plans' data, not calls back into plan/)."""
+    tree = ast.parse(path.read_text())
+    modules = _modules()
+    found = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("gke_ai_batch.plan")):
+            continue
+        for alias in node.names:
+            submodule = f"{node.module}.{alias.name}"
+            target = importlib.import_module(submodule) if submodule in modules \
+                else getattr(importlib.import_module(node.module), alias.name)
+            if inspect.isfunction(target):
+                found.add(f"{node.module}.{alias.name}")
+            elif inspect.ismodule(target):
+                local = alias.asname or alias.name
+                found |= {f"{target.__name__}.{a.attr}" for a in ast.walk(tree) if isinstance(a, ast.Attribute)
+                          and isinstance(a.value, ast.Name) and a.value.id == local
+                          and inspect.isfunction(getattr(target, a.attr, None))}
+    return found
+
+
+def test_each_component_declares_from_one_plan_of_its_own():
+    """Issue 51: a component module takes at most one function from plan/ (its own plan entry) and declares from
+    that plan's data; kueue_layer took six, platform five, tpu_slice_pool four."""
+    over = {p.name: sorted(f) for p in (ROOT / "components").glob("*.py") if len(f := _plan_functions(p)) > 1}
+    assert over == {}
+
+
+def test_a_component_calling_back_into_plan_is_counted(tmp_path):
+    module = tmp_path / "component.py"
+    module.write_text("from gke_ai_batch.plan import lifecycle\nfrom gke_ai_batch.plan.installs import kueue_values\n"
+                      "from gke_ai_batch.plan.pools import PoolPlan\nlifecycle.release(None, 'kueue')\n"
+                      "lifecycle.NAMED.options()\n")
+    assert _plan_functions(module) == {"gke_ai_batch.plan.installs.kueue_values", "gke_ai_batch.plan.lifecycle.release"}

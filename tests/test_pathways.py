@@ -172,7 +172,7 @@ def test_a_kueue_layer_gives_a_pathways_team_its_heads():
                        "slices": 2, "flavor": "vlp-16"}],
         "cpu_pools": [{"name": "cpu-np", "machine_type": "n2-standard-64", "nodes": 1}],
         "teams": [{"name": "llm", "queue": {"quotas": {"vlp-16": {"google.com/tpu": {"nominal": "16"}}}},
-                   "pathways": {"head_pool": "cpu-np"}}]})
+                   "pathways": {"head_pool": "cpu-np"}}]}).platform
     (cq,) = platform.scheduling.cluster_queues
     assert cq.spec.quotas["cpu-np"]["cpu"].nominal == 24 and cq.spec.quotas["cpu-np"]["memory"].nominal == "132G"
 

@@ -3,7 +3,7 @@ catalog and GKE rules as the whole-platform plan, with errors that name the comp
 argument ("invalid TpuSlicePool 'v6e' arguments at topology: ...") before any resource exists."""
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -18,12 +18,14 @@ from gke_ai_batch.model.pool_config import (
     TpuPoolConfig,
 )
 from gke_ai_batch.model.pydantic_errors import config_error
+from gke_ai_batch.plan import declarations, lifecycle
 from gke_ai_batch.plan.adoption import check_adoption
+from gke_ai_batch.plan.declarations import ClusterDeclaration, KueueDeclaration, NodePoolDeclaration
 from gke_ai_batch.plan.gke_check import enforce_network_rules
-from gke_ai_batch.plan.gke_inputs import cluster_inputs, cluster_location, engine_form, node_pool_inputs
-from gke_ai_batch.plan.identity import NodeIdentity, node_identity
-from gke_ai_batch.plan.network import NetworkPlan, plan_network
-from gke_ai_batch.plan.platform import Platform, derive_platform
+from gke_ai_batch.plan.gke_inputs import cluster_inputs, cluster_location, engine_form
+from gke_ai_batch.plan.identity import node_identity
+from gke_ai_batch.plan.network import plan_network
+from gke_ai_batch.plan.platform import WorkerOutputs, build_platform, derive_platform
 from gke_ai_batch.plan.pools import (
     PoolContext,
     PoolPlan,
@@ -79,38 +81,38 @@ P = TypeVar("P", bound=BaseModel)
 
 
 def _pool_plans(component: str, name: str, args: Mapping[str, Any], model: type[P], shape: tuple[str, ...],
-                plan: Callable[[PoolContext, str, P], list[PoolPlan]]) -> list[PoolPlan]:
-    """A pool component's plans from its arguments: the config model, the planner, then GKE's pool
+                plan: Callable[[PoolContext, str, P], list[PoolPlan]]) -> list[NodePoolDeclaration]:
+    """A pool component's node pools from its arguments: the config model, the planner, then GKE's pool
     rules over what would be sent (with the cluster's location and pinned version)."""
-    def run() -> list[PoolPlan]:
+    def run() -> list[NodePoolDeclaration]:
         cluster = args.get("cluster")  # a plain name names a TPU7x workload policy; an output is named later
         zones = tuple(args.get("zones") or ())
         ctx = PoolContext(str(args["region"]), zones, cluster if isinstance(cluster, str) else "")
         plans = plan(ctx, ROOT, _validated(model, {"name": name, **_plain(args, *shape)}))
+        pools = declarations.node_pools(plans, str(args["project"]), dict(args.get("labels") or {}))
         props = {"location": args["region"], "minMasterVersion": args.get("cluster_version")}
-        for rule, finding in pool_findings(engine_form(node_pool_inputs(plans[0], dict(args.get("labels") or {}))),
-                                           props):
+        for rule, finding in pool_findings(engine_form(pools[0].inputs), props):
             raise ConfigError(f"{ROOT}.{rule.field}{finding.at}", finding.message)
-        return plans
+        return pools
     return _named(component, name, run)
 
 
-def tpu_slices(name: str, args: Mapping[str, Any]) -> list[PoolPlan]:
+def tpu_slices(name: str, args: Mapping[str, Any]) -> list[NodePoolDeclaration]:
     """The node pools of a TpuSlicePool, one per slice (all of one shape, so the rules judge the first)."""
     return _pool_plans("TpuSlicePool", name, args, TpuPoolConfig, TPU_SHAPE, tpu_pool_plans)
 
 
-def gpu_pool(name: str, args: Mapping[str, Any]) -> PoolPlan:
+def gpu_pool(name: str, args: Mapping[str, Any]) -> NodePoolDeclaration:
     return _pool_plans("GpuPool", name, args, GpuPoolConfig, GPU_SHAPE,
                        lambda c, path, pool: [gpu_pool_plan(c, path, pool)])[0]
 
 
-def cpu_pool(name: str, args: Mapping[str, Any]) -> PoolPlan:
+def cpu_pool(name: str, args: Mapping[str, Any]) -> NodePoolDeclaration:
     return _pool_plans("CpuPool", name, args, CpuPoolConfig, CPU_SHAPE,
                        lambda c, path, pool: [cpu_pool_plan(c, path, pool)])[0]
 
 
-def system_pool(name: str, args: Mapping[str, Any]) -> PoolPlan:
+def system_pool(name: str, args: Mapping[str, Any]) -> NodePoolDeclaration:
     return _pool_plans("SystemNodePool", name, args, SystemPoolConfig, SYSTEM_SHAPE,
                        lambda c, path, pool: [system_pool_plan(c, path, pool)])[0]
 
@@ -119,19 +121,9 @@ CLUSTER_IDENTITY = ("project", "region", "zones", "environment", "production", "
                     "network")
 
 
-ClusterPlan = tuple[NodeIdentity, NetworkPlan, dict[str, Any]]  # a GkeCluster's identity, network and inputs
-
-
-def platform_cluster(platform: Platform) -> ClusterPlan:
-    """A GkeCluster's plan from the whole platform's, its rules already checked: the cluster's inputs see the
-    teams' buckets (the FUSE driver) and the pools' networks (multi-networking), which its own block does not."""
-    cfg = platform.config
-    return platform.identity, platform.network, cluster_inputs(cfg, cfg.resource_labels())
-
-
-def cluster(name: str, args: Mapping[str, Any]) -> ClusterPlan:
+def cluster(name: str, args: Mapping[str, Any]) -> ClusterDeclaration:
     """A GkeCluster's node identity, network and Cluster inputs, checked against GKE's cluster rules."""
-    def run() -> ClusterPlan:
+    def run() -> ClusterDeclaration:
         cfg = _validated(PlatformConfig, {**_plain(args, *CLUSTER_IDENTITY), "cluster": dict(args["cluster"])})
         network = plan_network(cfg)
         check_adoption(cfg, cluster_location(cfg), [])
@@ -139,7 +131,7 @@ def cluster(name: str, args: Mapping[str, Any]) -> ClusterPlan:
         for rule, finding in cluster_findings(engine_form(inputs)):
             raise ConfigError(f"{rule.field}{finding.at}", finding.message)
         enforce_network_rules(network, engine_form(inputs), [])  # the pools are not known here
-        return node_identity(cfg), network, inputs
+        return ClusterDeclaration(node_identity(cfg), network, inputs, lifecycle.cluster(cfg.cluster.adopt))
     return _named("GkeCluster", name, run)
 
 
@@ -168,9 +160,9 @@ def _queues_in_python_names(raw: dict[str, Any]) -> dict[str, Any]:
     return {**raw, "teams": teams, "shared_queues": shared}
 
 
-def scheduling(name: str, args: Mapping[str, Any]) -> Platform:
+def scheduling(name: str, args: Mapping[str, Any]) -> KueueDeclaration:
     """What a KueueLayer installs and declares: flavors from the pools' shapes, then every queue."""
-    def run() -> Platform:
+    def run() -> KueueDeclaration:
         raw = _queues_in_python_names({**_SCHEDULING_ONLY, **_plain(args, *SCHEDULING)})
         if args.get("autopilot"):
             raw["cluster"] = {**_SCHEDULING_ONLY["cluster"], "mode": ClusterMode.AUTOPILOT}
@@ -185,5 +177,12 @@ def scheduling(name: str, args: Mapping[str, Any]) -> Platform:
                 raise ConfigError(f"tpu_pools[{i}].dynamic_slicing", "a KueueLayer beside a GkeCluster cannot turn "
                                   "on the cluster's slice controller that dynamic slicing needs: declare the pool "
                                   "with the Platform component (or a stack's tpu_pools)")
-        return derive_platform(cfg)
+        return declarations.kueue(derive_platform(cfg))
     return _named("KueueLayer", name, run)
+
+
+def platform(raw: Any, project: str, config_keys: Iterable[str] = (),
+             worker_outputs: WorkerOutputs | None = None) -> declarations.PlatformDeclaration:
+    """What the Platform component declares: the whole stack's plan (plan.platform.build_platform), with every
+    component's part of it decided."""
+    return declarations.platform(build_platform(raw, project, config_keys, worker_outputs))

@@ -54,6 +54,10 @@ class WorkloadPolicyPlan:
     topology: str
     mode: str | None = None  # PROVISION_ONLY: a dynamically sliced sub-block's chips connect when a slice forms
 
+    def named_for(self, cluster: str, pool: str) -> str:
+        """Its name in a cluster known only to the engine (a component's cluster output)."""
+        return workload_policy_name(cluster, pool, self.mode)
+
 
 def workload_policy_name(cluster: str, pool: str, mode: str | None = None) -> str:
     """A Compute Engine name unique to the cluster's pool in the region. A dynamically sliced pool's policy
