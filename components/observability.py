@@ -23,9 +23,10 @@ class ObservabilityArgs:
 
 
 def resource_suffix(alert: AlertPlan) -> str:
-    """A stable child name: the team (or platform) and the alert, in kebab case."""
+    """A stable child name: the team (or platform) and the alert, in kebab case; the alert alone for the one of
+    every team that keeps the stack's settings (no team's name is empty, so none collides with it)."""
     kebab = re.sub(r"(?<!^)(?=[A-Z])", "-", alert.name).lower()
-    return f"{alert.team or 'platform'}-{kebab}"
+    return kebab if alert.every_team else f"{alert.team or 'platform'}-{kebab}"
 
 
 def condition(alert: AlertPlan) -> gcp.monitoring.AlertPolicyConditionArgs:

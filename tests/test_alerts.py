@@ -74,18 +74,18 @@ def test_stuck_pending_is_silent_before_the_threshold_and_while_work_is_admitted
 V5P = 'cluster_queue="training",flavor="v5p-res",resource="google.com/tpu"'
 USAGE = f'kueue_cluster_queue_resource_usage{{{LEADER},{V5P}}}'
 NOMINAL = f'kueue_cluster_queue_nominal_quota{{{LEADER},{V5P}}}'
-AT_QUOTA = {"alertname": "TeamAtQuota", "flavor": "v5p-res", "resource": "google.com/tpu"}
+AT_QUOTA = {"alertname": "TeamAtQuota", "cluster_queue": "training", "flavor": "v5p-res", "resource": "google.com/tpu"}
 
 
 def test_at_quota_fires_after_four_hours_at_the_whole_quota(tmp_path, alerts):
-    alert = alerts[("training", "TeamAtQuota")]
+    alert = alerts[(None, "TeamAtQuota")]
     series = [(USAGE, "64x300"), (NOMINAL, "64x300")]
     assert passes(promtool(tmp_path, alert, series, "241m", [AT_QUOTA]))
     assert passes(promtool(tmp_path, alert, series, "230m", []))
 
 
 def test_at_quota_is_silent_below_the_quota(tmp_path, alerts):
-    alert = alerts[("training", "TeamAtQuota")]
+    alert = alerts[(None, "TeamAtQuota")]
     assert passes(promtool(tmp_path, alert, [(USAGE, "48x300"), (NOMINAL, "64x300")], "280m", []))
 
 
@@ -94,10 +94,27 @@ EVICTED = (f'kueue_evicted_workloads_total{{{LEADER},cluster_queue="training",re
 
 
 def test_eviction_burst_fires_above_ten_an_hour_and_not_at_five(tmp_path, alerts):
-    alert = alerts[("training", "TeamEvictionBurst")]
+    alert = alerts[(None, "TeamEvictionBurst")]
     burst = {"alertname": "TeamEvictionBurst", "cluster_queue": "training"}
     assert passes(promtool(tmp_path, alert, [(EVICTED, "0+1x90")], "80m", [burst]))  # 60 an hour
     assert passes(promtool(tmp_path, alert, [(EVICTED, "0+0.1x90")], "80m", []))  # 6 an hour
+
+
+def test_the_alerts_every_team_shares_fire_per_queue_and_leave_a_tuned_team_to_its_own(tmp_path, alerts):
+    """prod's training keeps the stack's alert settings and research sets its own (channels, 120 minutes): one
+    policy serves training and every team like it, one incident per queue, and research's queues fire only its
+    own policy, so its pager alone hears of them."""
+    shared, own = alerts[(None, "TeamEvictionBurst")], alerts[("research", "TeamEvictionBurst")]
+    research = EVICTED.replace('cluster_queue="training"', 'cluster_queue="research"')
+    other = EVICTED.replace('cluster_queue="training"', 'cluster_queue="inference-eval"')
+    series = [(EVICTED, "0+1x90"), (other, "0+1x90"), (research, "0+1x90")]
+    fired = [{"alertname": "TeamEvictionBurst", "cluster_queue": q} for q in ("training", "inference-eval")]
+    assert passes(promtool(tmp_path, shared, series, "80m", fired))
+    assert passes(promtool(tmp_path, own, series, "80m", [{"alertname": "TeamEvictionBurst",
+                                                            "cluster_queue": "research"}]))
+    pending = PENDING.replace(RESEARCH, 'exported_namespace="research-sandbox",name="sandbox-queue"')
+    assert passes(promtool(tmp_path, alerts[(None, "TeamWorkloadsStuck")], [(pending, IDLE_THEN_WAITING)], "185m",
+                           []))
 
 
 def build(instance: str) -> str:
@@ -137,7 +154,7 @@ def test_a_failed_provisioning_request_fires_for_a_queue_with_the_check(tmp_path
 
 def test_a_wrong_threshold_fails(tmp_path, alerts):
     """The fires-case above, against an alert whose threshold was written wrong: promtool reports it."""
-    right = alerts[("training", "TeamEvictionBurst")]
+    right = alerts[(None, "TeamEvictionBurst")]
     wrong = dataclasses.replace(right, query=right.query.replace("> 10", "> 100"))
     burst = {"alertname": "TeamEvictionBurst", "cluster_queue": "training"}
     assert not passes(promtool(tmp_path, wrong, [(EVICTED, "0+1x90")], "80m", [burst]))

@@ -175,10 +175,12 @@ def test_prod_declares_the_dashboard_and_the_alert_policies(plan):
     (dashboard,) = by_type(regs, "monitoring/dashboard:Dashboard")
     assert "Team research (research, research-sandbox)" in dashboard.inputs["dashboardJson"]
     policies = {r.name: r.inputs for r in by_type(regs, "monitoring/alertPolicy:AlertPolicy")}
+    teams = ("team-workloads-stuck", "team-at-quota", "team-eviction-burst")
+    # training and inference-eval keep the stack's alert settings and share one policy of each alert; research
+    # routes its own (issue 51: a team costs no policy unless it tunes its alerts)
     assert set(policies) == {"observability-platform-kueue-down", "observability-platform-kueue-degraded",
                              "observability-platform-provisioning-request-failing"} | {
-        f"observability-{team}-{alert}" for team in ("training", "research", "inference-eval")
-        for alert in ("team-workloads-stuck", "team-at-quota", "team-eviction-burst")}
+        f"observability-{alert}" for alert in teams} | {f"observability-research-{alert}" for alert in teams}
     parsed = api_parse([("AlertPolicy", camel_to_api(inputs)) for inputs in policies.values()])
     assert all(isinstance(p, dict) and p["conditions"][0]["conditionPrometheusQueryLanguage"] for p in parsed), parsed
 
@@ -194,13 +196,21 @@ def camel_to_api(inputs: dict) -> dict:
 
 
 def test_a_new_team_gets_its_dashboard_section_and_alerts_with_no_other_edit():
+    """The shared team alerts cover a new team that keeps the stack's settings, with no policy of its own; one
+    that routes its alerts gets its own three and leaves the shared ones."""
     cfg = platform_of("dev")
     before = build_platform(cfg)
     cfg["teams"].append({"name": "speech", "queue": {"quotas": {}}})
     after = build_platform(cfg)
     assert "Team speech (speech)" in json.dumps(after.dashboard) and "speech" not in json.dumps(before.dashboard)
-    assert {a.name for a in after.alerts if a.team == "speech"} == {
+    assert after.alerts == before.alerts
+    cfg["monitoring"] = {"channels": {"speech": "projects/acme-ml-dev/notificationChannels/3"}}
+    cfg["teams"][-1]["alerts"] = {"channels": ["speech"]}
+    tuned = build_platform(cfg)
+    assert {a.name for a in tuned.alerts if a.team == "speech"} == {
         "TeamWorkloadsStuck", "TeamAtQuota", "TeamEvictionBurst"}
+    stuck = next(a for a in tuned.alerts if a.every_team and a.name == "TeamWorkloadsStuck")
+    assert 'exported_namespace!~"speech"' in stuck.query
 
 
 def test_a_team_routes_its_alerts_to_its_own_channel_with_its_own_threshold():
@@ -213,8 +223,8 @@ def test_a_team_routes_its_alerts_to_its_own_channel_with_its_own_threshold():
     alerts = {(a.team, a.name): a for a in build_platform(cfg).alerts}
     assert alerts[("research", "TeamWorkloadsStuck")].channels == ("projects/acme-ml-prod/notificationChannels/222",)
     assert "[30m:1m]" in alerts[("research", "TeamWorkloadsStuck")].query
-    assert "[60m:1m]" in alerts[("training", "TeamWorkloadsStuck")].query
-    assert alerts[("training", "TeamWorkloadsStuck")].channels == ("projects/acme-ml-prod/notificationChannels/111",)
+    assert "[60m:1m]" in alerts[(None, "TeamWorkloadsStuck")].query  # training's, shared with inference-eval
+    assert alerts[(None, "TeamWorkloadsStuck")].channels == ("projects/acme-ml-prod/notificationChannels/111",)
     assert alerts[(None, "KueueDown")].channels == ("projects/acme-ml-prod/notificationChannels/111",)
 
 

@@ -126,24 +126,34 @@ def preemptions(cluster: str, cluster_queue: str) -> str:
 
 # -- alert conditions -----------------------------------------------------------------------------------
 
-def stuck_pending(cluster: str, namespaces: Iterable[str], minutes: int) -> str:
-    """A LocalQueue that has had workloads pending for the whole of the last `minutes` and admitted none
-    in them: its work has waited at least that long (a queue that was idle, then got one job, is not)."""
-    ns = kueue(cluster, exported_namespace=one_of(namespaces))
+def teams_queues(cluster: str, label: str, these: Iterable[str] | None, but: Iterable[str] = ()) -> str:
+    """The leading replica's series whose `label` is one of `these` (None: any value) and none of `but`: the
+    queues of one team, or of every team that shares the stack's alert settings but those with their own."""
+    selector = kueue(cluster, **({label: one_of(these)} if these is not None else {}))
+    excluded = one_of(but)
+    return f'{selector[:-1]},{label}!~"{excluded}"}}' if excluded else selector
+
+
+def stuck_pending(selector: str, minutes: int) -> str:
+    """A LocalQueue (of the selector's namespaces, `teams_queues` over exported_namespace) that has had workloads
+    pending for the whole of the last `minutes` and admitted none in them: its work has waited at least that long
+    (a queue that was idle, then got one job, is not)."""
     by = "exported_namespace, name"
-    return (f"min_over_time((sum by ({by}) (kueue_local_queue_pending_workloads{ns}))[{minutes}m:1m]) > 0 "
+    return (f"min_over_time((sum by ({by}) (kueue_local_queue_pending_workloads{selector}))[{minutes}m:1m]) > 0 "
             f"unless on ({by}) "
-            f"sum by ({by}) (increase(kueue_local_queue_admitted_workloads_total{ns}[{minutes}m])) > 0")
+            f"sum by ({by}) (increase(kueue_local_queue_admitted_workloads_total{selector}[{minutes}m])) > 0")
 
 
-def at_quota(cluster: str, cluster_queue: str) -> str:
-    """Resources of the team's queue used to at least their whole nominal quota."""
-    return f"{usage_of_quota(cluster, cluster_queue)} >= 1"
+def at_quota(selector: str) -> str:
+    """Resources of the selector's ClusterQueues (`teams_queues` over cluster_queue) used to at least their whole
+    nominal quota, per queue, flavor and resource."""
+    by = "cluster_queue, flavor, resource"
+    return (f"sum by ({by}) (kueue_cluster_queue_resource_usage{selector}) "
+            f"/ (sum by ({by}) (kueue_cluster_queue_nominal_quota{selector}) > 0) >= 1")
 
 
-def eviction_burst(cluster: str, cluster_queue: str, per_hour: int) -> str:
-    cq = kueue(cluster, cluster_queue=cluster_queue)
-    return f"sum by (cluster_queue) (increase(kueue_evicted_workloads_total{cq}[1h])) > {per_hour}"
+def eviction_burst(selector: str, per_hour: int) -> str:
+    return f"sum by (cluster_queue) (increase(kueue_evicted_workloads_total{selector}[1h])) > {per_hour}"
 
 
 def provisioning_failures(cluster: str, cluster_queues: Iterable[str]) -> str:
