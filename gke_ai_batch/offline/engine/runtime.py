@@ -52,19 +52,26 @@ def redacted(value: Any) -> Any:
 
 def plain(value: Any) -> Any:
     """JSON from the wire form: secrets shown as [secret], references as their URN, integral
-    numbers as integers (protobuf carries every number as a double)."""
+    numbers as integers (protobuf carries every number as a double). A dict or list that needs no change is
+    returned itself, not copied: a registration's inputs then share what is the same in its wire form."""
     if isinstance(value, dict):
         sig = value.get(SECRET_SIG)
         if sig is not None:
             return redacted(value.get("value")) if sig != RESOURCE_SIG else value.get("urn")
-        return {k: plain(v) for k, v in value.items()}
+        return _same_or(value, {k: plain(v) for k, v in value.items()})
     if isinstance(value, list):
-        return [plain(v) for v in value]
+        return _same_or(value, [plain(v) for v in value])
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if value == UNKNOWN:
         return "[unknown]"
     return value
+
+
+def _same_or(value: Any, converted: Any) -> Any:
+    """`value` where converting it changed none of its members (the very same objects), else the conversion."""
+    members = zip(value.values(), converted.values()) if isinstance(value, dict) else zip(value, converted)
+    return value if len(value) == len(converted) and all(a is b for a, b in members) else converted
 
 
 def secret_digests(value: Any, path: str = "") -> dict[str, str]:
@@ -95,7 +102,7 @@ def analyzer_form(value: Any) -> Any:
     engine passes it on to policy packs (MarshalOptions{KeepUnknowns, KeepSecrets, SkipInternalKeys}):
     numbers stay floats, secrets stay wrapped, output values become their element (secret-wrapped or
     unknown as they are), resource references become their ID, or their URN if they have none, and keys
-    starting with "__" go."""
+    starting with "__" go. What needs no change is kept, not copied (plain)."""
     if isinstance(value, dict):
         sig = value.get(SIG_KEY)
         if sig == RESOURCE_SIG:
@@ -103,9 +110,9 @@ def analyzer_form(value: Any) -> Any:
         if sig == OUTPUT_VALUE_SIG:
             inner = analyzer_form(value["value"]) if "value" in value else UNKNOWN
             return {SIG_KEY: SECRET_VALUE_SIG, "value": inner} if value.get("secret") else inner
-        return {k: analyzer_form(v) for k, v in value.items() if not k.startswith("__")}
+        return _same_or(value, {k: analyzer_form(v) for k, v in value.items() if not k.startswith("__")})
     if isinstance(value, list):
-        return [analyzer_form(v) for v in value]
+        return _same_or(value, [analyzer_form(v) for v in value])
     return value
 
 
@@ -233,7 +240,7 @@ class RecordingMonitor(mocks.MockMonitor):
         wire = json_format.MessageToDict(props)
         self.registrations.append(Registration(
             urn=urn, type=request.type, name=request.name, parent=request.parent or None, custom=custom,
-            inputs=plain(wire), dependencies=dependencies,
+            inputs=dict(plain(wire)), dependencies=dependencies,
             provider=request.provider.split("::")[-2] if request.provider else None,
             provider_urn=request.provider.rsplit("::", 1)[0] if request.provider else None, wire=analyzer_form(wire),
             secrets=secret_digests(wire), options=options))
