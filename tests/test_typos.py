@@ -1,5 +1,6 @@
 """Issue 49 item 7: a mistyped machine type, accelerator or zone gets the nearest names first and a guess
-("did you mean ...?"), the way a mistyped key does (gke_ai_batch.model.words: one suggester for both)."""
+("did you mean ...?"), the way a mistyped key does (gke_ai_batch.model.words: one suggester for both); a
+reservation's own name is the user's, but a mistyped word of its path gets the word it stands for."""
 import pytest
 
 from .conftest import config_refusal
@@ -31,6 +32,18 @@ from .conftest import config_refusal
      "invalid stack config at platform.compute_classes[0].priorities[2].zones[0]: zone 'us-east5-bb' is not one "
      "of the class's: a priority's zones are among them; did you mean 'us-east5-b'? the class's zones: "
      "us-east5-b, us-east5-a"),
+    ("prod", lambda c: c["gpu_pools"][1].update(reservation="h200-prod-reservation/reservationBlock/b1"),
+     "invalid stack config at platform.gpu_pools[1].reservation: 'h200-prod-reservation/reservationBlock/b1': did "
+     "you mean 'reservationBlocks' where it says 'reservationBlock'? name a reservation of this project (NAME), a "
+     "shared one (projects/OWNER_PROJECT/reservations/NAME), or a block of one "
+     "(NAME/reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK]); each name is lowercase letters, digits and "
+     "'-', starting with a letter"),
+    ("prod", lambda c: c["gpu_pools"][1].update(reservation="projets/acme-ml-prod/reservation/h200"),
+     "invalid stack config at platform.gpu_pools[1].reservation: 'projets/acme-ml-prod/reservation/h200': did "
+     "you mean 'projects' where it says 'projets', 'reservations' where it says 'reservation'? name a reservation "
+     "of this project (NAME), a shared one (projects/OWNER_PROJECT/reservations/NAME), or a block of one "
+     "(NAME/reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK]); each name is lowercase letters, digits and "
+     "'-', starting with a letter"),
 ])
 def test_a_mistyped_name_gets_a_guess_and_the_nearest_names_first(stack, change, line) -> None:
     assert str(config_refusal(stack, change)) == line

@@ -19,7 +19,7 @@ from gke_ai_batch.model.config import PlatformConfig
 from gke_ai_batch.model.errors import ConfigError, path_of
 from gke_ai_batch.model.machines import shape
 from gke_ai_batch.model.words import did_you_mean, name_list, nearest
-from gke_ai_batch.plan.pools import RESERVATION_FORM, PoolPlan, tpu_shape_at
+from gke_ai_batch.plan.pools import PoolPlan, check_reservation, tpu_shape_at
 from gke_ai_batch.vocabulary import (
     COMPUTE_CLASS_API,
     GPU_RESOURCE,
@@ -139,7 +139,7 @@ def specific_reservation(reservation: str) -> dict[str, Any]:
     ComputeClass's reservations.specific[] entry (name, project, reservationBlock{name, reservationSubBlock})."""
     m = re.match(r"^(?:projects/([^/]+)/reservations/)?([^/]+)(?:/reservationBlocks/([^/]+)"
                  r"(?:/reservationSubBlocks/([^/]+))?)?$", reservation)
-    assert m is not None  # RESERVATION_FORM checked it
+    assert m is not None  # check_reservation checked it
     project, name, block, sub = m.groups()
     out: dict[str, Any] = {"name": name, **({"project": project} if project else {})}
     if block:
@@ -149,10 +149,8 @@ def specific_reservation(reservation: str) -> dict[str, Any]:
 
 def _priority_plan(path: str, p: ClassPriority, zones: tuple[str, ...]) -> PriorityPlan:
     capacity = WAY_CAPACITY[p.way]
-    if p.reservation is not None and not RESERVATION_FORM.match(p.reservation):
-        raise ConfigError(f"{path}.reservation", f"{p.reservation!r}: name a reservation of this project (NAME), a "
-                          "shared one (projects/OWNER_PROJECT/reservations/NAME), or a block of one "
-                          "(NAME/reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK])")
+    if p.reservation is not None:
+        check_reservation(p.reservation, f"{path}.reservation")
     duration = p.flex_start.max_run_duration if p.flex_start else None
     seconds = int(duration[:-1]) if duration else None
     if seconds is not None and not 0 < seconds <= MAX_FLEX_START_SECONDS:

@@ -26,7 +26,7 @@ from gke_ai_batch.model.pool_config import (
     TpuPoolConfig,
 )
 from gke_ai_batch.model.pool_facts import PoolCapacity
-from gke_ai_batch.model.words import plural
+from gke_ai_batch.model.words import closest, plural
 from gke_ai_batch.plan import adoption, gpudirect_networks
 from gke_ai_batch.plan.gpudirect_networks import NodeNetwork
 from gke_ai_batch.vocabulary import (
@@ -204,13 +204,32 @@ RESERVATION_FORM = re.compile(rf"^(projects/[a-z][-a-z0-9]{{4,28}}[a-z0-9]/reser
                               rf"(/reservationBlocks/{_RFC1035}(/reservationSubBlocks/{_RFC1035})?)?$")
 
 
+# The words of a reservation's path, where each stands: after a project (an even number of parts) or not.
+_PATH_WORDS = {True: ("projects", "reservations", "reservationBlocks", "reservationSubBlocks"),
+               False: ("reservationBlocks", "reservationSubBlocks")}
+
+
+def check_reservation(reservation: str, at: str) -> None:
+    """A reservation named in a form GKE takes; a mistyped word of its path (`reservationBlock`) is named with
+    the word it stands for, as a mistyped key is."""
+    if RESERVATION_FORM.match(reservation):
+        return
+    parts = reservation.split("/")
+    words = _PATH_WORDS[len(parts) % 2 == 0]
+    slips = [f"{word!r} where it says {part!r}" for part, word in zip(parts[len(parts) % 2::2], words, strict=False)
+             if part != word and closest(part, [word])]
+    hint = f"did you mean {', '.join(slips)}? " if slips else ""
+    raise ConfigError(at, f"{reservation!r}: {hint}name a reservation of this project (NAME), a shared one "
+                      "(projects/OWNER_PROJECT/reservations/NAME), or a block of one "
+                      "(NAME/reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK]); each name is lowercase "
+                      "letters, digits and '-', starting with a letter")
+
+
 def _capacity_args(capacity: Capacity, reservation: str | None, path: str) -> None:
     if capacity == Capacity.RESERVATION and not reservation:
         raise ConfigError(f"{path}.reservation", "capacity 'reservation' needs the reservation's name")
-    if reservation and not RESERVATION_FORM.match(reservation):
-        raise ConfigError(f"{path}.reservation", f"{reservation!r}: name a reservation of this project (NAME), a "
-                          "shared one (projects/OWNER_PROJECT/reservations/NAME), or a block of one "
-                          "(NAME/reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK])")
+    if reservation:
+        check_reservation(reservation, f"{path}.reservation")
     if capacity != Capacity.RESERVATION and reservation:
         raise ConfigError(f"{path}.capacity", f"{capacity!r} with reservation {reservation!r}: a reservation "
                           "is only consumed with capacity 'reservation' (flex-start, queued provisioning "
