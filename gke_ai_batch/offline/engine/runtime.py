@@ -70,8 +70,10 @@ def plain(value: Any) -> Any:
 
 def _same_or(value: Any, converted: Any) -> Any:
     """`value` where converting it changed none of its members (the very same objects), else the conversion."""
-    members = zip(value.values(), converted.values()) if isinstance(value, dict) else zip(value, converted)
-    return value if len(value) == len(converted) and all(a is b for a, b in members) else converted
+    if len(value) != len(converted):  # a key dropped
+        return converted
+    old, new = (value.values(), converted.values()) if isinstance(value, dict) else (value, converted)
+    return value if all(a is b for a, b in zip(old, new, strict=True)) else converted
 
 
 def secret_digests(value: Any, path: str = "") -> dict[str, str]:
