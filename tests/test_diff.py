@@ -159,16 +159,16 @@ def test_a_removed_team_shows_as_deletes_and_the_counts_add_up(runs: dict[str, R
     training = [r for r in everything if "training" in r.split("  ")[1]]
     assert {ln[len("- delete  "):] for ln in steps(dev, "-")} == set(training)
     # per namespace (training, training-eval): its object quota, container limits and network policy besides the
-    # rest; its three alert policies; the dashboard loses its section, the ProvisioningRequest alert its queue and
-    # the queue viewers' binding its groups
-    assert "gke-ai-batch:index:Team  team-training" in training and len(training) == 21
-    assert len([r for r in training if r.startswith("gcp:monitoring/alertPolicy:AlertPolicy")]) == 3
+    # rest; no alert policy (the shared team alerts covered it); the dashboard loses its section, the
+    # ProvisioningRequest alert its queue and the queue viewers' binding its groups
+    assert "gke-ai-batch:index:Team  team-training" in training and len(training) == 18
+    assert not [r for r in training if r.startswith("gcp:monitoring/alertPolicy:AlertPolicy")]
     assert not steps(dev, "+")
     assert {ln.split()[-1] for ln in steps(dev, "~")} >= {"observability-dashboard",
                                                           "observability-platform-provisioning-request-failing",
                                                           "tenancy-queue-viewer-clusterrolebinding"}
     total = len(everything) + len(steps(fresh, "="))  # fresh imports what it adopts
-    assert f"0 to add, 6 to change, 0 to replace, 21 to delete, {total - 27} unchanged" in dev.splitlines()
+    assert f"0 to add, 6 to change, 0 to replace, 18 to delete, {total - 24} unchanged" in dev.splitlines()
 
 
 def test_created_and_deleted_resources_show_what_a_reviewer_approves_or_loses(runs: dict[str, Run]) -> None:

@@ -37,7 +37,8 @@ class MonitoringConfig(Model):
     dashboard: bool = True
     """Declare the stack's dashboard: a platform section and one section per team."""
     alerts: bool = True
-    """Declare the alert policies: the platform's, and each team's."""
+    """Declare the alert policies: the platform's, and the teams' (one of each for every team that keeps these
+    settings, and three of its own for a team whose block sets `alerts`)."""
     channels: dict[ChannelName, ChannelId] = {}
     """Notification channels under a short name of yours: `oncall: projects/p/notificationChannels/123`."""
     notify: list[str] = []
