@@ -14,7 +14,7 @@ from typing import Any
 
 from gke_ai_batch.admission.queues import cluster_queue_flavors
 from gke_ai_batch.model.fleet_config import MAX_TOKEN_DAYS
-from gke_ai_batch.model.promises import Res, StackIndex, annotations_of, worker_holds
+from gke_ai_batch.model.promises import Res, StackIndex, annotations_of, index_of, worker_holds
 from gke_ai_batch.model.words import name_list
 from gke_ai_batch.plan.admission_policies import FLEET_FLAVOR
 from gke_ai_batch.plan.fleet import MAX_DISPATCH, version_skew
@@ -52,7 +52,7 @@ def _fleet(resources: Sequence[Res]) -> StackIndex | None:
     """The stack indexed, if it has MultiKueue objects; else None, and the fleet rules have nothing to judge (a
     stack without them pays one pass over the types, not an index). A flavor on a worker no MultiKueueCluster
     names is flavor-has-nodes' to judge."""
-    return StackIndex(resources) if any(_is_fleet_object(r) for r in resources) else None
+    return index_of(resources) if any(_is_fleet_object(r) for r in resources) else None
 
 
 def _spec(r: Res) -> dict[str, Any]:

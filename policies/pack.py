@@ -10,6 +10,7 @@ from typing import Any
 from pulumi_policy import (
     EnforcementLevel,
     Policy,
+    PolicyResource,
     ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
@@ -18,7 +19,7 @@ from pulumi_policy import (
 )
 
 from gke_ai_batch import vocabulary
-from gke_ai_batch.model.promises import Res
+from gke_ai_batch.model.promises import Res, Stack
 from gke_ai_batch.vocabulary import KUEUE_GROUP_TYPE_PREFIX, PRIORITY_CLASS, SHARED_QUEUE_LABEL, kueue_type
 
 from . import fleet_rules as fr
@@ -179,11 +180,27 @@ def _resource_validate(spec: ResourcePolicy) -> Callable[[ResourceValidationArgs
 def _stack_validate(spec: StackPolicy) -> Callable[[StackValidationArgs, ReportViolation], None]:
     """The CrossGuard callback for a stack rule: every resource's props as declared, as in _resource_validate."""
     def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-        resources = [Res(r.resource_type, r.urn, as_declared(r.props), tuple(d.urn for d in r.dependencies))
-                     for r in args.resources]
-        for urn, message in spec.rule(resources):
+        for urn, message in spec.rule(_stack(args.resources)):
             report(message, urn)
     return validate
+
+
+class StackResources(list[PolicyResource]):
+    """The stack as the offline check gives it to every stack policy at once: the rules' reading of it (props as
+    declared, indexed) is kept on it and built once. The engine's analyzer builds a plain list per policy, which
+    each rule reads anew."""
+
+    read: Stack | None = None
+
+
+def _stack(resources: list[PolicyResource]) -> Stack:
+    if isinstance(resources, StackResources) and resources.read is not None:
+        return resources.read
+    stack = Stack(Res(r.resource_type, r.urn, as_declared(r.props), tuple(d.urn for d in r.dependencies))
+                  for r in resources)
+    if isinstance(resources, StackResources):
+        resources.read = stack
+    return stack
 
 
 def policies() -> list[Policy]:

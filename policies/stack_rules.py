@@ -28,6 +28,7 @@ from gke_ai_batch.model.promises import (
     compute_classes,
     flavor_capacity,
     headline,
+    index_of,
     nominal_quotas,
     promises,
     show_amount,
@@ -98,7 +99,7 @@ def _class_flavors(ix: StackIndex) -> dict[str, ClassFacts]:
 
 def quota_over_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     """Quotas beyond what on-demand and reserved pools hold, or beyond the most a compute class may have."""
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     classes = _class_flavors(ix)
     pools = [(ix.kueue["ResourceFlavor"][flavor].urn,
               f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}) but "
@@ -137,7 +138,7 @@ def quota_beyond_full_size(resources: Sequence[Res]) -> list[tuple[str | None, s
     """Quotas above what a flavor's pools hold at full size, where some of the pools are spot, flex-start or
     queued: with quota-within-capacity (all on-demand or reserved, or a compute class), any capacity mode's
     over-promise is flagged once."""
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     classes = _class_flavors(ix)
     return [(ix.kueue["ResourceFlavor"][flavor].urn,
              f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}) but its "
@@ -150,7 +151,7 @@ def quota_beyond_full_size(resources: Sequence[Res]) -> list[tuple[str | None, s
 def quota_not_guaranteed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     """Quotas beyond the guaranteed part of what a flavor holds, within its full size (beyond it, the
     over-capacity advisory speaks instead)."""
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     classes = _class_flavors(ix)
     return [(ix.kueue["ResourceFlavor"][flavor].urn,
              f"flavor {flavor}: teams are promised {show_amount(res, promised)} {res} ({name_list(queues)}); "
@@ -165,7 +166,7 @@ def team_over_budget(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     report.html shows). Flavors with no price known are left out of the sum and named; a budget is never judged
     against a price of 0 made up for them."""
     found = Findings()
-    for t in team_prices(StackIndex(resources)):
+    for t in team_prices(index_of(resources)):
         cost = monthly(t.hourly)
         if t.budget is None or cost <= t.budget:
             continue
@@ -179,7 +180,7 @@ def team_over_budget(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
 def quota_below_capacity(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     """Fixed capacity in no team's quota. A stack without ClusterQueues is not judged: a fleet worker's queues
     are its manager's, declared from the manager's stack."""
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     if not ix.kueue["ClusterQueue"]:
         return []
     quotas, found = nominal_quotas(ix), Findings()
@@ -200,7 +201,7 @@ def flavors_without_nodes(resources: Sequence[Res]) -> list[tuple[str | None, st
     here (a layer's 4x4 against a pool's 2x4); a program passes the pool's `spec` to state it once. A stack
     without node pools (Autopilot, or pools another program declares) is not judged, nor a fleet manager's
     flavor of a worker the stack connects to (its nodes are the worker's)."""
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     if not ix.pools:
         return []
     found = Findings()
@@ -222,7 +223,7 @@ def topology_on_uncertain_capacity(resources: Sequence[Res]) -> list[tuple[str |
     """GKE: "TAS works best with densely placed capacity, which can be obtained through reservations. With
     Flex-start VMs or Spot VMs, your capacity is less likely to allocated close together, so TAS might not work
     well" (Schedule GKE workloads with Topology Aware Scheduling)."""
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     found = Findings()
     for name, flavor in ix.kueue["ResourceFlavor"].items():
         spec = flavor.props.get("spec") or {}
@@ -234,7 +235,7 @@ def topology_on_uncertain_capacity(resources: Sequence[Res]) -> list[tuple[str |
 
 
 def kueue_references(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     k, found = ix.kueue, Findings()
 
     def missing(kind: str, name: str | None) -> bool:
@@ -269,7 +270,7 @@ def kueue_references(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
 
 
 def plain_pool_present(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     clusters = [c for c in ix.by_type[CLUSTER] if not c.props.get("enableAutopilot")]
     special = [f for _, f in ix.pools if f.capacity in SCALES_FROM_ZERO]
     if clusters and special and all(f.capacity in SCALES_FROM_ZERO for _, f in ix.pools):
@@ -279,7 +280,7 @@ def plain_pool_present(resources: Sequence[Res]) -> list[tuple[str | None, str]]
 
 
 def jobset_installed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     multi = [r for r, f in ix.pools if f.multi_host]
     if multi and not ix.releases("jobset"):
         return [(multi[0].urn, "multi-host TPU pools run JobSets (one Job per slice): install the JobSet chart "
@@ -290,7 +291,7 @@ def jobset_installed(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
 def slice_controller_enabled(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     """An AdmissionCheck of GKE's slice controller answers only where the cluster turns the controller on
     (model.dynamic_slicing): elsewhere every workload on its flavors waits for a check no one answers."""
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     checks = [r for r in ix.kueue.get("AdmissionCheck", {}).values()
               if (r.props.get("spec") or {}).get("controllerName") == SLICE_CONTROLLER]
     clusters = ix.by_type[CLUSTER]
@@ -305,7 +306,7 @@ def slice_controller_enabled(resources: Sequence[Res]) -> list[tuple[str | None,
 def kueue_after_release(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     """Kueue's objects wait for its release. A stack with neither a release nor a GKE cluster deploys onto a
     cluster whose Kueue runs already (kubernetesOnly, gke_ai_batch.model.kubernetes_only): nothing to wait for."""
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     releases = {r.urn for r in ix.releases("kueue")}
     if not releases and not ix.by_type[CLUSTER]:
         return []
@@ -339,7 +340,7 @@ def node_service_account(resources: Sequence[Res]) -> Findings:
     which usually holds the project's Editor role: GKE uses that one when nodeConfig.serviceAccount is
     unset ("By default, GKE uses the Compute Engine default service account", Configure GKE node service
     accounts). In any stack and any program using the components, not only production."""
-    out, ix = Findings(), StackIndex(resources)
+    out, ix = Findings(), index_of(resources)
     holders = [(p, f"node pool {p.name}", (p.props.get("nodeConfig") or {}).get("serviceAccount"))
                for p in ix.by_type[NODE_POOL]]
     for cluster in ix.by_type[CLUSTER]:
@@ -361,7 +362,7 @@ def private_node_egress(resources: Sequence[Res]) -> Findings:
     """Private nodes have no external address: without a Cloud NAT in their region (created by the
     stack, or an adopted network's, read by it) they cannot pull Kueue's and JobSet's images from
     registry.k8s.io, and the Helm installs hang."""
-    ix, out = StackIndex(resources), Findings()
+    ix, out = index_of(resources), Findings()
     nat_regions = {str(r.props.get("region")) for r in ix.by_type[ROUTER_NAT]}
     for cluster in ix.by_type[CLUSTER]:
         region = region_of(str(cluster.props.get("location") or ""))
@@ -376,7 +377,7 @@ def private_node_egress(resources: Sequence[Res]) -> Findings:
 def teams_without_members(resources: Sequence[Res]) -> Findings:
     """A team whose block names no `groups` binds the team role to no one: its namespaces, queues and quota
     exist, and no one may run a workload there (`make access` answers no to everything)."""
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     namespaces: dict[str, Res] = {}
     members: set[str | None] = set()
     for ns in ix.by_type[NAMESPACE]:
@@ -395,7 +396,7 @@ def teams_without_members(resources: Sequence[Res]) -> Findings:
 def privileged_without_flavors(resources: Sequence[Res]) -> Findings:
     """A privileged team namespace that names no flavors: its pods may run privileged, with hostPath and hostPID,
     on any node its queues reach, beside other teams' work (plan.namespace_policies binds it only to named ones)."""
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     out = []
     for ns in ix.by_type[NAMESPACE]:
         meta = ns.props.get("metadata") or {}
@@ -427,7 +428,7 @@ def _pools_by_cluster(ix: StackIndex) -> list[tuple[Res | None, list[Res]]]:
 def gke_rules(resources: Sequence[Res]) -> list[tuple[str | None, str]]:
     """The GKE rules table (gke_ai_batch.model.gke_rules) over every cluster, node pool and created subnet."""
     found: list[tuple[str | None, str]] = []
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     for cluster, pools in _pools_by_cluster(ix):
         cprops = cluster.props if cluster else {}
         if cluster:
@@ -462,7 +463,7 @@ def kueue_controller_size(resources: Sequence[Res]) -> list[tuple[str | None, st
     """The controller keeps every queue and every team workload in memory; its size is fixed config (so that
     onboarding a team never restarts it), and this says when the queues, or the teams' object quotas (count
     x size cap per namespace, plan.installs.namespace_text_bytes), have outgrown it."""
-    ix = StackIndex(resources)
+    ix = index_of(resources)
     queues = len(ix.kueue["ClusterQueue"]) + sum(1 for r in ix.kueue_objects if r.kind == "LocalQueue")
     quotas = [r.props for r in resources if r.type == RESOURCE_QUOTA]
     workloads = sum(int(parse_quantity(str(((q.get("spec") or {}).get("hard") or {}).get(WORKLOAD_COUNT, 0))))

@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cached_property
 from typing import Any
 
 from gke_ai_batch.model.gke_compute_class_rules import priority_capacity
@@ -94,6 +95,7 @@ class StackIndex:
         clusters = self.by_type[CLUSTER]
         zones = (clusters[0].props.get("nodeLocations") or ()) if len(clusters) == 1 else ()
         self.pools = [(r, pool_facts(r.props, zones)) for r in self.by_type[NODE_POOL]]
+        self.quotas: dict[tuple[str, str], list[Any]] | None = None  # nominal_quotas, once
 
     def releases(self, chart_word: str) -> list[Res]:
         return [r for r in self.by_type[HELM_RELEASE] if chart_word in str(r.props.get("chart", ""))]
@@ -209,8 +211,27 @@ def flavor_capacity(ix: StackIndex) -> dict[str, dict[str, FlavorCapacity]]:
     return out
 
 
+class Stack(list[Res]):
+    """The stack's resources as the stack rules read them, indexed once for every rule that is given the very
+    same stack (the offline check gives all of them one; the engine's analyzer builds one per policy)."""
+
+    @cached_property
+    def indexed(self) -> StackIndex:
+        return StackIndex(self)
+
+
+def index_of(resources: Sequence[Res]) -> StackIndex:
+    return resources.indexed if isinstance(resources, Stack) else StackIndex(resources)
+
+
 def nominal_quotas(ix: StackIndex) -> dict[tuple[str, str], list[Any]]:
-    """(flavor, resource) -> [sum of nominal quota, ClusterQueue names]."""
+    """(flavor, resource) -> [sum of nominal quota, ClusterQueue names], summed once per index (read only)."""
+    if ix.quotas is None:
+        ix.quotas = _nominal_quotas(ix)
+    return ix.quotas
+
+
+def _nominal_quotas(ix: StackIndex) -> dict[tuple[str, str], list[Any]]:
     out: dict[tuple[str, str], list[Any]] = {}
     for cq in ix.kueue["ClusterQueue"].values():
         for group in (cq.props.get("spec") or {}).get("resourceGroups") or []:

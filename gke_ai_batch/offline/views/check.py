@@ -20,7 +20,7 @@ from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import unknown_checking_proxy
 
 from gke_ai_batch.model.words import closest, shorten
-from gke_ai_batch.policies.pack import policies
+from gke_ai_batch.policies.pack import StackResources, policies
 
 from ..engine.heap import long_lived_heap
 from ..engine.runtime import Registration
@@ -91,6 +91,8 @@ def _violations(regs: list[Registration], levels: dict[str, EnforcementLevel]) -
     found: list[dict[str, Any]] = []
     custom = [r for r in regs if r.custom and not r.type.startswith("pulumi:providers:")]
     props = {r.urn: _props(r) for r in custom}
+    options = {r.urn: _options(r) for r in custom}
+    stack = _stack_resources(custom, props, options)
     for policy in policies():
         level = levels.get(policy.name, policy.enforcement_level)
         assert level is not None  # the pack gives every policy a default level
@@ -103,7 +105,7 @@ def _violations(regs: list[Registration], levels: dict[str, EnforcementLevel]) -
 
         if isinstance(policy, ResourceValidationPolicy):
             for r in custom:
-                args = ResourceValidationArgs(r.type, props[r.urn], r.urn, r.name, _options(r), None)
+                args = ResourceValidationArgs(r.type, props[r.urn], r.urn, r.name, options[r.urn], None)
 
                 def report_on(m: str, u: str | None = None, r: Registration = r) -> None:
                     report(m, None, r.urn)
@@ -111,13 +113,20 @@ def _violations(regs: list[Registration], levels: dict[str, EnforcementLevel]) -
                 policy.validate(args, report_on)
         else:
             assert isinstance(policy, StackValidationPolicy)  # the pack's only other kind
-            by_urn: dict[str, PolicyResource] = {}
-            for r in custom:
-                by_urn[r.urn] = PolicyResource(r.type, props[r.urn], r.urn, r.name, _options(r), None, None, [], {})
-            for r in custom:
-                by_urn[r.urn].dependencies = [by_urn[d] for d in r.dependencies if d in by_urn]
-            policy.validate(StackValidationArgs(list(by_urn.values())), report)
+            policy.validate(StackValidationArgs(stack), report)
     return found
+
+
+def _stack_resources(custom: list[Registration], props: dict[str, Any],
+                     options: dict[str, PolicyResourceOptions]) -> StackResources:
+    """The stack as every stack policy gets it, with its dependencies as resource objects. The engine's analyzer
+    builds it again for each policy from the same request; here the policies share it (they only read it), and
+    the pack's stack index is built once for all of them (policies.pack)."""
+    by_urn = {r.urn: PolicyResource(r.type, props[r.urn], r.urn, r.name, options[r.urn], None, None, [], {})
+              for r in custom}
+    for r in custom:
+        by_urn[r.urn].dependencies = [by_urn[d] for d in r.dependencies if d in by_urn]
+    return StackResources(by_urn.values())
 
 
 def table(found: list[dict[str, Any]]) -> str:
