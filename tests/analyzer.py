@@ -13,7 +13,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,21 @@ def _diagnostics(response: pb.AnalyzeResponse, urn: str | None) -> list[dict[str
              "message": d.message.removeprefix(d.description).removeprefix("\n")} for d in response.diagnostics]
 
 
+@contextmanager
+def sigint_handled() -> Iterator[None]:
+    """The engine handles SIGINT itself (Go's signal.Notify), so a plugin it starts has SIGINT's default
+    action even when the engine was started with SIGINT ignored, as a shell's `make test &` starts it. An
+    ignored signal stays ignored across exec and a handled one does not: while a plugin starts, handle it."""
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if previous is signal.SIG_IGN:
+            signal.signal(signal.SIGINT, previous)
+
+
 class Pack:
     """A policy pack process, started and called as the engine does."""
 
@@ -63,9 +79,10 @@ class Pack:
                  timeout: float = 60) -> None:
         pack_dir = pack_dir.resolve()
         self._stderr = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([python, "-u", "-m", "pulumi.policy", "127.0.0.1:0", str(pack_dir)],
-                                     cwd=pack_dir, env=pack_env(python, project, stack), stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE, stderr=self._stderr)
+        with sigint_handled():
+            self.proc = subprocess.Popen([python, "-u", "-m", "pulumi.policy", "127.0.0.1:0", str(pack_dir)],
+                                         cwd=pack_dir, env=pack_env(python, project, stack),
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self._stderr)
         try:
             self.channel = grpc.insecure_channel(f"127.0.0.1:{self._port(timeout)}")
             self.stub = analyzer_pb2_grpc.AnalyzerStub(self.channel)

@@ -4,6 +4,7 @@ fails where `pulumi preview --policy-pack policies` fails."""
 from __future__ import annotations
 
 import copy
+import signal
 import subprocess
 import sys
 import tomllib
@@ -36,6 +37,17 @@ def pack() -> Iterator[Pack]:
 
 def key(v: dict[str, Any]) -> tuple[str, str, str, str]:
     return v["policy"], v["level"], v["urn"] or "", v["message"]
+
+
+def test_the_pack_stops_when_closed_from_a_run_that_ignores_interrupts() -> None:
+    """`make test &` in a shell starts the suite with SIGINT ignored; the pack must still stop when closed,
+    as it does under the engine, rather than linger until it is killed."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        served = Pack(ROOT / "policies", project(ROOT).name, "test")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert served.stop(timeout=5) == 0, served.stderr()
 
 
 def test_pack_lists_every_policy_at_its_level(pack: Pack) -> None:
