@@ -190,18 +190,10 @@ class TenantPath:
             invalid = assigned_while_gated(self.cluster, obj, ns, objects or {}) or None
         if invalid:
             return Passage(kind, ns, name, API_SERVER, invalid)
-        security = (*self._pod_security(obj, ns), ()) if old is None or pod_security_judges(old, obj) else NO_LAYER
-        limits = (*self._resources(obj), ()) if old is None or new_pods(old, obj) else NO_LAYER
-        quota = (*self._quota(obj, ns, old), ())
-        on_object, on_pods = self._policies(team, obj, ns, old)
-        # the API server judges the request (validation, LimitRanger, Pod Security, the policies, quota in the
-        # admission chain's order), and a controller's pods only when it creates them
-        ordered = (limits, security, on_object, quota) if kind == "Pod" else (limits, on_object, quota, security,
-                                                                              on_pods)
-        for layer, reason, also in ordered:
-            if layer:
-                pods = kind in CONTROLLER_KINDS and (layer.startswith("Pod Security") or reason.startswith("its"))
-                return Passage(kind, ns, name, layer, reason, created=pods, also=also)
+        layer, reason, also = self._first_refusal(team, obj, ns, old)
+        if layer:
+            pods = kind in CONTROLLER_KINDS and (layer.startswith("Pod Security") or reason.startswith("its"))
+            return Passage(kind, ns, name, layer, reason, created=pods, also=also)
         if kind == CRON_JOB:
             return self._jobs_of(obj, old, objects or {})
         if kind not in FRAMEWORKS:
@@ -370,16 +362,44 @@ class TenantPath:
                 return f"Pod Security {level}", whose + forbidden_detail(violations)
         return None, ""
 
-    def _policies(self, team: str, obj: Obj, ns: str, old: Obj | None) -> tuple[Layer, Layer]:
-        """The policies on the object, and on each pod it creates (created by a controller, not the member;
-        an update of a template changes no running pod, so only a create's are judged)."""
-        pods = [self._pod(ns, meta, spec, obj) for _, meta, spec in pod_specs_of(obj)
-                if obj.get("kind") != "Pod" and old is None]
-        maker = pod_maker(str(obj.get("kind")))
+    def _first_refusal(self, team: str, obj: Obj, ns: str, old: Obj | None) -> Layer:
+        """The first layer of the admission chain that refuses the request: the API server judges it
+        (LimitRanger, Pod Security, the policies, quota, in the chain's order), and a controller's pods when it
+        creates them. A later layer is judged only when the earlier ones let the request through, as the chain
+        stops at the first refusal."""
+        def security() -> Layer:
+            return (*self._pod_security(obj, ns), ()) if old is None or pod_security_judges(old, obj) else NO_LAYER
+
+        def limits() -> Layer:
+            return (*self._resources(obj), ()) if old is None or new_pods(old, obj) else NO_LAYER
+
+        def quota() -> Layer:
+            return (*self._quota(obj, ns, old), ())
+
+        def on_object() -> Layer:
+            return self._object_policies(team, obj, ns, old)
+
+        def on_pods() -> Layer:
+            return self._pod_policies(obj, ns) if old is None else NO_LAYER
+
+        ordered = ((limits, security, on_object, quota) if obj.get("kind") == "Pod"
+                   else (limits, on_object, quota, security, on_pods))
+        return next((refusal for refusal in (layer() for layer in ordered) if refusal[0]), NO_LAYER)
+
+    def _object_policies(self, team: str, obj: Obj, ns: str, old: Obj | None) -> Layer:
+        """The policies on the object, as a team member sends it."""
         before = as_validated(old, created=False) if old is not None else None
-        return (self._policy_denial(as_validated(obj, created=old is None), ns, self._member(team), before, ""),
-                next((d for d in (self._policy_denial(p, ns, maker, None, "its pods: ") for p in pods) if d[0]),
-                     NO_LAYER))
+        return self._policy_denial(as_validated(obj, created=old is None), ns, self._member(team), before, "")
+
+    def _pod_policies(self, obj: Obj, ns: str) -> Layer:
+        """The policies on each pod a controller creates from the object (an update of a template changes no
+        running pod, so only a create's are judged)."""
+        if obj.get("kind") == "Pod":
+            return NO_LAYER
+        maker = pod_maker(str(obj.get("kind")))
+        pods = (self._pod(ns, meta, spec, obj) for _, meta, spec in pod_specs_of(obj))
+        return next((d for d in (self._policy_denial(p, ns, maker, None, "its pods: ") for p in pods) if d[0]),
+                    NO_LAYER)
 
     def _policy_denial(self, candidate: Obj | None, ns: str, user: Obj | None, before: Obj | None, whose: str,
                        options: Obj | None = None) -> Layer:
