@@ -1,4 +1,5 @@
-"""Shared fixtures: each stack, and each config a test plans, is planned once per session under the mock runtime.
+"""Shared fixtures: each stack, and each config a test plans, is planned once per session under the mock runtime
+(once per worker: `make test` runs test files side by side, each file in one worker).
 
 A plan takes a second or two of the Pulumi SDK's machinery (registrations, serialization); the suite once planned
 prod's unchanged config as the BASE side of every `make diff` case, and the same variants in several files. Plans

@@ -64,3 +64,23 @@ def test_the_test_tools_are_bounded_below_the_first_release_protobuf_refuses(nam
     req = requirements()[canonicalize_name(name)]
     assert not req.specifier.contains(first_refused), (req, first_refused)
     assert req.specifier.contains(version(name)) and Version(version(name)) < Version(first_refused)
+
+
+def test_make_test_runs_files_side_by_side_and_each_file_in_one_worker(tmp_path):
+    """The suite took 12 minutes one test at a time on 2 cores. `make test` now runs test files side by side,
+    and a file's tests stay in one worker, so a module-scoped plan (a `make diff` run, the served pack) is made
+    once. Two files that each record their process: each file in one, the two in two."""
+    command = subprocess.run(["make", "-s", "-n", "-o", "setup", "test", "PY=python"], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout.split()
+    assert command[:3] == ["python", "-m", "pytest"], command
+    test = "\n\ndef test_{}():\n    time.sleep(0.2)\n    open('pids', 'a').write(f'{{__name__}} {{os.getpid()}}\\n')\n"
+    for name in ("a", "b"):
+        (tmp_path / f"test_{name}.py").write_text("import os, time\n" + "".join(test.format(i) for i in range(6)))
+    r = subprocess.run([sys.executable, *command[1:], "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(tmp_path),
+                        "-p", "no:cacheprovider", "-n", "2", str(tmp_path)],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout[-2000:]
+    pids: dict[str, set[str]] = {}
+    for module, pid in (line.split() for line in (tmp_path / "pids").read_text().splitlines()):
+        pids.setdefault(module, set()).add(pid)
+    assert all(len(p) == 1 for p in pids.values()) and len(set.union(*pids.values())) == 2, pids
