@@ -8,6 +8,7 @@ and the controller's `admissionFairSharing` block (plan.kueue_configuration) say
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from gke_ai_batch.model.config import PlatformConfig
@@ -20,9 +21,14 @@ from gke_ai_batch.vocabulary import USAGE_BASED_ADMISSION, Manifest
 DEFAULT_WEIGHT = 1  # LocalQueue spec.fairSharing.weight's default (v1beta2 CRD)
 
 
-def local_queue_count(queue: str, teams: Sequence[TeamPlan]) -> int:
-    """How many LocalQueues submit to `queue`: each team's names that point at it, in each of its namespaces."""
-    return sum(len(t.namespaces) for t in teams for _, cq in t.local_queues if cq == queue)
+def local_queue_counts(teams: Sequence[TeamPlan]) -> Counter[str]:
+    """How many LocalQueues submit to each ClusterQueue: each team's names that point at it, in each of its
+    namespaces (counted once for all queues: a count per queue over every team grew with teams squared)."""
+    counts: Counter[str] = Counter()
+    for t in teams:
+        for _, cq in t.local_queues:
+            counts[cq] += len(t.namespaces)
+    return counts
 
 
 def uses_admission_fair_sharing(setting: bool | None, shared: bool, count: int) -> bool:
@@ -42,8 +48,9 @@ def apply(cfg: PlatformConfig, queues: Sequence[tuple[str, str, bool | None, boo
     queue with fewer than two LocalQueues (nothing to order between) and a weight where it is off (a key that
     would do nothing)."""
     on: set[str] = set()
+    counts = local_queue_counts(teams)
     for name, path, setting, shared, manifest in queues:
-        count = local_queue_count(name, teams)
+        count = counts[name]
         if setting and count < 2:
             raise ConfigError(f"{path}.admission_fair_sharing", f"true, but {plural_queues(count)} submit to "
                               f"ClusterQueue {name!r}: admission fair sharing orders the LocalQueues of one "
