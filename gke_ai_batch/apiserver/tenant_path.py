@@ -394,8 +394,6 @@ class TenantPath:
     def _pod_policies(self, obj: Obj, ns: str) -> Layer:
         """The policies on each pod a controller creates from the object (an update of a template changes no
         running pod, so only a create's are judged)."""
-        if obj.get("kind") == "Pod":
-            return NO_LAYER
         maker = pod_maker(str(obj.get("kind")))
         pods = (self._pod(ns, meta, spec, obj) for _, meta, spec in pod_specs_of(obj))
         return next((d for d in (self._policy_denial(p, ns, maker, None, "its pods: ") for p in pods) if d[0]),
