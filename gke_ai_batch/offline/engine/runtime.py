@@ -10,14 +10,13 @@ import json
 import os
 import runpy
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 from google.protobuf import json_format  # type: ignore[import-untyped]  # protobuf ships no type hints
-from pulumi.runtime import mocks, resource, settings
-from pulumi.runtime.proto import resource_pb2, source_pb2
+from pulumi.runtime import mocks, settings
+from pulumi.runtime.proto import resource_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
@@ -25,6 +24,7 @@ from gke_ai_batch.model.fleet_config import stack_parts
 from gke_ai_batch.vocabulary import SECRET, SERVICE_ACCOUNT_TOKEN
 
 from ..changes.inputs import DIGEST_KEY, READ, join
+from .answering import answering_as_declared
 from .heap import long_lived_heap
 from .stackfile import StackFile, project, resolve
 
@@ -248,19 +248,6 @@ class RecordingMonitor(mocks.MockMonitor):
             secrets=secret_digests(wire), options=options))
 
 
-@contextmanager
-def without_source_positions() -> Iterator[None]:
-    """The SDK extracts and formats the whole Python stack of every resource it registers, for the
-    engine's diagnostics (pulumi/runtime/resource.py `_get_stack_trace`, reading each frame's source
-    line); offline nothing reads them, and they cost a seventh of a plan's time."""
-    original = resource._get_stack_trace
-    resource._get_stack_trace = source_pb2.StackTrace
-    try:
-        yield
-    finally:
-        resource._get_stack_trace = original
-
-
 class PlanError(Exception):
     """The program refused the stack (bad config): message only, no traceback."""
 
@@ -284,8 +271,8 @@ def record(program: Callable[[], Any], stack: str, config: dict[str, str] | None
     mocks.set_mocks(monitor.mocks, project=project().name, stack=stack, preview=False, monitor=monitor,
                     organization=ORGANIZATION)
     pulumi.runtime.set_all_config(config or {})
-    with long_lived_heap(), without_source_positions():
-        _sync_await(run_pulumi_func(program))
+    with long_lived_heap(), answering_as_declared(program) as body:
+        _sync_await(run_pulumi_func(body))
     return Planned(monitor.registrations, _exports(), references)
 
 
