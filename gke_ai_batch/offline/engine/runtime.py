@@ -27,6 +27,7 @@ from ..changes.inputs import DIGEST_KEY, READ, join
 from .answering import answering_as_declared
 from .heap import long_lived_heap
 from .stackfile import StackFile, project, resolve
+from .unknowns import unknowns_without_cycles
 
 SECRET_SIG = "4dabf18193072939515e22adb298388d"
 RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
@@ -271,7 +272,7 @@ def record(program: Callable[[], Any], stack: str, config: dict[str, str] | None
     mocks.set_mocks(monitor.mocks, project=project().name, stack=stack, preview=False, monitor=monitor,
                     organization=ORGANIZATION)
     pulumi.runtime.set_all_config(config or {})
-    with long_lived_heap(), answering_as_declared(program) as body:
+    with long_lived_heap(), unknowns_without_cycles(), answering_as_declared(program) as body:
         _sync_await(run_pulumi_func(body))
     return Planned(monitor.registrations, _exports(), references)
 
