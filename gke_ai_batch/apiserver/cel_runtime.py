@@ -13,6 +13,10 @@ import lark
 from celpy import celtypes
 from celpy.evaluation import CELEvalError, CELFunction, Context, Evaluator, Result, base_functions
 
+from gke_ai_batch.apiserver.cel_casts import erase_cast_types
+
+erase_cast_types()  # every CEL evaluation of the package runs celpy's evaluator through this module
+
 
 def to_cel(value: Any) -> Any:
     """A YAML or JSON value as the API server hands it to CEL: the object is unstructured JSON, so integers
