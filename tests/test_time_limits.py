@@ -61,8 +61,9 @@ def test_from_136_a_jobset_without_a_limit_gets_the_default_and_is_admitted():
     assert "MutatingAdmissionPolicy" not in {manifest_of(r)["kind"] for r in planned("prod") if is_manifest(r)}
 
 
-@pytest.mark.parametrize("regs", [planned("prod"), prod_136()], ids=["1.33", "1.36"])
-def test_a_limit_above_the_maximum_is_refused_at_the_policy_layer(regs):
+@pytest.mark.parametrize("version", ["1.33", "1.36"])
+def test_a_limit_above_the_maximum_is_refused_at_the_policy_layer(version):
+    regs = planned("prod") if version == "1.33" else prod_136()
     passage = tenant_path(regs).judge(pretrain("604801"))
     assert passage.layer == "ValidatingAdmissionPolicy gke-ai-batch-runtime-limits"
     assert passage.reason == ("LocalQueue training-queue of team training holds every job to at most 604800 s; not "
