@@ -1,8 +1,6 @@
 """GKE custom compute classes: the ComputeClass objects (checked against GKE's schema), the cluster's node
 auto-provisioning, one Kueue flavor per class, and every bad input refused at its config path."""
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
@@ -15,6 +13,7 @@ from gke_ai_batch.plan.platform import build_platform
 from gke_ai_batch.vocabulary import COMPUTE_CLASS
 
 from .conftest import ROOT, STACKS, by_type, platform_of
+from .forked_cli import run_module
 
 SCHEMA = json.loads((Path(__file__).parent.parent / "gke_ai_batch" / "conform" / "schemas" / "gke-computeclass"
                      / "cloud.google.com_computeclass_v1.json").read_text())
@@ -170,8 +169,7 @@ def test_the_planner_refuses_the_issues_bad_input_with_exit_2(tmp_path, case):
     change, path, fragment = BAD[case]
     stack = tmp_path / "Pulumi.bad.yaml"
     stack.write_text(json.dumps({"config": {"gke-ai-batch:platform": dev(change)}}))
-    out = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", str(stack)], cwd=ROOT,
-                         capture_output=True, text=True)
+    out = run_module("gke_ai_batch.offline", "plan", str(stack))
     assert out.returncode == 2, out.stderr
     assert path in out.stderr + out.stdout and fragment in out.stderr + out.stdout
     assert "Traceback" not in out.stderr
@@ -240,8 +238,7 @@ def test_the_summary_shows_each_chain_and_counts_only_the_reservation_as_guarant
 
 
 def test_make_admit_admits_a_jobset_on_a_class_and_says_which_way_serves_it():
-    out = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline.admit", "dev",
-                          str(ROOT / "examples" / "workloads" / "dev.yaml")], cwd=ROOT, capture_output=True, text=True)
+    out = run_module("gke_ai_batch.offline.admit", "dev", str(ROOT / "examples" / "workloads" / "dev.yaml"))
     assert out.returncode == 0, out.stdout + out.stderr
     assert ("admitted: research/v6e-class-train -> ClusterQueue research, pod set slice: flavor v6e-2x4\n"
             "  compute class v6e-2x4: pod set slice needs 2 node(s) of ct6e-standard-8t; the reserved priority "

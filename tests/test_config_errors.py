@@ -1,6 +1,4 @@
 """Bad input: one ConfigError naming the path, the value and what is allowed, before any resource."""
-import subprocess
-import sys
 
 import pytest
 
@@ -8,6 +6,7 @@ from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import ROOT, platform_of, run_config
+from .forked_cli import run_module
 
 
 def dev():
@@ -170,8 +169,7 @@ def test_make_plan_exits_nonzero_without_traceback(tmp_path):
     bad = tmp_path / "Pulumi.bad.yaml"
     text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text().replace("topology: 2x4", "topology: 2x3")
     bad.write_text(text)
-    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", str(bad), "--out", str(tmp_path / "out")],
-                       cwd=ROOT, capture_output=True, text=True)
+    r = run_module("gke_ai_batch.offline", "plan", str(bad), "--out", str(tmp_path / "out"))
     assert r.returncode == 2
     assert "platform.tpu_pools[0].topology" in r.stderr and "allowed: 2x2, 2x4" in r.stderr
     assert "Traceback" not in r.stderr + r.stdout

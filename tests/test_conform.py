@@ -2,8 +2,6 @@
 schemas, strictly, CEL rules included, with no ../shared beside the clone."""
 import copy
 import shutil
-import subprocess
-import sys
 
 import pytest
 import yaml
@@ -12,6 +10,7 @@ from gke_ai_batch.conform.documents import Document, judge
 from gke_ai_batch.offline.views.render import is_object, manifest_of
 
 from .conftest import ROOT, STACKS, planned
+from .forked_cli import run_module
 
 
 def clusterqueue():
@@ -105,15 +104,13 @@ def test_conform_runs_from_a_clone_without_shared(tmp_path):
     clone = tmp_path / "clone"
     shutil.copytree(ROOT / "examples" / "workloads", clone / "examples" / "workloads")
     assert not (tmp_path / "shared").exists()
-    run = subprocess.run([sys.executable, "-m", "gke_ai_batch.conform", "--quiet", "examples/workloads"],
-                         cwd=clone, capture_output=True, text=True)
+    run = run_module("gke_ai_batch.conform", "--quiet", "examples/workloads", cwd=clone)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.splitlines()[-1].startswith("conform: ")
     broken = clusterqueue()
     broken["spec"]["queueingStrategy"] = "FIFO"
     (clone / "bad.yaml").write_text(yaml.safe_dump(broken))
-    run = subprocess.run([sys.executable, "-m", "gke_ai_batch.conform", "--quiet", "bad.yaml"],
-                         cwd=clone, capture_output=True, text=True)
+    run = run_module("gke_ai_batch.conform", "--quiet", "bad.yaml", cwd=clone)
     assert run.returncode == 1
     assert "ERROR bad.yaml#0 ClusterQueue/research: spec.queueingStrategy: 'FIFO' is not one of" in run.stdout
 
@@ -126,8 +123,7 @@ def test_make_conform_does_not_need_shared():
 
 def test_a_missing_path_or_an_empty_folder_is_one_line_exit_2(tmp_path):
     for target in (tmp_path / "nope", tmp_path):
-        run = subprocess.run([sys.executable, "-m", "gke_ai_batch.conform", str(target)], capture_output=True,
-                             text=True)
+        run = run_module("gke_ai_batch.conform", str(target))
         assert run.returncode == 2 and len(run.stderr.splitlines()) == 1 and "Traceback" not in run.stderr
 
 
@@ -156,6 +152,5 @@ def test_a_compute_class_is_checked_against_gkes_schema(tmp_path):
     bad = {"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass", "metadata": {"name": "v6e"},
            "spec": {"priorities": [{"machineFamly": "ct6e"}], "nodePoolAutoCreation": {"enabled": True}}}
     (tmp_path / "cc.yaml").write_text(yaml.safe_dump(bad))
-    done = subprocess.run([sys.executable, "-m", "gke_ai_batch.conform", str(tmp_path)], capture_output=True,
-                          text=True)
+    done = run_module("gke_ai_batch.conform", str(tmp_path))
     assert done.returncode == 1 and "spec.priorities[0].machineFamly" in done.stdout, done.stdout

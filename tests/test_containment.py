@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import subprocess
-import sys
 
 import pytest
 import yaml
@@ -20,6 +19,7 @@ from gke_ai_batch.offline.views.render import is_manifest, manifest_of
 from gke_ai_batch.plan import monitoring, queries
 
 from .conftest import ROOT, STACKS, by_type, planned, platform_of, run_config
+from .forked_cli import run_module
 from .test_escape import GPU, TPU, V5P, container, job, pod, verdict
 
 
@@ -704,8 +704,7 @@ def test_the_controllers_still_delete_pods_with_any_grace():
 # --- make admit DELETE= [PROPAGATION=] ------------------------------------------------------------------------------
 
 def admit_cli(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gke_ai_batch.offline.admit", "prod", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    return run_module("gke_ai_batch.offline.admit", "prod", *args)
 
 
 def test_make_admit_judges_the_deletes_first_then_the_creates_in_file_order(tmp_path):

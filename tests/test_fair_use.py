@@ -1,7 +1,5 @@
 """Kueue round four: fair use inside a team (admission fair sharing), finished Workloads deleted after a stated
 time, pending reasons visible (UnadmittedWorkloadsObservability)."""
-import subprocess
-import sys
 
 import pytest
 import yaml
@@ -14,6 +12,7 @@ from gke_ai_batch.plan.installs import kueue_manager_config, kueue_values
 from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import ROOT, planned, platform_of
+from .forked_cli import run_module
 
 
 def prod_with(change):
@@ -119,8 +118,7 @@ def test_make_plan_refuses_a_zero_weight_with_exit_2(tmp_path):
     text = (ROOT / "stacks" / "Pulumi.prod.yaml").read_text()
     bad.write_text(text.replace("{name: training-queue, fair_sharing_weight: 2}",
                                 "{name: training-queue, fair_sharing_weight: 0}"))
-    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", str(bad), "--out", str(tmp_path / "o")],
-                       cwd=ROOT, capture_output=True, text=True)
+    r = run_module("gke_ai_batch.offline", "plan", str(bad), "--out", str(tmp_path / "o"))
     assert r.returncode == 2
     assert "platform.teams[0].local_queues[0].fair_sharing_weight" in r.stderr and "above 0" in r.stderr
     assert "Traceback" not in r.stderr + r.stdout

@@ -4,8 +4,6 @@ in tracebacks). The same bounds hold for the config the engine passes the progra
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,7 @@ import pytest
 from gke_ai_batch.model.errors import ConfigError
 from gke_ai_batch.model.input_limits import MAX_BYTES, parse_config
 
-from .conftest import ROOT
+from .forked_cli import run_module
 
 HEAD = "config:\n  gke-ai-batch:platform:\n    cluster: {name: x, project: p, region: us-central1}\n"
 
@@ -40,8 +38,7 @@ def test_a_hostile_stack_file_ends_in_one_error_line(name: str, tmp_path: Path) 
     body, expected = HOSTILE[name]
     stack = tmp_path / "Pulumi.hostile.yaml"
     stack.write_text(HEAD + body)
-    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", str(stack), "--out", str(tmp_path)],
-                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    r = run_module("gke_ai_batch.offline", "plan", str(stack), "--out", str(tmp_path))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("error: "), r.stderr[-2000:]
     assert expected in r.stderr
 

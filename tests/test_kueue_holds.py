@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import subprocess
-import sys
 
 import pytest
 import yaml
@@ -13,7 +12,7 @@ import yaml
 from gke_ai_batch.apiserver.cel_policies import evaluate
 from gke_ai_batch.offline.admit import describe
 
-from .conftest import ROOT
+from .forked_cli import run_module
 from .test_escape import container, job, pod, tenant_path
 from .test_kueue_fidelity import deployment, judged_elastic, kueue_alone, with_elastic_jobs
 
@@ -312,8 +311,7 @@ def admit(tmp_path, new: list[dict], old_text: str | None) -> subprocess.Complet
     if old_text is not None:
         (tmp_path / "old.yaml").write_text(old_text)
         args += ["--old", str(tmp_path / "old.yaml")]
-    return subprocess.run([sys.executable, "-m", "gke_ai_batch.offline.admit", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    return run_module("gke_ai_batch.offline.admit", *args)
 
 
 def test_make_admit_judges_the_objects_old_also_holds_as_updates(tmp_path):
@@ -339,8 +337,7 @@ def test_a_bad_old_file_is_one_error_and_nothing_judged(tmp_path, old_text, erro
     old = tmp_path / ("missing.yaml" if old_text is None else "old.yaml")
     if old_text is not None:
         old.write_text(old_text)
-    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline.admit", "dev", str(tmp_path / "new.yaml"),
-                        "--old", str(old)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    r = run_module("gke_ai_batch.offline.admit", "dev", str(tmp_path / "new.yaml"), "--old", str(old))
     assert (r.returncode, r.stdout, r.stderr.strip()) == (2, "", error.format(dir=tmp_path))
 
 

@@ -1,8 +1,6 @@
 """Pathways per team: the heads' cpu and memory quota on the head pool's flavor beside the TPU quota,
 admission of a Pathways JobSet only when its head and its TPU workers both fit, and the bad inputs."""
 import copy
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ from gke_ai_batch.plan.platform import build_platform
 from gke_ai_batch.vocabulary import TPU_ACCELERATOR_LABEL
 
 from .conftest import ROOT, by_type, platform_of, run_config
+from .forked_cli import run_module
 
 SAMPLE = Path(ROOT) / "examples" / "workloads" / "pathways.yaml"
 
@@ -146,8 +145,7 @@ def test_a_tpu_head_pool_exits_2_without_traceback(tmp_path):
     bad = tmp_path / "Pulumi.bad.yaml"
     text = (Path(ROOT) / "stacks" / "Pulumi.pathways.yaml").read_text()
     bad.write_text(text.replace("head_pool: cpu-np", "head_pool: vlp"))
-    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", str(bad), "--out", str(tmp_path / "o")],
-                       cwd=ROOT, capture_output=True, text=True)
+    r = run_module("gke_ai_batch.offline", "plan", str(bad), "--out", str(tmp_path / "o"))
     assert r.returncode == 2
     assert "platform.teams[0].pathways.head_pool" in r.stderr and "is a TPU pool" in r.stderr
     assert "Traceback" not in r.stderr + r.stdout and not (tmp_path / "o").exists()
@@ -207,8 +205,7 @@ def test_pathways_on_autopilot_exits_2_without_traceback(tmp_path):
     on_autopilot(doc["config"]["gke-ai-batch:platform"])
     bad = tmp_path / "Pulumi.bad.yaml"
     bad.write_text(yaml.safe_dump(doc))
-    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", str(bad), "--out", str(tmp_path / "o")],
-                       cwd=ROOT, capture_output=True, text=True)
+    r = run_module("gke_ai_batch.offline", "plan", str(bad), "--out", str(tmp_path / "o"))
     assert r.returncode == 2
     assert "platform.teams[0].pathways" in r.stderr and "Pathways runs on a Standard cluster" in r.stderr
     assert "Traceback" not in r.stderr + r.stdout and not (tmp_path / "o").exists()

@@ -1,13 +1,12 @@
 """What the offline plan declares, read from the registrations as resources.json stores them."""
 import json
-import subprocess
-import sys
 
 import pytest
 
 from gke_ai_batch.offline.views.render import is_manifest, write_outputs
 
-from .conftest import ROOT, STACKS, by_type, platform_of, run_config
+from .conftest import STACKS, by_type, platform_of, run_config
+from .forked_cli import run_module
 
 
 def pools(regs) -> dict:
@@ -123,8 +122,7 @@ def test_children_are_parented_to_their_component(plan):
 
 def test_make_plan_writes_resources_and_manifests(tmp_path):
     out = tmp_path / "out"
-    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "plan", "tests/stacks/Pulumi.broken-prod.yaml",
-                        "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
+    r = run_module("gke_ai_batch.offline", "plan", "tests/stacks/Pulumi.broken-prod.yaml", "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "v5p-res-0" in r.stdout and "total tpu-v5p-slice (google.com/tpu): 8" in r.stdout
     resources = json.loads((out / "resources.json").read_text())

@@ -12,6 +12,7 @@ from gke_ai_batch.policies import stack_rules as sr
 from gke_ai_batch.policies.pack import RESOURCE_POLICIES, STACK_POLICIES, policies
 
 from .conftest import ROOT, STACKS, by_type
+from .forked_cli import run_module
 
 
 def inputs(regs, suffix, name):
@@ -252,8 +253,7 @@ def test_levels_are_configurable(plan, tmp_path):
 
 
 def test_make_check_fails_on_the_broken_stack(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline", "check", "tests/stacks/Pulumi.broken-prod.yaml",
-                        "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
+    r = run_module("gke_ai_batch.offline", "check", "tests/stacks/Pulumi.broken-prod.yaml", "--out", str(tmp_path))
     assert r.returncode == 1, r.stdout + r.stderr
     import json
     found = json.loads((tmp_path / "violations.json").read_text())

@@ -17,6 +17,8 @@ from gke_ai_batch.offline.views.report_data import report_data
 from gke_ai_batch.offline.views.summary import guaranteed_text, promised_text
 from gke_ai_batch.offline.views.view import stack_view
 
+from .forked_cli import run_module
+
 DRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(DRIVER is None and not os.environ.get("CI"),
                                 reason="chromium and chromedriver not installed (Debian: apt-get install chromium "
@@ -134,13 +136,9 @@ def test_a_script_breaking_value_stays_data(browser, plan, tmp_path):
 
 def test_make_report_with_a_base_plans_it_with_its_own_code(tmp_path):
     """`make report STACK=dev BASE=HEAD`: BASE planned as `make diff` plans it, the page carrying both sides."""
-    import subprocess
-    import sys
 
-    from .conftest import ROOT
     out = tmp_path / "out"
-    done = subprocess.run([sys.executable, "-m", "gke_ai_batch.offline.report", "dev", "--base", "HEAD", "--out",
-                           str(out)], cwd=ROOT, capture_output=True, text=True)
+    done = run_module("gke_ai_batch.offline.report", "dev", "--base", "HEAD", "--out", str(out))
     assert done.returncode == 0, done.stderr
     page = (out / "report.html").read_text()
     assert '"base": "HEAD"' in page and '"quotaChanges": [{' in page
