@@ -53,6 +53,11 @@ def _extract(doc: dict[str, Any], file_name: str, source: str) -> Crd:
                {version: CrdVersion(served=True, deprecated=False, schema=doc)})
 
 
+# libyaml's parser where PyYAML was built with it (the wheels are): the same safe constructor, and the vendored
+# CRDs' 1.3 MB of YAML parse in 0.1 s, not pure Python's 3 s
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 @cache
 def vendored() -> dict[tuple[str, str], Crd]:
     """(group, kind) -> its CRD, from every file under schemas/."""
@@ -66,7 +71,7 @@ def vendored() -> dict[tuple[str, str], Crd]:
                 crd = _extract(json.loads(file.read_text()), file.name, f"schemas/{release.name}/{file.name}")
                 found[(crd.group, crd.kind)] = crd
             elif file.name.endswith(".yaml"):
-                for doc in yaml.safe_load_all(file.read_text()):
+                for doc in yaml.load_all(file.read_text(), Loader=_LOADER):
                     if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
                         crd = _crd(doc, f"schemas/{release.name}/{file.name}")
                         found[(crd.group, crd.kind)] = crd
