@@ -8,7 +8,8 @@ across a fork, so closing a loop in the child would stop the worker's loop from 
 
 Runs whose code comes from another tree (`make diff` in a copy of the repository, a program of a user's own in
 test_reuse) keep their own interpreter, as do the runs that show each CLI starting as a user starts it
-(test_admission's `..._runs_as_a_module`, test_error_words' `plan` and test_getting_started's steps)."""
+(test_admission's `..._runs_as_a_module`, and the getting-started page's `make plan`, `make check` and `make
+admit` in test_getting_started)."""
 from __future__ import annotations
 
 import asyncio

@@ -2,8 +2,6 @@
 closest known one; rules in words; every valid Kubernetes quantity; no class names, `None`, regexes
 or 500-character echoes; long name lists summarized; bad policy config refused clearly."""
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -13,6 +11,7 @@ from gke_ai_batch.offline.views.check import load_levels
 from gke_ai_batch.plan.platform import build_platform
 
 from .conftest import ROOT, platform_of
+from .forked_cli import run_module
 
 DEV = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
 
@@ -151,11 +150,10 @@ def test_policy_config_all_sets_every_policy(tmp_path):
 
 def test_cli_prints_stack_file_errors_without_traceback_and_clears_the_last_plan(tmp_path):
     out = tmp_path / "o"
-    cli = [sys.executable, "-m", "gke_ai_batch.offline", "plan"]
-    subprocess.run([*cli, "dev", "--out", str(out)], cwd=ROOT, capture_output=True, check=True)
+    assert run_module("gke_ai_batch.offline", "plan", "dev", "--out", str(out)).returncode == 0
     bad = tmp_path / "Pulumi.dev.yaml"
     bad.write_text(DEV + "    teams: []\n")
-    r = subprocess.run([*cli, str(bad), "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
+    r = run_module("gke_ai_batch.offline", "plan", str(bad), "--out", str(out))
     assert r.returncode == 2 and "duplicate key 'teams'" in r.stderr and "Traceback" not in r.stderr
     assert not (out / "manifests").exists() and not (out / "resources.json").exists()
 
