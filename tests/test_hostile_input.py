@@ -38,7 +38,7 @@ def test_a_hostile_stack_file_ends_in_one_error_line(name: str, tmp_path: Path) 
     body, expected = HOSTILE[name]
     stack = tmp_path / "Pulumi.hostile.yaml"
     stack.write_text(HEAD + body)
-    r = run_module("gke_ai_batch.offline", "plan", str(stack), "--out", str(tmp_path))
+    r = run_module("gke_ai_batch.offline", "plan", str(stack), "--out", str(tmp_path), timeout=120)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("error: "), r.stderr[-2000:]
     assert expected in r.stderr
 
